@@ -1,0 +1,73 @@
+"""nbtape: TensorFlow's GradientTape, rebuilt on numpy, for watching autodiff happen.
+
+>>> import numpy as np, nbtape as nt
+>>> x = nt.Variable(3.0)
+>>> with nt.GradientTape() as tape:
+...     y = x ** 3
+>>> float(tape.gradient(y, x))
+27.0
+"""
+from .tensor import Tensor, constant
+from .variable import Variable
+from .rules import load_all as _load_rules
+_load_rules()
+from .tape import GradientTape, UnconnectedGradients
+from .forward import ForwardAccumulator
+from .custom import custom_gradient, stop_gradient
+from .functional import grad, value_and_grad, jacobian, hessian
+from .check import check_gradients
+from .errors import NbtapeError, NoGradientRuleError
+
+__version__ = "0.1.0"
+
+# Names that live in optional or heavier modules, imported on first use so that
+# ``import nbtape`` stays cheap and the engine never imports the notebook layer.
+_LAZY = {
+    "coverage": ("nbtape.coverage", "coverage"),
+    "optimizers": ("nbtape.optimizers", None),
+    "losses": ("nbtape.losses", None),
+    "nn": ("nbtape.nn", None),
+    "layers": ("nbtape.layers", None),
+    "datasets": ("nbtape.datasets", None),
+    "Sequential": ("nbtape.layers", "Sequential"),
+    "clip_by_value": ("nbtape.clip", "clip_by_value"),
+    "clip_by_norm": ("nbtape.clip", "clip_by_norm"),
+    "clip_by_global_norm": ("nbtape.clip", "clip_by_global_norm"),
+    "global_norm": ("nbtape.clip", "global_norm"),
+    "inspect": ("nbtape.notebook.widgets", "inspect"),
+    "TrainingMonitor": ("nbtape.notebook.widgets", "TrainingMonitor"),
+    "TapePlayer": ("nbtape.notebook.widgets", "TapePlayer"),
+    "render": ("nbtape.notebook.graph", "render"),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        module, attr = _LAZY[name]
+        mod = importlib.import_module(module)
+        value = mod if attr is None else getattr(mod, attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'nbtape' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))
+
+__all__ = [
+    "Tensor", "constant", "Variable", "GradientTape", "UnconnectedGradients",
+    "ForwardAccumulator", "custom_gradient", "stop_gradient", "grad", "value_and_grad",
+    "jacobian", "hessian", "check_gradients", "NbtapeError", "NoGradientRuleError",
+]
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext nbtape``: register the %%tape magic."""
+    from .notebook.magics import load_ipython_extension as _load
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    from .notebook.magics import unload_ipython_extension as _unload
+    _unload(ipython)

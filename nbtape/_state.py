@@ -1,0 +1,41 @@
+"""Per-thread recording state: the one piece of mutable global state nbtape has.
+
+Every active recorder (a ``GradientTape`` or ``ForwardAccumulator``) sits on the
+current thread's stack; an operation on tensors offers itself to each of them.
+Tensor identities come from a process-wide counter (not ``id()``), because a
+tape remembers identities of tensors it does not keep alive, and ``id()``
+values are reused after garbage collection.
+"""
+import itertools
+import threading
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+tls = _ThreadState()
+next_id = itertools.count(1).__next__
+
+
+class suspended:
+    """Run a block with ``recorder`` taken off this thread's stack.
+
+    Used while a tape computes its own gradient (it must not record itself) and
+    while an accumulator computes tangents; recorders outside it keep recording,
+    which is what makes higher-order and mixed-mode derivatives work.
+    """
+
+    __slots__ = ("recorder", "saved")
+
+    def __init__(self, recorder):
+        self.recorder = recorder
+
+    def __enter__(self):
+        self.saved = tls.stack
+        tls.stack = [r for r in self.saved if r is not self.recorder]
+
+    def __exit__(self, *exc):
+        tls.stack = self.saved
+        return False

@@ -1,0 +1,137 @@
+"""The reverse pass: one loop over the tape, newest op first (never recursive).
+
+Cost is linear in the number of recorded ops.  Only ops that lie downstream of
+a source are visited, and an op's output adjoint is dropped as soon as the op
+has passed it on, so memory stays at what is live.
+"""
+import numpy as np
+
+from ._where import describe, source_line
+from .errors import NoGradientRuleError
+from .rules.registry import SEQUENCE
+from .rules.util import unbroadcast
+from .tensor import Tensor
+
+
+class Op:
+    """One recorded operation: what its VJP needs, and where it happened."""
+
+    __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "where", "out")
+
+    def __init__(self, rule, args, kwargs, ans, in_ids, metas, out_ids, where, out=None):
+        self.rule = rule
+        self.args = args
+        self.kwargs = kwargs
+        self.ans = ans
+        self.in_ids = in_ids
+        self.metas = metas
+        self.out_ids = out_ids
+        self.where = where
+        self.out = out          # the output tensor(s), kept on small tapes for pictures
+
+    @property
+    def name(self):
+        return self.rule.name
+
+    def free(self):
+        """Drop saved values (the structure stays, for explain and pictures)."""
+        self.args = self.kwargs = self.ans = None
+
+
+def _raw(a):
+    t = type(a)
+    if t is Tensor:
+        return a._value
+    if t is list:
+        return [x._value if type(x) is Tensor else x for x in a]
+    return a
+
+
+def _raw_ans(ans):
+    if type(ans) is Tensor:
+        return ans._value
+    if isinstance(ans, (tuple, list)):
+        return type(ans)(*[_raw(a) for a in ans]) if hasattr(ans, "_fields") \
+            else type(ans)(_raw(a) for a in ans)
+    return ans
+
+
+def call_vjp(rule, g, ans, args, kwargs, needs):
+    """Adjoints of the rule's operands (``None`` where not needed)."""
+    kw = kwargs or {}
+    if rule.vjp_all is not None:
+        return rule.vjp_all(g, ans, args, kw, needs)
+    if rule.zero:
+        return [np.zeros_like(g) if n else None for n in needs]
+    vjps = rule.vjps
+    return [vjps[k](g, ans, *args, **kw) if n and vjps[k] is not None else None
+            for k, n in enumerate(needs)]
+
+
+def _no_rule(op):
+    where = op.where
+    line = source_line(where)
+    at = describe(where) + (f": {line}" if line else "")
+    return NoGradientRuleError(
+        f"nbtape has no gradient rule for {op.rule.name}, and the gradient you asked "
+        f"for flows through it (called at {at}). Rewrite that step with functions "
+        "nbtape can differentiate (nt.coverage() lists them), wrap it in "
+        "@nt.custom_gradient with your own derivative, or cut the path with "
+        "nt.stop_gradient if no gradient should flow there.")
+
+
+def backward(ops, seeds, source_ids, tensor_mode, keep_all=False):
+    """Run the reverse pass; return ``{id: adjoint}`` for the sources reached.
+
+    ``seeds`` maps target ids to their output gradients; with ``keep_all`` every
+    adjoint is kept (for pictures), not just the sources'.  In ``tensor_mode``
+    (another recorder is active) the rules compute on Tensors so that the outer
+    recorder sees this pass; otherwise they run on plain arrays.
+    """
+    reach = set(source_ids)
+    relevant = []
+    for op in ops:
+        if op.rule.stop:
+            continue
+        for i in op.in_ids:
+            if i in reach:
+                relevant.append(op)
+                reach.update(op.out_ids)
+                break
+    keep = reach if keep_all else set(source_ids)
+    adj = dict(seeds)
+    for op in reversed(relevant):
+        rule = op.rule
+        out_ids = op.out_ids
+        if not rule.multi:
+            oid = out_ids[0]
+            g = adj.get(oid) if oid in keep else adj.pop(oid, None)
+            if g is None:
+                continue
+            ans = op.ans if tensor_mode else _raw_ans(op.ans)
+        else:
+            gs = [(adj.get(o) if o in keep else adj.pop(o, None)) if o is not None else None
+                  for o in out_ids]
+            if all(x is None for x in gs):
+                continue
+            ans = op.ans if tensor_mode else _raw_ans(op.ans)
+            g = [x if x is not None else np.zeros_like(a) for x, a in zip(gs, ans)]
+            g = type(ans)(*g) if hasattr(ans, "_fields") else type(ans)(g)
+        if not rule.has_vjp:
+            raise _no_rule(op)
+        in_ids = op.in_ids
+        needs = [i is not None and i in reach for i in in_ids]
+        args = op.args
+        kwargs = op.kwargs
+        if not tensor_mode:
+            args = [_raw(a) for a in args]
+            if kwargs:
+                kwargs = {k: _raw(v) for k, v in kwargs.items()}
+        grads = call_vjp(rule, g, ans, args, kwargs, needs)
+        for i, need, gi, meta in zip(in_ids, needs, grads, op.metas):
+            if not need or gi is None:
+                continue
+            gi = unbroadcast(gi, meta[0], meta[1])
+            prev = adj.get(i)
+            adj[i] = gi if prev is None else prev + gi
+    return adj

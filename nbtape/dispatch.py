@@ -1,0 +1,128 @@
+"""The hot path: run a numpy function on tensors and offer it to the recorders.
+
+Every recorded operation, whether it came from an operator (``x * y``), a ufunc
+(``np.sin(x)``) or a numpy function (``np.sum(x, axis=0)``), goes through
+``apply``.  With nothing recording it costs one numpy call plus a wrap.
+"""
+import numpy as np
+
+from ._state import tls
+from .rules.registry import POSITIONAL, SEQUENCE, RULES, Rule
+from .tensor import Tensor
+from .variable import Variable
+
+
+def _read(a, stack):
+    return a._read(stack) if type(a) is Variable else a
+
+
+def _val(a):
+    return a._value if type(a) is Tensor else a
+
+
+def _wrap(out):
+    if isinstance(out, (np.ndarray, np.generic)):
+        return Tensor(out)
+    return out
+
+
+def _wrap_multi(out):
+    items = [_wrap(o) for o in out]
+    if isinstance(out, list):
+        return items
+    if hasattr(out, "_fields"):
+        return type(out)(*items)
+    return tuple(items)
+
+
+def _unwrap_nested(a, stack):
+    """Unwrap tensors inside lists/tuples (for functions without a rule)."""
+    t = type(a)
+    if t is Variable:
+        a = a._read(stack)
+        t = Tensor
+    if t is Tensor:
+        return a._value, a
+    if t is list or t is tuple:
+        pairs = [_unwrap_nested(x, stack) for x in a]
+        return t(p[0] for p in pairs), t(p[1] for p in pairs)
+    return a, a
+
+
+def apply(rule, args, kwargs=None):
+    """Compute ``rule.fn(*args, **kwargs)`` and offer the op to every recorder."""
+    stack = tls.stack
+    if rule.kind is SEQUENCE:
+        items = [_read(a, stack) for a in args[0]]
+        rest = [_read(a, stack) for a in args[1:]]
+        raw = [[_val(a) for a in items]]
+        raw.extend(_val(a) for a in rest)
+        args = (items, *rest)
+    else:
+        args = [_read(a, stack) for a in args]
+        raw = [_val(a) for a in args]
+    if kwargs:
+        kwargs = {k: _read(v, stack) for k, v in kwargs.items()}
+        out = rule.fn(*raw, **{k: _val(v) for k, v in kwargs.items()})
+    else:
+        kwargs = None
+        out = rule.fn(*raw)
+    outs = _wrap_multi(out) if rule.multi else _wrap(out)
+    if stack and not rule.nondiff:
+        operands = rule.operands(args)
+        ids = [a._id if type(a) is Tensor else None for a in operands]
+        for rec in stack:
+            rec.record(rule, args, kwargs, operands, ids, outs)
+    return outs
+
+
+def apply_unknown(fn, args, kwargs):
+    """A numpy function with no rule: compute it, and poison any recorded path."""
+    stack = tls.stack
+    raw, args = _unwrap_nested(tuple(args), stack)
+    rawkw, kwargs = _unwrap_nested(tuple(kwargs.items()), stack) if kwargs else ((), ())
+    out = fn(*raw, **dict(rawkw))
+    multi = isinstance(out, (tuple, list)) and any(isinstance(o, np.ndarray) for o in out)
+    outs = _wrap_multi(out) if multi else _wrap(out)
+    if stack:
+        operands = []
+        _collect(args, operands)
+        _collect(kwargs, operands)
+        if operands:
+            rule = Rule(fn)
+            rule.kind, rule.start, rule.multi = "varargs", 0, multi
+            ids = [a._id for a in operands]
+            for rec in stack:
+                rec.record(rule, list(operands), None, operands, ids, outs)
+    return outs
+
+
+def _collect(a, into):
+    if type(a) is Tensor:
+        into.append(a)
+    elif type(a) in (list, tuple):
+        for x in a:
+            _collect(x, into)
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    """``Tensor.__array_ufunc__``: route ufunc calls to their rules."""
+    if kwargs.get("out") is not None:
+        raise TypeError(
+            f"nbtape tensors are immutable, so np.{ufunc.__name__}(..., out=...) cannot "
+            "write into one. Drop out= and use the returned tensor instead.")
+    key = ufunc if method == "__call__" else (ufunc, method)
+    rule = RULES.get(key)
+    if rule is None:
+        if method == "__call__":
+            return apply_unknown(ufunc, inputs, kwargs)
+        return apply_unknown(getattr(ufunc, method), inputs, kwargs)
+    return apply(rule, inputs, kwargs)
+
+
+def array_function(func, args, kwargs):
+    """``Tensor.__array_function__``: route numpy functions to their rules."""
+    rule = RULES.get(func)
+    if rule is None:
+        return apply_unknown(func, args, kwargs)
+    return apply(rule, args, kwargs)

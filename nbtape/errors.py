@@ -1,0 +1,30 @@
+"""nbtape's exceptions, and how they reach the user's line.
+
+Public entry points catch ``NbtapeError`` subclasses raised deep in the engine
+and re-raise them with a fresh traceback, so the user sees their own line and
+one frame of nbtape, not the backward pass's internals.
+"""
+import functools
+
+
+class NbtapeError(Exception):
+    """Base class for errors that explain a user mistake."""
+
+
+class NoGradientRuleError(NbtapeError, LookupError):
+    """A gradient had to flow through a numpy function that has no rule."""
+
+
+class TapeConsumedError(NbtapeError, RuntimeError):
+    """A non-persistent tape was asked for a second gradient."""
+
+
+def user_facing(fn):
+    """Decorator for public entry points: shorten tracebacks of NbtapeErrors."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except NbtapeError as e:
+            raise e.with_traceback(None) from None
+    return wrapper

@@ -1,0 +1,182 @@
+"""``ForwardAccumulator``: forward-mode differentiation (Jacobian-vector products)."""
+import numpy as np
+
+from ._state import suspended, tls
+from .backward import _raw, _raw_ans
+from .errors import NoGradientRuleError, user_facing
+from .rules.util import shape_of
+from .structure import flatten, unflatten
+from .tensor import Tensor, TensorLike
+
+
+class _NoJvp:
+    """Marks a tangent that could not be computed: no rule for ``name``."""
+    __slots__ = ("name", "where")
+
+    def __init__(self, name, where):
+        self.name, self.where = name, where
+
+
+def call_jvp(rule, tangents, ans, args, kwargs):
+    """The output tangent of one op, from its operands' tangents (None = zero)."""
+    kw = kwargs or {}
+    if rule.zero:
+        return np.zeros_like(ans)
+    if rule.jvp_all is not None:
+        return rule.jvp_all(tangents, ans, args, kw)
+    if rule.jvps:
+        total = None
+        for f, t in zip(rule.jvps, tangents):
+            if t is None or f is None:
+                continue
+            c = f(t, ans, *args, **kw)
+            total = c if total is None else total + c
+        return total
+    if rule.has_vjp and not rule.multi:
+        return jvp_from_vjp(rule, tangents, ans, args, kw)
+    return None
+
+
+def jvp_from_vjp(rule, tangents, ans, args, kwargs):
+    """JVP by transposing the (linear) VJP: d/du <vjp(u), t>, with a small tape."""
+    from .backward import call_vjp
+    from .rules.util import unbroadcast
+    from .tape import GradientTape
+    u = Tensor(np.zeros(shape_of(ans), dtype=np.result_type(ans)))
+    needs = [t is not None for t in tangents]
+    with GradientTape() as tape:
+        tape.watch(u)
+        grads = call_vjp(rule, u, ans, args, kwargs, needs)
+        total = None
+        for g, t in zip(grads, tangents):
+            if g is None or t is None:
+                continue
+            g = unbroadcast(g, shape_of(t), np.result_type(t))
+            term = np.sum(g * np.conj(t)) if np.result_type(t).kind == "c" else np.sum(g * t)
+            total = term if total is None else total + term
+    if total is None:
+        return None
+    out = tape.gradient(total, u)
+    return out
+
+
+class ForwardAccumulator:
+    """Forward mode: carry tangents alongside values while operations run.
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.constant([1.0, 2.0])
+    >>> with nt.ForwardAccumulator(x, nt.constant([1.0, 0.0])) as acc:
+    ...     y = np.sum(x ** 2)
+    >>> float(acc.jvp(y))
+    2.0
+    """
+
+    def __init__(self, primals, tangents):
+        ps, ts = flatten(primals), flatten(tangents)
+        if len(ps) != len(ts):
+            raise ValueError(f"ForwardAccumulator got {len(ps)} primals but {len(ts)} tangents; "
+                             "give one tangent per primal, with the primal's shape.")
+        self._tangents = {}
+        for p, t in zip(ps, ts):
+            if not isinstance(p, TensorLike):
+                raise TypeError("ForwardAccumulator primals must be nbtape tensors or "
+                                f"variables, not {type(p).__name__}; wrap with nt.constant.")
+            tv = t._value if isinstance(t, TensorLike) and not isinstance(t, Tensor) else t
+            if np.shape(tv) != p.shape:
+                raise ValueError(f"tangent shape {np.shape(tv)} does not match its primal's "
+                                 f"shape {p.shape}.")
+            if not isinstance(tv, Tensor):
+                tv = np.asarray(tv, dtype=p.dtype)
+            self._tangents[p._id] = tv
+
+    def __enter__(self):
+        tls.stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        stack = tls.stack
+        for k in range(len(stack) - 1, -1, -1):
+            if stack[k] is self:
+                del stack[k]
+                break
+        return False
+
+    # recorder protocol
+    def record(self, rule, args, kwargs, operands, ids, outs):
+        tans = self._tangents
+        ts = [tans.get(i) if i is not None else None for i in ids]
+        if all(t is None for t in ts) or rule.stop:
+            return
+        for t in ts:
+            if type(t) is _NoJvp:
+                self._store(outs, t, rule)
+                return
+        if not rule.has_jvp and not rule.has_vjp:
+            from . import _where
+            self._store(outs, _NoJvp(rule.name, _where.caller()), rule)
+            return
+        with suspended(self):
+            tensor_mode = bool(tls.stack)
+            if tensor_mode:
+                tangent = call_jvp(rule, ts, outs, args, kwargs)
+            else:
+                ts = [_raw(t) for t in ts]
+                tangent = call_jvp(rule, ts, _raw_ans(outs), [_raw(a) for a in args],
+                                   {k: _raw(v) for k, v in kwargs.items()} if kwargs else None)
+        self._store(outs, tangent, rule)
+
+    def _store(self, outs, tangent, rule):
+        if tangent is None:
+            return
+        if rule.multi:
+            for o, t in zip(outs, tangent):
+                if isinstance(o, Tensor) and o.dtype.kind in "fc" and t is not None:
+                    self._tangents[o._id] = t if type(t) is _NoJvp else _fit(t, o)
+        elif isinstance(outs, Tensor) and outs.dtype.kind in "fc":
+            self._tangents[outs._id] = tangent if type(tangent) is _NoJvp else _fit(tangent, outs)
+
+    def on_variable_read(self, v):
+        pass
+
+    def note_escape(self, t, how):
+        pass
+
+    def on_assign(self, var, source, how):
+        pass
+
+    @user_facing
+    def jvp(self, primals, unconnected_gradients="none"):
+        """The tangent (Jacobian-vector product) of each of ``primals``."""
+        from .tape import UnconnectedGradients, unconnected_policy
+        policy = unconnected_policy(unconnected_gradients)
+        out = []
+        for p in flatten(primals):
+            t = self._tangents.get(p._id) if isinstance(p, TensorLike) else None
+            if type(t) is _NoJvp:
+                from ._where import describe
+                raise NoGradientRuleError(
+                    f"nbtape has no forward-mode rule for {t.name} (called at "
+                    f"{describe(t.where)}), and this tangent flows through it. Use a reverse-"
+                    "mode GradientTape there, or a function nt.coverage() lists as forward-"
+                    "differentiable.")
+            if t is None:
+                out.append(Tensor(np.zeros(p.shape, p.dtype))
+                           if policy is UnconnectedGradients.ZERO else None)
+            else:
+                out.append(t if isinstance(t, Tensor) else Tensor(np.asarray(t)))
+        return unflatten(primals, out)
+
+
+def _fit(t, out):
+    """Give a tangent its output's shape and dtype (rules may return broadcastable values)."""
+    shape = out.shape
+    tshape = shape_of(t)
+    if tshape != shape:
+        t = np.broadcast_to(t, shape)
+    dt = out.dtype
+    tdt = np.result_type(t) if not isinstance(t, TensorLike) else t.dtype
+    if tdt != dt:
+        if tdt.kind == "c" and dt.kind != "c":
+            t = np.real(t)
+        t = t.astype(dt) if isinstance(t, TensorLike) else np.asarray(t).astype(dt)
+    return t

@@ -1,0 +1,190 @@
+"""Rules behind Python's operators, indexing and casting.
+
+The rest of numpy lives in the sibling modules (ufuncs, reductions, shapes,
+linalg); this file holds only what ``Tensor``'s own operators need, so the hot
+path never depends on import order.
+"""
+import numpy as np
+
+from .registry import defjvp, defnondiff, defvjp, defzero, rule_for
+from .util import conj, expand_reduced, shape_of
+
+
+def primitive(fn):
+    """Make ``fn`` (a function on plain arrays) recordable when given tensors.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def double(x):
+    ...     return 2 * x
+    >>> _ = defvjp(double.raw, lambda g, ans, x: 2 * g)
+    >>> x = nt.constant(1.5)
+    >>> with nt.GradientTape() as t:
+    ...     t.watch(x); y = double(x)
+    >>> float(t.gradient(y, x))
+    2.0
+    """
+    import functools
+
+    rule = rule_for(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from ..dispatch import apply
+        from ..tensor import TensorLike
+        if any(isinstance(a, TensorLike) for a in args) or \
+                any(isinstance(a, TensorLike) for a in kwargs.values()):
+            return apply(rule, args, kwargs)
+        return fn(*args, **kwargs)
+    wrapper.raw = fn
+    return wrapper
+
+
+# --- internal primitives ------------------------------------------------------
+def _getitem(x, idx):
+    return x[idx]
+
+
+def _scatter_add(g, idx, shape):
+    out = np.zeros(shape, dtype=np.result_type(g))
+    np.add.at(out, idx, g)
+    return out
+
+
+def _astype(x, dtype):
+    return np.asarray(x).astype(dtype)
+
+
+getitem, scatter_add, astype = primitive(_getitem), primitive(_scatter_add), primitive(_astype)
+
+rule_for(_getitem).name = "getitem"
+rule_for(_scatter_add).name = "scatter_add"
+rule_for(_astype).name = "astype"
+
+defvjp(_getitem, lambda g, ans, x, idx: scatter_add(g, idx, shape_of(x)))
+defjvp(_getitem, lambda t, ans, x, idx: getitem(t, idx))
+defvjp(_scatter_add, lambda g, ans, x, idx, shape: getitem(g, idx))
+defjvp(_scatter_add, lambda t, ans, x, idx, shape: scatter_add(t, idx, shape))
+defvjp(_astype, lambda g, ans, x, dtype: g)
+defjvp(_astype, lambda t, ans, x, dtype: astype(t, dtype))
+
+
+# --- arithmetic ---------------------------------------------------------------------
+defvjp(np.add, lambda g, ans, x, y: g,
+               lambda g, ans, x, y: g)
+defvjp(np.subtract, lambda g, ans, x, y: g,
+                    lambda g, ans, x, y: -g)
+defvjp(np.multiply, lambda g, ans, x, y: g * conj(y),
+                    lambda g, ans, x, y: conj(x) * g)
+defvjp(np.true_divide, lambda g, ans, x, y: g / conj(y),
+                       lambda g, ans, x, y: -g * conj(ans / y))
+defvjp(np.negative, lambda g, ans, x: -g)
+defvjp(np.positive, lambda g, ans, x: g)
+defvjp(np.power,
+       lambda g, ans, x, y: g * conj(y * x ** np.where(y, y - 1, 1.0)),
+       lambda g, ans, x, y: g * conj(np.log(np.where(x == 0, 1.0, x)) * ans))
+defvjp(np.remainder, lambda g, ans, x, y: g,
+                     lambda g, ans, x, y: -g * np.floor_divide(x, y))
+defvjp(np.absolute, lambda g, ans, x: g * _abs_dir(x, ans))
+
+defjvp(np.add, lambda t, ans, x, y: t,
+               lambda t, ans, x, y: t)
+defjvp(np.subtract, lambda t, ans, x, y: t,
+                    lambda t, ans, x, y: -t)
+defjvp(np.multiply, lambda t, ans, x, y: t * y,
+                    lambda t, ans, x, y: x * t)
+defjvp(np.true_divide, lambda t, ans, x, y: t / y,
+                       lambda t, ans, x, y: -t * ans / y)
+defjvp(np.negative, lambda t, ans, x: -t)
+defjvp(np.positive, lambda t, ans, x: t)
+defjvp(np.power,
+       lambda t, ans, x, y: t * y * x ** np.where(y, y - 1, 1.0),
+       lambda t, ans, x, y: t * np.log(np.where(x == 0, 1.0, x)) * ans)
+defjvp(np.remainder, lambda t, ans, x, y: t,
+                     lambda t, ans, x, y: -t * np.floor_divide(x, y))
+defjvp(np.absolute, lambda t, ans, x: _abs_jvp(t, x, ans))
+
+
+def _abs_dir(x, ans):
+    # d|x| is sign(x) for reals; for complex z it is z/|z| (TensorFlow's convention)
+    if getattr(x, "dtype", np.dtype(float)).kind == "c":
+        return x / np.where(ans == 0, 1.0, ans)
+    return np.sign(x)
+
+
+def _abs_jvp(t, x, ans):
+    if getattr(x, "dtype", np.dtype(float)).kind == "c":
+        return np.real(np.conj(x) * t) / np.where(ans == 0, 1.0, ans)
+    return t * np.sign(x)
+
+
+# --- matmul -----------------------------------------------------------------------------
+def _matmul_vjp_x(g, ans, x, y):
+    if y.ndim == 1:
+        return g[..., None] * conj(y)
+    if x.ndim == 1:
+        return np.matmul(conj(y), g[..., None])[..., 0]
+    return np.matmul(g, conj(np.swapaxes(y, -1, -2)))
+
+
+def _matmul_vjp_y(g, ans, x, y):
+    if x.ndim == 1 and y.ndim == 1:
+        return g * conj(x)
+    if x.ndim == 1:
+        return conj(x)[:, None] * g[..., None, :]
+    if y.ndim == 1:
+        return np.matmul(conj(np.swapaxes(x, -1, -2)), g[..., None])[..., 0]
+    return np.matmul(conj(np.swapaxes(x, -1, -2)), g)
+
+
+defvjp(np.matmul, _matmul_vjp_x, _matmul_vjp_y)
+defjvp(np.matmul, lambda t, ans, x, y: np.matmul(t, y),
+                  lambda t, ans, x, y: np.matmul(x, t))
+
+
+# --- complex parts ------------------------------------------------------------------------
+defvjp(np.real, lambda g, ans, x: g)
+defvjp(np.imag, lambda g, ans, x: 1j * g)
+defvjp(np.conjugate, lambda g, ans, x: conj(g))
+defjvp(np.real, lambda t, ans, x: np.real(t))
+defjvp(np.imag, lambda t, ans, x: np.imag(t))
+defjvp(np.conjugate, lambda t, ans, x: np.conjugate(t))
+
+
+# --- transpose (the .T property) -------------------------------------------------------------
+def _transpose_vjp(g, ans, x, axes=None):
+    return np.transpose(g, None if axes is None else tuple(np.argsort(axes)))
+
+
+defvjp(np.transpose, _transpose_vjp)
+defjvp(np.transpose, lambda t, ans, x, axes=None: np.transpose(t, axes))
+
+
+# --- sum (every unbroadcast needs it) ----------------------------------------------------------
+defvjp(np.sum, lambda g, ans, x, axis=None, dtype=None, out=None, keepdims=False, **kw:
+       expand_reduced(g, shape_of(x), axis, keepdims))
+defjvp(np.sum, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=False, **kw:
+       np.sum(t, axis=axis, keepdims=keepdims))
+
+
+# --- constant-valued and piecewise-constant ------------------------------------------------------
+defnondiff(np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
+           np.invert, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.logical_and,
+           np.logical_or, np.logical_xor, np.logical_not)
+defzero(np.floor_divide)
+
+OPERATOR_RULES = {
+    "add": rule_for(np.add), "subtract": rule_for(np.subtract),
+    "multiply": rule_for(np.multiply), "true_divide": rule_for(np.true_divide),
+    "floor_divide": rule_for(np.floor_divide), "remainder": rule_for(np.remainder),
+    "power": rule_for(np.power), "matmul": rule_for(np.matmul),
+    "negative": rule_for(np.negative), "positive": rule_for(np.positive),
+    "absolute": rule_for(np.absolute), "less": rule_for(np.less),
+    "less_equal": rule_for(np.less_equal), "greater": rule_for(np.greater),
+    "greater_equal": rule_for(np.greater_equal), "equal": rule_for(np.equal),
+    "not_equal": rule_for(np.not_equal), "invert": rule_for(np.invert),
+    "bitwise_and": rule_for(np.bitwise_and), "bitwise_or": rule_for(np.bitwise_or),
+    "bitwise_xor": rule_for(np.bitwise_xor), "getitem": rule_for(_getitem),
+    "astype": rule_for(_astype), "transpose": rule_for(np.transpose),
+    "real": rule_for(np.real), "imag": rule_for(np.imag),
+}

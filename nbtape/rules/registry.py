@@ -1,0 +1,201 @@
+"""The gradient-rule registry: one ``Rule`` per numpy function.
+
+A rule is written once, the way a math reference would state it::
+
+    defvjp(np.sin, lambda g, ans, x: g * np.cos(x))
+    defjvp(np.sin, lambda t, ans, x: t * np.cos(x))
+
+A VJP takes the output's adjoint ``g``, the output ``ans`` and the function's
+own arguments, and returns the adjoint of one argument (one lambda per
+differentiable argument position).  A JVP takes one argument's tangent ``t``
+and returns its contribution to the output tangent.  Broadcasting and dtype are
+undone by the engine, so rules may return any broadcast-compatible value.
+
+The registry reads which arguments each VJP actually uses (from the lambdas'
+bytecode) so that a tape saves only those.
+"""
+import dis
+import inspect
+
+import numpy as np
+
+RULES = {}
+
+# How a function's arguments map to differentiable operands.
+POSITIONAL, SEQUENCE, VARARGS = "positional", "sequence", "varargs"
+
+
+class Rule:
+    """Everything nbtape knows about differentiating one numpy function."""
+
+    __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
+                 "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs")
+
+    def __init__(self, fn, name=None):
+        self.fn = fn
+        self.name = name or _name_of(fn)
+        self.vjps = ()          # per-operand VJP lambdas (POSITIONAL kind)
+        self.jvps = ()          # per-operand JVP lambdas
+        self.vjp_all = None     # (g, ans, args, kwargs, needs) -> grads, other kinds
+        self.jvp_all = None     # (tangents, ans, args, kwargs) -> tangent
+        self.kind = POSITIONAL
+        self.start = 0          # VARARGS: index of the first operand
+        self.save = None        # per-position bool: keep this argument for the VJP
+        self.save_ans = True
+        self.nondiff = False    # output is a constant (comparisons, argmax, ...)
+        self.multi = False      # function returns a tuple of arrays
+        self.stop = False       # stop_gradient: recorded for explain, never followed
+        self.zero = False       # piecewise constant: gradient is zero, not None
+        self.nargs = 0          # POSITIONAL: how many leading arguments are operands
+
+    @property
+    def has_vjp(self):
+        return bool(self.vjps) or self.vjp_all is not None or self.zero
+
+    @property
+    def has_jvp(self):
+        return bool(self.jvps) or self.jvp_all is not None or self.zero
+
+    def operands(self, args):
+        """The arguments that can carry a gradient, in operand order."""
+        if self.kind is POSITIONAL:
+            return args if self.zero else args[:self.nargs]
+        if self.kind is SEQUENCE:
+            return args[0] if args else ()
+        return args[self.start:]
+
+    def __repr__(self):
+        return f"<nbtape rule for {self.name}>"
+
+
+def _name_of(fn):
+    name = getattr(fn, "__name__", None) or repr(fn)
+    mod = getattr(fn, "__module__", None) or ""
+    if isinstance(fn, np.ufunc) or mod == "numpy" or mod.startswith("numpy._core") \
+            or mod.startswith("numpy.core") or mod.startswith("numpy.lib"):
+        return "np." + name
+    if mod.startswith("numpy."):
+        return "np." + mod[len("numpy."):] + "." + name
+    return name
+
+
+def rule_for(fn, create=True):
+    r = RULES.get(fn)
+    if r is None and create:
+        r = RULES[fn] = Rule(fn)
+    return r
+
+
+def _used_names(fn):
+    """Names a function (or its nested closures) loads, or None if unknown."""
+    try:
+        code = fn.__code__
+    except AttributeError:
+        return None
+    names = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")):
+                val = ins.argval
+                names.update(val if isinstance(val, tuple) else (val,))
+        stack.extend(k for k in c.co_consts if inspect.iscode(k))
+    return names
+
+
+def _positional_params(fn):
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = list(sig.parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _compute_save(rule):
+    """Decide which positional arguments (and whether ``ans``) the VJPs need."""
+    fns = [f for f in rule.vjps if f is not None]
+    used, params = set(), None
+    for f in fns:
+        u, p = _used_names(f), _positional_params(f)
+        if u is None or p is None:
+            rule.save, rule.save_ans = None, True
+            return
+        used |= u
+        params = p if params is None or len(p) > len(params) else params
+    if params is None:
+        rule.save, rule.save_ans = None, True
+        return
+    rule.save_ans = "ans" in used
+    rule.save = tuple(name in used for name in params[2:])
+
+
+def defvjp(fn, *vjps, name=None):
+    """Register per-argument VJPs: ``vjp(g, ans, *args, **kwargs) -> adjoint``.
+
+    >>> import numpy as np, nbtape
+    >>> RULES[np.sin].name, RULES[np.sin].save   # the VJP of sin keeps x
+    ('np.sin', (True,))
+    """
+    r = rule_for(fn)
+    if name:
+        r.name = name
+    r.kind = POSITIONAL
+    r.vjps = tuple(vjps)
+    r.nargs = max(r.nargs, len(r.vjps))
+    _compute_save(r)
+    return r
+
+
+def defjvp(fn, *jvps):
+    """Register per-argument JVPs: ``jvp(t, ans, *args, **kwargs) -> tangent``."""
+    r = rule_for(fn)
+    r.jvps = tuple(jvps)
+    r.nargs = max(r.nargs, len(r.jvps))
+    return r
+
+
+def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False, name=None,
+            nargs=1):
+    """Register whole-function rules for sequence, varargs or multi-output functions.
+
+    ``kind`` is SEQUENCE (operands are ``args[0]``), VARARGS (``args[start:]``) or
+    POSITIONAL (the first ``nargs`` arguments).
+    ``vjp_all(g, ans, args, kwargs, needs)`` returns one adjoint per operand
+    (``None`` where ``needs`` is false); ``jvp_all(tangents, ans, args, kwargs)``
+    gets one tangent per operand, ``None`` for operands without one.
+    """
+    r = rule_for(fn)
+    if name:
+        r.name = name
+    r.kind, r.start, r.multi, r.nargs = kind, start, multi, nargs
+    if vjp_all is not None:
+        r.vjp_all = vjp_all
+    if jvp_all is not None:
+        r.jvp_all = jvp_all
+    r.save, r.save_ans = None, True
+    return r
+
+
+def defnondiff(*fns):
+    """Functions whose output is a constant: comparisons, argmax, shape queries."""
+    for fn in fns:
+        rule_for(fn).nondiff = True
+
+
+def defzero(*fns):
+    """Piecewise-constant functions: defined, and their derivative is zero."""
+    for fn in fns:
+        r = rule_for(fn)
+        r.zero = True
+        r.save, r.save_ans = (), False
+
+
+def deflinear(fn, nargs=1):
+    """JVP of a function linear in its first argument: apply it to the tangent."""
+    def jvp(t, ans, x, *args, **kwargs):
+        return fn(t, *args, **kwargs)
+    return defjvp(fn, jvp)

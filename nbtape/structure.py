@@ -1,0 +1,41 @@
+"""Nested sources and targets: lists, tuples and dicts of tensors, flattened and rebuilt."""
+
+
+def flatten(x):
+    """Leaves of a nested list/tuple/dict, in order (dicts by insertion order).
+
+    >>> flatten([1, {"a": 2, "b": (3, 4)}])
+    [1, 2, 3, 4]
+    """
+    out = []
+    _flatten(x, out)
+    return out
+
+
+def _flatten(x, out):
+    if isinstance(x, dict):
+        for v in x.values():
+            _flatten(v, out)
+    elif isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        for v in x:
+            _flatten(v, out)
+    else:
+        out.append(x)
+
+
+def unflatten(structure, leaves):
+    """Put ``leaves`` back into the shape of ``structure``.
+
+    >>> unflatten([0, {"a": 0, "b": (0, 0)}], [1, 2, 3, 4])
+    [1, {'a': 2, 'b': (3, 4)}]
+    """
+    it = iter(leaves)
+    return _rebuild(structure, it)
+
+
+def _rebuild(x, it):
+    if isinstance(x, dict):
+        return type(x)((k, _rebuild(v, it)) for k, v in x.items())
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_rebuild(v, it) for v in x)
+    return next(it)

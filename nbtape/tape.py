@@ -1,0 +1,433 @@
+"""``GradientTape``: record operations, then play them back in reverse."""
+import enum
+import warnings
+
+import numpy as np
+
+from . import _where
+from ._state import next_id, suspended, tls
+from .backward import Op, backward
+from .errors import NbtapeError, TapeConsumedError, user_facing
+from .observe import Observable
+from .structure import flatten, unflatten
+from .tensor import Tensor, TensorLike
+from .variable import Variable
+
+
+# Tapes up to this many ops keep every op's output (for pictures, explain and the
+# tape player) and every adjoint of their latest gradient; longer tapes keep only
+# what their rules need.
+DISPLAY_OPS = 1000
+
+
+class GradientRecord:
+    """What the latest ``gradient`` call computed: targets, sources and adjoints.
+
+    ``adjoints`` maps tensor ids to plain arrays; it holds every adjoint on the
+    path for tapes of at most ``DISPLAY_OPS`` ops, and only the sources' otherwise.
+    """
+
+    def __init__(self, target_ids, source_ids, adjoints, complete):
+        self.target_ids = target_ids
+        self.source_ids = source_ids
+        self.adjoints = adjoints
+        self.complete = complete
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source with no path to the target."""
+    NONE = "none"
+    ZERO = "zero"
+
+
+def unconnected_policy(value):
+    if isinstance(value, UnconnectedGradients):
+        return value
+    try:
+        return UnconnectedGradients(str(value).lower())
+    except ValueError:
+        raise ValueError(f"unconnected_gradients must be nt.UnconnectedGradients.NONE or "
+                         f".ZERO (or 'none' / 'zero'), not {value!r}") from None
+
+
+class _Paused:
+    """Stands in for a tape inside ``stop_recording``: notes uses, records nothing."""
+
+    def __init__(self, tape):
+        self.tape = tape
+
+    def record(self, rule, args, kwargs, operands, ids, outs):
+        tracked = self.tape._tracked
+        for i in ids:
+            if i is not None and i in tracked:
+                self.tape._notes.append(("stop_recording", i, _where.caller(), rule.name))
+                return
+
+    def on_variable_read(self, v):
+        pass
+
+    def note_escape(self, t, how):
+        pass
+
+    def on_assign(self, var, source, how):
+        pass
+
+
+def _float_dtype(dt):
+    return dt.kind in "fc"
+
+
+class GradientTape(Observable):
+    """Records operations on watched values so their gradients can be computed.
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.Variable(3.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x ** 3
+    >>> tape.gradient(y, x).numpy()
+    array(27.)
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = bool(persistent)
+        self._watch_accessed = bool(watch_accessed_variables)
+        self._consumed = False
+        self._observers = None
+        self._interrupted = False
+        self._clear()
+
+    def _clear(self):
+        self._ops = []
+        self._tracked = set()
+        self._variables = {}      # id -> Variable, watched
+        self._watched = {}        # id -> (serial at watch time, where, object kind)
+        self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses
+        self.last_gradient = None  # GradientRecord of the latest gradient() call
+
+    @property
+    def persistent(self):
+        return self._persistent
+
+    @property
+    def recording(self):
+        """True while this tape is on the current thread's recording stack."""
+        return self in tls.stack
+
+    # context manager ----------------------------------------------------------------
+    def __enter__(self):
+        if self._consumed:
+            raise TapeConsumedError(
+                "This non-persistent GradientTape has already computed its gradient; "
+                "make a new tape (or use GradientTape(persistent=True)).")
+        tls.stack.append(self)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self._pop()
+        if exc_type is KeyboardInterrupt:
+            self._interrupted = True
+        return False
+
+    def _pop(self):
+        stack = tls.stack
+        for k in range(len(stack) - 1, -1, -1):
+            r = stack[k]
+            if r is self or (type(r) is _Paused and r.tape is self):
+                del stack[k]
+                return
+
+    # watching ------------------------------------------------------------------------
+    @user_facing
+    def watch(self, tensor):
+        """Ensure ``tensor`` (or a list/tuple/dict of them) is traced by this tape."""
+        for t in flatten(tensor):
+            if isinstance(t, Variable):
+                self._watch_variable(t, explicit=True)
+            elif isinstance(t, Tensor):
+                if t._id not in self._tracked:
+                    self._tracked.add(t._id)
+                    self._watched[t._id] = (next_id(), _where.caller(), "tensor")
+            else:
+                raise TypeError(_not_a_tensor("watch", t))
+
+    def _watch_variable(self, v, explicit=False):
+        if v._id not in self._variables:
+            self._variables[v._id] = v
+            self._tracked.add(v._id)
+            self._watched[v._id] = (next_id(), _where.caller(), "variable")
+
+    def watched_variables(self):
+        """The variables this tape watched, in the order they were created."""
+        return tuple(sorted(self._variables.values(), key=lambda v: v._id))
+
+    # recorder protocol (called by nbtape.dispatch) ----------------------------------------
+    def on_variable_read(self, v):
+        if self._watch_accessed and v.trainable and v._id not in self._variables:
+            self._watch_variable(v)
+
+    def record(self, rule, args, kwargs, operands, ids, outs):
+        tracked = self._tracked
+        for i in ids:
+            if i is not None and i in tracked:
+                break
+        else:
+            return
+        if rule.multi:
+            out_ids = tuple(o._id if isinstance(o, Tensor) and _float_dtype(o.dtype) else None
+                            for o in outs)
+        elif isinstance(outs, Tensor) and _float_dtype(outs.dtype):
+            out_ids = (outs._id,)
+        else:
+            return
+        save = rule.save
+        if save is not None:
+            saved = [a if k >= len(save) or save[k] else None for k, a in enumerate(args)]
+        else:
+            saved = args
+        metas = [(np.shape(a._value), a._value.dtype) if type(a) is Tensor else None
+                 for a in operands]
+        ops = self._ops
+        op = Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
+                out_ids, _where.caller(), outs if len(ops) < DISPLAY_OPS else None)
+        ops.append(op)
+        if not rule.stop:
+            tracked.update(o for o in out_ids if o is not None)
+
+    def note_escape(self, t, how):
+        if t._id in self._tracked:
+            self._notes.append(("escape", t._id, _where.caller(), how))
+
+    def on_assign(self, var, source, how):
+        sid = source._leaf()._id if isinstance(source, TensorLike) else None
+        if var._id in self._tracked or (sid is not None and sid in self._tracked):
+            self._notes.append(("assign", var._id, _where.caller(), (how, sid)))
+
+    # recording control ---------------------------------------------------------------------
+    def stop_recording(self):
+        """Context manager: operations inside it are not recorded.
+
+        >>> import nbtape as nt
+        >>> x = nt.constant(3.0)
+        >>> with nt.GradientTape() as t:
+        ...     t.watch(x)
+        ...     with t.stop_recording():
+        ...         y = x * x
+        >>> print(t.gradient(y, x))
+        None
+        """
+        return _StopRecording(self)
+
+    def reset(self):
+        """Forget everything recorded so far; the tape keeps recording if it was."""
+        self._clear()
+        self._consumed = False
+
+    # gradients ------------------------------------------------------------------------------
+    @user_facing
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """d(target)/d(sources), with the structure of ``sources``.
+
+        A non-scalar target (or a list of targets) is summed, or weighted by
+        ``output_gradients``.  Sources without a path give ``None`` (or zeros with
+        ``unconnected_gradients="zero"``).
+        """
+        policy = unconnected_policy(unconnected_gradients)
+        self._check_usable("gradient")
+        flat_sources = flatten(sources)
+        for s in flat_sources:
+            if not isinstance(s, TensorLike):
+                raise TypeError(_not_a_tensor("gradient", s, role="source"))
+        targets = flatten(target)
+        seeds = self._seeds(targets, output_gradients)
+        results = self._run(seeds, flat_sources, policy)
+        self._finish()
+        self._tell_observers(flat_sources, results)
+        return unflatten(sources, results)
+
+    def _check_usable(self, what):
+        if self._consumed:
+            raise TapeConsumedError(
+                f"This GradientTape is not persistent and has already computed a gradient, "
+                f"so it cannot compute another ({what}). Create it with "
+                "nt.GradientTape(persistent=True) to ask it several times, or record a new "
+                "tape for each gradient.")
+
+    def _seeds(self, targets, output_gradients):
+        if output_gradients is not None:
+            ogs = flatten(output_gradients)
+            if len(ogs) != len(targets):
+                raise ValueError(f"output_gradients has {len(ogs)} entries for "
+                                 f"{len(targets)} targets; give one per target.")
+        else:
+            ogs = [None] * len(targets)
+        seeds = {}
+        for t, og in zip(targets, ogs):
+            if not isinstance(t, TensorLike):
+                raise TypeError(_not_a_tensor("gradient", t, role="target"))
+            if not _float_dtype(t.dtype):
+                raise ValueError(
+                    f"the target's dtype is {t.dtype}, and only float or complex targets "
+                    "have gradients. Compute the target from float values (e.g. 1.0 "
+                    "instead of 1), or cast with .astype(float) before the tape.")
+            if t._id not in self._tracked:
+                continue
+            if og is None:
+                g = np.ones(t.shape, dtype=t.dtype)
+            else:
+                if np.shape(og) != t.shape:
+                    raise ValueError(
+                        f"output_gradients entry has shape {np.shape(og)} but its target "
+                        f"has shape {t.shape}; they must match.")
+                g = og if isinstance(og, Tensor) else np.asarray(
+                    og._value if isinstance(og, TensorLike) else og, dtype=t.dtype)
+            prev = seeds.get(t._id)
+            seeds[t._id] = g if prev is None else prev + g
+        return seeds
+
+    def _run(self, seeds, flat_sources, policy):
+        ids = [s._id for s in flat_sources]
+        keep_all = len(self._ops) <= DISPLAY_OPS
+        with suspended(self):
+            tensor_mode = bool(tls.stack)
+            adj = backward(self._ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
+        self.last_gradient = GradientRecord(
+            list(seeds), ids, {k: (v._value if isinstance(v, Tensor) else v)
+                               for k, v in adj.items()}, keep_all)
+        results = []
+        for s, i in zip(flat_sources, ids):
+            results.append(self._result(s, adj.get(i), policy))
+        return results
+
+    def _result(self, source, g, policy):
+        dtype = source.dtype
+        if not _float_dtype(dtype):
+            warnings.warn(_int_source_message(source), UserWarning, stacklevel=4)
+            return None
+        if g is None:
+            self._warn_escape(source)
+            if policy is UnconnectedGradients.ZERO:
+                return Tensor(np.zeros(source.shape, dtype=dtype))
+            return None
+        if isinstance(g, Tensor):
+            return g
+        g = np.asarray(g)
+        if g.dtype != dtype:
+            g = g.astype(dtype)
+        return Tensor(g)
+
+    def _warn_escape(self, source):
+        sid = source._id
+        for kind, i, where, how in self._notes:
+            if kind == "escape" and i in self._downstream(sid):
+                warnings.warn(
+                    f"the gradient is None because the value left the tape through {how} "
+                    f"at {_where.describe(where)}: from there on it is a plain numpy array "
+                    "that the tape cannot follow. Keep it a tensor (use np.stack / "
+                    "np.concatenate to build arrays from tensors). tape.explain(target, "
+                    "source) shows the whole story.", UserWarning, stacklevel=5)
+                return
+
+    def _downstream(self, sid):
+        reach = {sid}
+        for op in self._ops:
+            if not op.rule.stop and any(i in reach for i in op.in_ids):
+                reach.update(o for o in op.out_ids if o is not None)
+        return reach
+
+    def _finish(self):
+        if not self._persistent:
+            self._consumed = True
+            for op in self._ops:
+                op.free()
+            self._pop()
+
+    def _tell_observers(self, sources, results):
+        if self._observers:
+            self._notify("gradient", sources=sources, gradients=results)
+        for s, g in zip(sources, results):
+            if isinstance(s, Variable) and s._observers and g is not None:
+                s._notify("gradient", gradient=g, tape=self)
+
+    @user_facing
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``."""
+        from .jacobians import tape_jacobian
+        return tape_jacobian(self, target, sources, unconnected_policy(unconnected_gradients))
+
+    @user_facing
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``."""
+        from .jacobians import tape_batch_jacobian
+        return tape_batch_jacobian(self, target, source,
+                                   unconnected_policy(unconnected_gradients))
+
+    def graph(self, target=None, sources=None, **options):
+        """A ``graphviz.Digraph`` of what this tape recorded (see ``nbtape.notebook.graph``)."""
+        from .notebook.graph import tape_graph
+        return tape_graph(self, target=target, sources=sources, **options)
+
+    def explain(self, target, source):
+        """Why d(target)/d(source) is what it is: the recorded path, or where it breaks."""
+        from .explain import explain
+        return explain(self, target, source)
+
+    # display -----------------------------------------------------------------------------------
+    def __len__(self):
+        return len(self._ops)
+
+    def __repr__(self):
+        from .display import tape_repr
+        return tape_repr(self)
+
+    def _repr_html_(self):
+        from .display import tape_html
+        return tape_html(self)
+
+
+class _StopRecording:
+    def __init__(self, tape):
+        self.tape = tape
+
+    def __enter__(self):
+        stack = tls.stack
+        for k, r in enumerate(stack):
+            if r is self.tape:
+                self.pos = k
+                stack[k] = _Paused(self.tape)
+                return self
+        raise ValueError("stop_recording() needs a tape that is recording: use it inside "
+                         "the tape's `with` block.")
+
+    def __exit__(self, *exc):
+        stack = tls.stack
+        for k, r in enumerate(stack):
+            if type(r) is _Paused and r.tape is self.tape:
+                stack[k] = self.tape
+                break
+        return False
+
+
+def _not_a_tensor(method, value, role="value"):
+    kind = type(value).__name__
+    hint = ("wrap it first: x = nt.constant(x) for a fixed value, or nt.Variable(x) for "
+            "one you will train")
+    if isinstance(value, (int, float, complex, np.ndarray, np.generic, list)):
+        return (f"tape.{method}() got a plain {kind} as its {role}; the tape can only follow "
+                f"nbtape tensors and variables, so {hint}, and use that object in your "
+                "computation.")
+    return f"tape.{method}() needs nbtape tensors or variables as {role}s, not {kind}."
+
+
+def _int_source_message(source):
+    name = getattr(source, "name", None) if isinstance(source, Variable) else None
+    label = f"variable {name!r}" if name else "this source"
+    example = np.asarray(source._value).ravel()[:1]
+    hint = ""
+    if example.size:
+        hint = f" (did you mean {float(example[0])!r} instead of {example[0]!r}?)"
+    return (f"The gradient with respect to {label} is None: its dtype is {source.dtype}, and "
+            f"integer and bool values are never differentiable. Create it with a float "
+            f"dtype{hint}, e.g. nt.Variable(2.0) or dtype='float32'.")

@@ -1,0 +1,268 @@
+"""``Tensor``: an immutable numpy value that tapes can follow.
+
+Operators, numpy ufuncs and numpy functions on a tensor all go through
+``nbtape.dispatch.apply``; the Python operators call it directly (no numpy
+protocol round trip), since per-op overhead is what a scalar loop feels.
+"""
+import numpy as np
+
+from ._state import next_id, tls
+
+
+def _note_escape(t, how):
+    """Tell active tapes that ``t`` left as a plain value (cheap when none are)."""
+    for rec in tls.stack:
+        rec.note_escape(t, how)
+
+
+class TensorLike:
+    """Operators and the numpy protocol, shared by ``Tensor`` and ``Variable``."""
+
+    __slots__ = ()
+    __array_priority__ = 100.0
+
+    # numpy protocol --------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _d.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _d.array_function(func, args, kwargs)
+
+    def __array__(self, dtype=None, copy=None):
+        if tls.stack:
+            _note_escape(self._leaf(), "np.asarray")
+        v = np.asarray(self._value)
+        if dtype is not None and v.dtype != dtype:
+            return v.astype(dtype)
+        if copy:
+            return v.copy()
+        v = v.view()
+        v.flags.writeable = False   # a tensor is immutable, even through asarray
+        return v
+
+    # attributes ----------------------------------------------------------------
+    @property
+    def shape(self):
+        return np.shape(self._value)
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self):
+        return np.ndim(self._value)
+
+    @property
+    def size(self):
+        return np.size(self._value)
+
+    @property
+    def T(self):
+        return apply(_R["transpose"], (self,))
+
+    @property
+    def real(self):
+        return apply(_R["real"], (self,))
+
+    @property
+    def imag(self):
+        return apply(_R["imag"], (self,))
+
+    def numpy(self):
+        """The value as a new ``np.ndarray`` (a copy: the tensor stays immutable).
+
+        >>> import nbtape as nt
+        >>> nt.constant([1.0, 2.0]).numpy()
+        array([1., 2.])
+        """
+        if tls.stack:
+            _note_escape(self._leaf(), ".numpy()")
+        return np.array(self._value)
+
+    def item(self):
+        if tls.stack:
+            _note_escape(self._leaf(), ".item()")
+        return np.asarray(self._value).item()
+
+    def tolist(self):
+        if tls.stack:
+            _note_escape(self._leaf(), ".tolist()")
+        return np.asarray(self._value).tolist()
+
+    # Python protocol ---------------------------------------------------------------
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor (a scalar) is undefined")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor (a scalar)")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __float__(self):
+        if tls.stack:
+            _note_escape(self._leaf(), "float()")
+        return float(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        if self.dtype.kind not in "iub":
+            raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
+        return int(self._value)
+
+    def __getitem__(self, idx):
+        return apply(_R["getitem"], (self, _index_value(idx)))
+
+    def __setitem__(self, idx, value):
+        raise TypeError(
+            "nbtape tensors are immutable, so item assignment is not recorded. Build the "
+            "new value instead, e.g. with np.where(mask, new, x) or np.concatenate, or "
+            "use nt.Variable(...).assign(...) for state that changes.")
+
+    __hash__ = object.__hash__
+
+    # operators -------------------------------------------------------------------------
+    def __add__(self, o): return apply(_R["add"], (self, o))
+    def __radd__(self, o): return apply(_R["add"], (o, self))
+    def __sub__(self, o): return apply(_R["subtract"], (self, o))
+    def __rsub__(self, o): return apply(_R["subtract"], (o, self))
+    def __mul__(self, o): return apply(_R["multiply"], (self, o))
+    def __rmul__(self, o): return apply(_R["multiply"], (o, self))
+    def __truediv__(self, o): return apply(_R["true_divide"], (self, o))
+    def __rtruediv__(self, o): return apply(_R["true_divide"], (o, self))
+    def __floordiv__(self, o): return apply(_R["floor_divide"], (self, o))
+    def __rfloordiv__(self, o): return apply(_R["floor_divide"], (o, self))
+    def __mod__(self, o): return apply(_R["remainder"], (self, o))
+    def __rmod__(self, o): return apply(_R["remainder"], (o, self))
+    def __pow__(self, o): return apply(_R["power"], (self, o))
+    def __rpow__(self, o): return apply(_R["power"], (o, self))
+    def __matmul__(self, o): return apply(_R["matmul"], (self, o))
+    def __rmatmul__(self, o): return apply(_R["matmul"], (o, self))
+    def __neg__(self): return apply(_R["negative"], (self,))
+    def __pos__(self): return apply(_R["positive"], (self,))
+    def __abs__(self): return apply(_R["absolute"], (self,))
+    def __lt__(self, o): return apply(_R["less"], (self, o))
+    def __le__(self, o): return apply(_R["less_equal"], (self, o))
+    def __gt__(self, o): return apply(_R["greater"], (self, o))
+    def __ge__(self, o): return apply(_R["greater_equal"], (self, o))
+    def __eq__(self, o): return apply(_R["equal"], (self, o))
+    def __ne__(self, o): return apply(_R["not_equal"], (self, o))
+    def __invert__(self): return apply(_R["invert"], (self,))
+    def __and__(self, o): return apply(_R["bitwise_and"], (self, o))
+    def __or__(self, o): return apply(_R["bitwise_or"], (self, o))
+    def __xor__(self, o): return apply(_R["bitwise_xor"], (self, o))
+
+    # ndarray methods, so array code runs unchanged ----------------------------------------
+    def reshape(self, *shape, **kwargs):
+        return np.reshape(self, shape[0] if len(shape) == 1 else shape, **kwargs)
+
+    def transpose(self, *axes):
+        return np.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
+
+    def astype(self, dtype, copy=True):
+        return apply(_R["astype"], (self, np.dtype(dtype)))
+
+    def flatten(self):
+        return np.ravel(self)
+
+    def copy(self):
+        return np.copy(self)
+
+    def conjugate(self):
+        return np.conjugate(self)
+
+    def sort(self, *a, **k):
+        raise TypeError("ndarray.sort() sorts in place, and tensors are immutable: "
+                        "use np.sort(x) instead.")
+
+    def _repr_html_(self):
+        from .display import tensor_html
+        return tensor_html(self)
+
+
+def _method(name):
+    fn = getattr(np, name)
+
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"Same as ``np.{name}(x, ...)``, recorded."
+    return method
+
+
+for _name in ("sum", "mean", "prod", "max", "min", "std", "var", "cumsum", "cumprod",
+              "ravel", "squeeze", "swapaxes", "dot", "clip", "conj", "round", "repeat",
+              "take", "diagonal", "trace", "argmax", "argmin", "argsort", "all", "any",
+              "nonzero", "searchsorted"):
+    setattr(TensorLike, _name, _method(_name))
+
+
+class Tensor(TensorLike):
+    """An immutable array value that tapes can follow.
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.constant([1.0, 2.0])
+    >>> np.sin(x).shape, (x * 2).numpy()
+    ((2,), array([2., 4.]))
+    """
+
+    __slots__ = ("_value", "_id", "__weakref__")
+
+    def __init__(self, value):
+        self._value = value
+        self._id = next_id()
+
+    def _leaf(self):
+        return self
+
+    def __repr__(self):
+        from .display import tensor_repr
+        return tensor_repr(self)
+
+
+def _index_value(idx):
+    t = type(idx)
+    if t is tuple:
+        return tuple(_index_value(i) for i in idx)
+    if isinstance(idx, TensorLike):
+        return np.asarray(idx._value)
+    if t is list and any(isinstance(i, TensorLike) for i in idx):
+        return [_index_value(i) for i in idx]
+    return idx
+
+
+def constant(value, dtype=None):
+    """A ``Tensor`` holding ``value`` (not watched unless ``tape.watch`` is called).
+
+    Python floats become float64, as in numpy; pass ``dtype`` to choose.
+
+    >>> import nbtape as nt
+    >>> nt.constant(3.0).dtype, nt.constant([1, 2], dtype="float32").dtype
+    (dtype('float64'), dtype('float32'))
+    """
+    if isinstance(value, TensorLike):
+        value = value._value
+    arr = np.array(value, dtype=dtype)
+    if arr.dtype == object:
+        raise TypeError(f"nt.constant cannot hold {type(value).__name__} values; "
+                        "give it numbers, lists of numbers or a numpy array.")
+    arr.flags.writeable = False
+    return Tensor(arr)
+
+
+# Late imports: these modules import Tensor themselves.
+from . import dispatch as _d  # noqa: E402
+from .dispatch import apply  # noqa: E402
+from .rules import core_ops as _core  # noqa: E402
+
+_R = _core.OPERATOR_RULES

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README's test command: install everything the tests need, then run pytest.
+#   bash tests/run.sh [extra pytest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+# Debian's Chromium for the real-browser tests (Playwright cannot download its own here).
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing Debian's chromium for the browser tests..."
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo "chromium is missing: install Debian's 'chromium' package (the browser tests need it)" >&2
+    fi
+fi
+
+"$PY" -m pip install -q -e ".[test]"
+exec "$PY" -m pytest "$@"
