@@ -1,0 +1,109 @@
+"""Finite-difference checks shared by the rule tests (reverse and forward mode).
+
+``check_reverse(f, *args)``: the tape's gradient of ``sum(f(*args) * w)`` (random
+weights ``w``, so every output element matters) against central differences.
+``check_forward(f, *args)``: ``ForwardAccumulator`` JVPs along random directions
+against central differences of ``f`` along the same directions.
+Float64 inputs only; ``wrt`` chooses which positional args are differentiated.
+"""
+import numpy as np
+
+import nbtape as nt
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def _weights(f, args, rng):
+    out = np.asarray(f(*[np.asarray(a) for a in args]))
+    w = rng.standard_normal(out.shape)
+    if out.dtype.kind == "c":
+        w = w + 1j * rng.standard_normal(out.shape)
+    return w
+
+
+def _real_scalar(f, w):
+    def h(*a):
+        y = f(*a)
+        return np.real(np.sum(y * w))
+    return h
+
+
+def numeric_grad(h, args, k, eps):
+    x = np.array(args[k], dtype=np.result_type(args[k], np.float64))
+    g = np.zeros_like(x)
+    flat, gflat = x.reshape(-1), g.reshape(-1)
+    units = (1.0, 1j) if x.dtype.kind == "c" else (1.0,)
+    for i in range(flat.size):
+        for u in units:
+            orig = flat[i]
+            a = list(args)
+            flat[i] = orig + eps * u
+            a[k] = x.copy()
+            plus = h(*a)
+            flat[i] = orig - eps * u
+            a[k] = x.copy()
+            minus = h(*a)
+            flat[i] = orig
+            gflat[i] += u * (plus - minus) / (2 * eps)
+    return g
+
+
+def check_reverse(f, *args, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
+    rng = _rng(seed)
+    args = [np.asarray(a) if isinstance(a, (list, float, int, complex, np.ndarray, np.generic))
+            else a for a in args]
+    wrt = range(len(args)) if wrt is None else wrt
+    wrt = [k for k in wrt if isinstance(args[k], np.ndarray) and args[k].dtype.kind in "fc"]
+    w = _weights(f, args, rng)
+    h = _real_scalar(f, w)
+    tensors = [nt.constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    with nt.GradientTape() as tape:
+        for k in wrt:
+            tape.watch(tensors[k])
+        y = h(*tensors)
+    grads = tape.gradient(y, [tensors[k] for k in wrt], unconnected_gradients="zero")
+    for k, g in zip(wrt, grads):
+        num = numeric_grad(h, args, k, eps)
+        got = g.numpy()
+        assert got.shape == args[k].shape, (got.shape, args[k].shape)
+        assert got.dtype == args[k].dtype, (got.dtype, args[k].dtype)
+        np.testing.assert_allclose(got, num, rtol=rtol, atol=atol,
+                                   err_msg=f"reverse-mode gradient of argument {k}")
+
+
+def check_forward(f, *args, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-6, seed=1):
+    rng = _rng(seed)
+    args = [np.asarray(a) if isinstance(a, (list, float, int, complex, np.ndarray, np.generic))
+            else a for a in args]
+    wrt = range(len(args)) if wrt is None else wrt
+    wrt = [k for k in wrt if isinstance(args[k], np.ndarray) and args[k].dtype.kind in "fc"]
+    tangents = []
+    for k in wrt:
+        t = rng.standard_normal(args[k].shape)
+        if args[k].dtype.kind == "c":
+            t = t + 1j * rng.standard_normal(args[k].shape)
+        tangents.append(t.astype(args[k].dtype))
+    tensors = [nt.constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    with nt.ForwardAccumulator([tensors[k] for k in wrt], tangents) as acc:
+        y = f(*tensors)
+    outs = y if isinstance(y, (list, tuple)) else [y]
+    jvps = [acc.jvp(o, unconnected_gradients="zero") for o in outs]
+
+    def shifted(s):
+        a = list(args)
+        for k, t in zip(wrt, tangents):
+            a[k] = args[k] + s * t
+        r = f(*a)
+        return [np.asarray(v) for v in (r if isinstance(r, (list, tuple)) else [r])]
+    plus, minus = shifted(eps), shifted(-eps)
+    for j, p, m in zip(jvps, plus, minus):
+        num = (p - m) / (2 * eps)
+        np.testing.assert_allclose(j.numpy(), num, rtol=rtol, atol=atol,
+                                   err_msg="forward-mode JVP")
+
+
+def check_both(f, *args, **kw):
+    check_reverse(f, *args, **kw)
+    check_forward(f, *args, **{k: v for k, v in kw.items() if k != "seed"})
