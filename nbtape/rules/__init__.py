@@ -1,12 +1,14 @@
 """The gradient-rule table, one module per family of numpy functions.
 
-``nbtape/__init__.py`` imports every module listed in ``MODULES``; registering a
-rule is importing its module.
+Registering a rule is importing its module; ``load_all`` imports every module
+in this package (``nbtape/__init__.py`` calls it), so a new family of rules is
+just a new file here.
 """
-MODULES = ("core_ops", "ufuncs", "reductions", "shapes")
 
 
 def load_all():
     import importlib
-    for name in MODULES:
-        importlib.import_module(f"{__name__}.{name}")
+    import pkgutil
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name not in ("registry", "util"):
+            importlib.import_module(f"{__name__}.{info.name}")
