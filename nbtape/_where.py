@@ -2,25 +2,25 @@
 import os
 import sys
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
+import numpy as _np
+
+_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_NUMPY = os.path.dirname(os.path.abspath(_np.__file__)) + os.sep
+_SKIP = (_HERE, _NUMPY)
 
 
-def _internal(f):
-    name = f.f_globals.get("__name__", "")
-    return name == "nbtape" or name.startswith(("nbtape.", "numpy"))
+def caller():
+    """``(filename, lineno, function)`` of the nearest frame outside nbtape/numpy.
 
-
-def caller(depth=1):
-    """``(filename, lineno, function)`` of the nearest frame outside nbtape/numpy."""
-    try:
-        f = sys._getframe(depth)
-    except ValueError:
-        return None
-    while f is not None and _internal(f):
+    Called once per recorded op, so it compares file-name prefixes only.
+    """
+    f = sys._getframe(2)
+    while f is not None:
+        code = f.f_code
+        if not code.co_filename.startswith(_SKIP):
+            return (code.co_filename, f.f_lineno, code.co_name)
         f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+    return None
 
 
 def describe(where):

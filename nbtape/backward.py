@@ -124,14 +124,15 @@ def backward(ops, seeds, source_ids, tensor_mode, keep_all=False):
         args = op.args
         kwargs = op.kwargs
         if not tensor_mode:
-            args = [_raw(a) for a in args]
+            args = [a._value if type(a) is Tensor else _raw(a) for a in args]
             if kwargs:
                 kwargs = {k: _raw(v) for k, v in kwargs.items()}
         grads = call_vjp(rule, g, ans, args, kwargs, needs)
         for i, need, gi, meta in zip(in_ids, needs, grads, op.metas):
             if not need or gi is None:
                 continue
-            gi = unbroadcast(gi, meta[0], meta[1])
+            if getattr(gi, "shape", None) != meta[0] or gi.dtype != meta[1]:
+                gi = unbroadcast(gi, meta[0], meta[1])
             prev = adj.get(i)
             adj[i] = gi if prev is None else prev + gi
     return adj

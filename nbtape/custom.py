@@ -17,7 +17,8 @@ def _identity(x):
 _STOP = rule_for(_identity)
 _STOP.name = "stop_gradient"
 _STOP.stop = True
-_STOP.save, _STOP.save_ans = (), False
+_STOP.nargs = 1
+_STOP.save, _STOP.save_ans, _STOP.save_all = (), False, False
 
 
 def stop_gradient(x):

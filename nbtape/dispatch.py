@@ -59,21 +59,40 @@ def apply(rule, args, kwargs=None):
         raw.extend(_val(a) for a in rest)
         args = (items, *rest)
     else:
-        args = [_read(a, stack) for a in args]
-        raw = [_val(a) for a in args]
+        raw = []
+        variables = False
+        for a in args:
+            t = type(a)
+            if t is Tensor:
+                raw.append(a._value)
+            elif t is Variable:
+                variables = True
+                raw.append(a._tensor._value)
+            else:
+                raw.append(a)
+        if variables:
+            args = [a._read(stack) if type(a) is Variable else a for a in args]
     if kwargs:
         kwargs = {k: _read(v, stack) for k, v in kwargs.items()}
         out = rule.fn(*raw, **{k: _val(v) for k, v in kwargs.items()})
     else:
         kwargs = None
-        out = rule.fn(*raw)
-    outs = _wrap_multi(out) if rule.multi else _wrap(out)
+        out = rule.compute(*raw)
+    if rule.multi:
+        outs = _wrap_multi(out)
+    elif isinstance(out, _ARRAYS):
+        outs = Tensor(out)
+    else:
+        outs = out
     if stack and not rule.nondiff:
         operands = rule.operands(args)
         ids = [a._id if type(a) is Tensor else None for a in operands]
         for rec in stack:
             rec.record(rule, args, kwargs, operands, ids, outs)
     return outs
+
+
+_ARRAYS = (np.ndarray, np.generic)
 
 
 def apply_unknown(fn, args, kwargs):

@@ -57,14 +57,34 @@ class _Paused:
         self.tape = tape
 
     def record(self, rule, args, kwargs, operands, ids, outs):
-        tracked = self.tape._tracked
+        tracked = self._tracked
         for i in ids:
-            if i is not None and i in tracked:
-                self.tape._notes.append(("stop_recording", i, _where.caller(), rule.name))
-                return
-
-    def on_variable_read(self, v):
-        pass
+            if i in tracked:
+                break
+        else:
+            return
+        if rule.multi:
+            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fc" else None
+                            for o in outs)
+        elif type(outs) is Tensor and outs._value.dtype.kind in "fc":
+            out_ids = (outs._id,)
+        else:
+            return
+        save = rule.save
+        if save is not None and not rule.save_all:
+            saved = [a if k < len(save) and save[k] else None for k, a in enumerate(args)]
+        else:
+            saved = args
+        metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
+                 for a in operands]
+        ops = self._ops
+        ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
+                      out_ids, _where.caller(), outs if len(ops) < DISPLAY_OPS else None))
+        if not rule.stop:
+            if len(out_ids) == 1:
+                tracked.add(out_ids[0])
+            else:
+                tracked.update(o for o in out_ids if o is not None)
 
     def note_escape(self, t, how):
         pass
@@ -181,7 +201,7 @@ class GradientTape(Observable):
             return
         save = rule.save
         if save is not None:
-            saved = [a if k >= len(save) or save[k] else None for k, a in enumerate(args)]
+            saved = [a if k < len(save) and save[k] else None for k, a in enumerate(args)]
         else:
             saved = args
         metas = [(np.shape(a._value), a._value.dtype) if type(a) is Tensor else None

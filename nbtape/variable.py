@@ -87,16 +87,19 @@ class Variable(TensorLike, Observable):
 
     def assign(self, value):
         """Replace the value (not differentiable)."""
+        value = _read_if_variable(value)
         src = value if isinstance(value, TensorLike) else None
         return self._assign(np.asarray(_plain(value)), "assign", src)
 
     def assign_add(self, delta):
         """``v += delta`` in place (not differentiable)."""
+        delta = _read_if_variable(delta)
         src = delta if isinstance(delta, TensorLike) else None
         return self._assign(self._tensor._value + _plain(delta), "assign_add", src)
 
     def assign_sub(self, delta):
         """``v -= delta`` in place (not differentiable)."""
+        delta = _read_if_variable(delta)
         src = delta if isinstance(delta, TensorLike) else None
         return self._assign(self._tensor._value - _plain(delta), "assign_sub", src)
 
@@ -107,6 +110,11 @@ class Variable(TensorLike, Observable):
     def _repr_html_(self):
         from .display import variable_html
         return variable_html(self)
+
+
+def _read_if_variable(v):
+    # reading a variable inside a tape watches it, as TensorFlow's read_value does
+    return v._read(tls.stack) if isinstance(v, Variable) else v
 
 
 def _plain(v):

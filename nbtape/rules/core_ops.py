@@ -173,6 +173,14 @@ defnondiff(np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.no
            np.logical_or, np.logical_xor, np.logical_not)
 defzero(np.floor_divide)
 
+# numpy scalars do arithmetic much faster through Python's operators than through
+# a ufunc call, and for arrays the operators call the same ufuncs.
+import operator  # noqa: E402
+for _fn, _op in ((np.add, operator.add), (np.subtract, operator.sub),
+                 (np.multiply, operator.mul), (np.true_divide, operator.truediv),
+                 (np.negative, operator.neg), (np.power, operator.pow)):
+    rule_for(_fn).compute = _op
+
 OPERATOR_RULES = {
     "add": rule_for(np.add), "subtract": rule_for(np.subtract),
     "multiply": rule_for(np.multiply), "true_divide": rule_for(np.true_divide),

@@ -29,10 +29,12 @@ class Rule:
     """Everything nbtape knows about differentiating one numpy function."""
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
-                 "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs")
+                 "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
+                 "compute")
 
     def __init__(self, fn, name=None):
         self.fn = fn
+        self.compute = fn       # what runs without kwargs (operators use Python's, faster on scalars)
         self.name = name or _name_of(fn)
         self.vjps = ()          # per-operand VJP lambdas (POSITIONAL kind)
         self.jvps = ()          # per-operand JVP lambdas
@@ -42,6 +44,7 @@ class Rule:
         self.start = 0          # VARARGS: index of the first operand
         self.save = None        # per-position bool: keep this argument for the VJP
         self.save_ans = True
+        self.save_all = True    # derived from save: every argument is kept
         self.nondiff = False    # output is a constant (comparisons, argmax, ...)
         self.multi = False      # function returns a tuple of arrays
         self.stop = False       # stop_gradient: recorded for explain, never followed
@@ -59,7 +62,7 @@ class Rule:
     def operands(self, args):
         """The arguments that can carry a gradient, in operand order."""
         if self.kind is POSITIONAL:
-            return args if self.zero else args[:self.nargs]
+            return args if self.zero else args[:self.nargs]  # noqa: the common case
         if self.kind is SEQUENCE:
             return args[0] if args else ()
         return args[self.start:]
@@ -131,6 +134,7 @@ def _compute_save(rule):
         return
     rule.save_ans = "ans" in used
     rule.save = tuple(name in used for name in params[2:])
+    rule.save_all = bool(rule.save) and all(rule.save)
 
 
 def defvjp(fn, *vjps, name=None):
@@ -191,7 +195,7 @@ def defzero(*fns):
     for fn in fns:
         r = rule_for(fn)
         r.zero = True
-        r.save, r.save_ans = (), False
+        r.save, r.save_ans, r.save_all = (), False, False
 
 
 def deflinear(fn, nargs=1):

@@ -1,0 +1,228 @@
+"""``tape.explain(target, source)``: why a gradient is what it is.
+
+Either the recorded path from ``source`` to ``target``, op by op with the user's
+lines, or the exact place where the path breaks: never watched, watched after
+use, replaced by a new object, left the tape through plain numpy, an integer
+dtype, an ``assign``, ``stop_recording``, ``stop_gradient``.
+"""
+import html
+
+from . import _where
+from .tensor import Tensor, TensorLike
+from .variable import Variable
+
+
+class Explanation:
+    """The answer: ``connected``, the ``path`` (list of steps) or the ``reasons``.
+
+    ``str()`` reads as a short paragraph; in a notebook it shows as HTML.
+    """
+
+    def __init__(self, title, connected, steps, reasons, fix=None, extra_paths=0):
+        self.title = title
+        self.connected = connected
+        self.steps = steps            # [(label, where)] along one path
+        self.reasons = reasons        # [str] why there is no gradient
+        self.fix = fix
+        self.extra_paths = extra_paths
+
+    def __str__(self):
+        lines = [self.title]
+        if self.connected:
+            for label, where in self.steps:
+                lines.append("  " + label + _at(where))
+            if self.extra_paths:
+                lines.append(f"  (and {self.extra_paths} more path(s); their gradients add up)")
+        else:
+            lines.extend("  - " + r for r in self.reasons)
+            if self.fix:
+                lines.append("  Fix: " + self.fix)
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        e = html.escape
+        if self.connected:
+            items = "".join(f"<li><code>{e(label)}</code>{e(_at(where))}</li>"
+                            for label, where in self.steps)
+            more = (f"<p>and {self.extra_paths} more path(s); their gradients add up</p>"
+                    if self.extra_paths else "")
+            body = f"<ol>{items}</ol>{more}"
+            color = "#1a7f37"
+        else:
+            body = "<ul>" + "".join(f"<li>{e(r)}</li>" for r in self.reasons) + "</ul>"
+            if self.fix:
+                body += f"<p><b>Fix:</b> {e(self.fix)}</p>"
+            color = "#b35900"
+        return (f"<div class='nbtape-explain'><b style='color:{color}'>{e(self.title)}</b>"
+                f"{body}</div>")
+
+
+def _at(where):
+    if not where:
+        return ""
+    line = _where.source_line(where)
+    return f"  ({_where.describe(where)}" + (f": {line})" if line else ")")
+
+
+def _label(obj, fallback):
+    if isinstance(obj, Variable):
+        return f"variable {obj.name!r}" if obj._name else "the source variable"
+    return fallback
+
+
+def _forward_reach(ops, start):
+    """Ids reachable from ``start`` and, for each, the op that first reached it."""
+    reach = {start: None}
+    for k, op in enumerate(ops):
+        if op.rule.stop:
+            continue
+        if any(i in reach for i in op.in_ids if i is not None):
+            for o in op.out_ids:
+                if o is not None and o not in reach:
+                    reach[o] = k
+    return reach
+
+
+def _path(ops, reach, start, target_id):
+    """One path of op indices from ``start`` to ``target_id`` (shortest back-trace)."""
+    path, cur = [], target_id
+    while cur != start:
+        k = reach.get(cur)
+        if k is None:
+            return None
+        path.append(k)
+        op = ops[k]
+        cur = next(i for i in op.in_ids if i is not None and i in reach
+                   and (reach[i] is None or reach[i] < k))
+    return path[::-1]
+
+
+def explain(tape, target, source):
+    """See ``GradientTape.explain``.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(2.0)
+    >>> with nt.GradientTape() as t:
+    ...     y = x * x
+    >>> print(t.explain(y, x).reasons[0][:40])
+    the source is an nt.Tensor that this tap
+    """
+    if not isinstance(source, TensorLike) or not isinstance(target, TensorLike):
+        raise TypeError("explain(target, source) takes nbtape tensors or variables.")
+    ops = tape._ops
+    sid, tid = source._id, target._id
+    src = _label(source, "the source")
+    title_none = f"No gradient: the target does not depend on {src} on this tape."
+
+    if source.dtype.kind not in "fc":
+        return Explanation(title_none, False, [], [
+            f"{src} has dtype {source.dtype}: integer and bool values are never "
+            "differentiable, so the tape does not follow them."],
+            fix="make it a float, e.g. nt.Variable(2.0) instead of nt.Variable(2).")
+
+    if sid not in tape._tracked:
+        return Explanation(title_none, False, [], _unwatched_reasons(tape, source, src),
+                           fix=_unwatched_fix(tape, source))
+
+    reach = _forward_reach(ops, sid)
+    if tid in reach:
+        steps = [(f"{src}", tape._watched.get(sid, (None, None))[1])]
+        path = _path(ops, reach, sid, tid) or []
+        for k in path:
+            steps.append((f"-> {ops[k].rule.name} (op {k})", ops[k].where))
+        n_paths = _count_paths(ops, reach, sid, tid)
+        return Explanation(f"Connected: the gradient flows from the target back to {src} "
+                           f"through {len(path)} recorded op(s).", True, steps, [],
+                           extra_paths=max(0, n_paths - 1))
+
+    reasons = _breaks(tape, ops, reach, source, target, src)
+    fix = None
+    if not reasons:
+        reasons = ["no recorded operation connects them: the target was computed from "
+                   "other values (or before this tape started recording)."]
+    return Explanation(title_none, False, [], reasons, fix=fix)
+
+
+def _count_paths(ops, reach, sid, tid, cap=1000):
+    counts = {sid: 1}
+    for k, op in enumerate(ops):
+        if op.rule.stop:
+            continue
+        c = sum(counts.get(i, 0) for i in op.in_ids if i is not None)
+        if c:
+            for o in op.out_ids:
+                if o is not None:
+                    counts[o] = min(cap, counts.get(o, 0) + c)
+    return counts.get(tid, 0)
+
+
+def _unwatched_reasons(tape, source, src):
+    if isinstance(source, Variable):
+        if not source.trainable:
+            return [f"{src} was created with trainable=False, and tapes watch only "
+                    "trainable variables automatically."]
+        if not tape._watch_accessed:
+            return [f"the tape was created with watch_accessed_variables=False and "
+                    f"{src} was never passed to tape.watch()."]
+        return [f"{src} was not read while the tape was recording, so nothing on the tape "
+                "depends on it."]
+    return ["the source is an nt.Tensor that this tape never watched: tensors (constants "
+            "and results computed outside the tape) are followed only after tape.watch(x); "
+            "nt.Variable reads are watched automatically.",
+            "if it used to be a Variable, a line like `x = x + 1` replaced it with a new "
+            "Tensor object (use x.assign_add(1) to keep the Variable)."]
+
+
+def _unwatched_fix(tape, source):
+    if isinstance(source, Variable):
+        return "call tape.watch(v) inside the tape before using it."
+    return "call tape.watch(x) before computing with x inside the tape, or make it an nt.Variable."
+
+
+def _breaks(tape, ops, reach, source, target, src):
+    """Reasons, from the tape's ops and notes, why the path from source stops short.
+
+    A value that stops being recorded cannot be followed to the target, so these
+    are the places where something computed from the source left the tape.
+    """
+    stops, assigns, paused, escapes = [], [], [], []
+    for op in ops:
+        if op.rule.stop and any(i in reach for i in op.in_ids if i is not None):
+            stops.append(f"nt.stop_gradient at {_where.describe(op.where)}"
+                         f"{_code(op.where)} blocks the gradient on purpose.")
+    for kind, i, where, detail in tape._notes:
+        at = _where.describe(where) + _code(where)
+        if kind == "assign":
+            how, sid = detail
+            if sid is not None and sid in reach:
+                assigns.append(f"{how} at {at} copied a value computed from {src} into a "
+                               "variable; assignments are not differentiable, so later reads "
+                               "of that variable start a new leaf.")
+        elif i not in reach:
+            continue
+        elif kind == "escape":
+            escapes.append(f"a value computed from {src} left the tape through {detail} at "
+                           f"{at}: from there it is a plain numpy array the tape cannot "
+                           "follow (keep it a tensor; np.stack/np.concatenate build arrays "
+                           "from tensors).")
+        elif kind == "stop_recording":
+            paused.append(f"{detail} used a value computed from {src} inside "
+                          f"tape.stop_recording() at {at}: nothing there is recorded.")
+    reasons = stops + assigns + paused + escapes
+    watched = tape._watched.get(source._id)
+    if watched and isinstance(target, Tensor) and target._id < watched[0]:
+        reasons.append(f"{src} was watched at {_where.describe(watched[1])}, after the target "
+                       "was computed: tape.watch(x) must come before the operations that use x.")
+    if target.dtype.kind not in "fc":
+        reasons.append(f"the target has dtype {target.dtype}, which is not differentiable.")
+    if not reasons and target._id not in tape._tracked:
+        reasons.append("the target was not recorded by this tape: it was computed outside the "
+                       "tape's `with` block, or only from values the tape does not watch.")
+    return reasons
+
+
+def _code(where):
+    line = _where.source_line(where)
+    return f" ({line})" if line else ""
