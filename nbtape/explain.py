@@ -163,6 +163,10 @@ def _unwatched_reasons(tape, source, src):
         if not source.trainable:
             return [f"{src} was created with trainable=False, and tapes watch only "
                     "trainable variables automatically."]
+        paused = [w for kind, i, w, _ in tape._notes if kind == "stop_recording" and i == source._id]
+        if paused:
+            return [f"{src} was read only inside tape.stop_recording() (at "
+                    f"{_where.describe(paused[0])}{_code(paused[0])}), where nothing is recorded."]
         if not tape._watch_accessed:
             return [f"the tape was created with watch_accessed_variables=False and "
                     f"{src} was never passed to tape.watch()."]

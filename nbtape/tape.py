@@ -57,34 +57,16 @@ class _Paused:
         self.tape = tape
 
     def record(self, rule, args, kwargs, operands, ids, outs):
-        tracked = self._tracked
+        tracked = self.tape._tracked
         for i in ids:
-            if i in tracked:
-                break
-        else:
-            return
-        if rule.multi:
-            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fc" else None
-                            for o in outs)
-        elif type(outs) is Tensor and outs._value.dtype.kind in "fc":
-            out_ids = (outs._id,)
-        else:
-            return
-        save = rule.save
-        if save is not None and not rule.save_all:
-            saved = [a if k < len(save) and save[k] else None for k, a in enumerate(args)]
-        else:
-            saved = args
-        metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
-                 for a in operands]
-        ops = self._ops
-        ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
-                      out_ids, _where.caller(), outs if len(ops) < DISPLAY_OPS else None))
-        if not rule.stop:
-            if len(out_ids) == 1:
-                tracked.add(out_ids[0])
-            else:
-                tracked.update(o for o in out_ids if o is not None)
+            if i is not None and i in tracked:
+                self.tape._notes.append(("stop_recording", i, _where.caller(), rule.name))
+                return
+
+    def on_variable_read(self, v):
+        tape = self.tape
+        if tape._watch_accessed and v.trainable and v._id not in tape._variables:
+            tape._notes.append(("stop_recording", v._id, _where.caller(), "reading it"))
 
     def note_escape(self, t, how):
         pass
@@ -188,30 +170,32 @@ class GradientTape(Observable):
     def record(self, rule, args, kwargs, operands, ids, outs):
         tracked = self._tracked
         for i in ids:
-            if i is not None and i in tracked:
+            if i in tracked:
                 break
         else:
             return
         if rule.multi:
-            out_ids = tuple(o._id if isinstance(o, Tensor) and _float_dtype(o.dtype) else None
+            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fc" else None
                             for o in outs)
-        elif isinstance(outs, Tensor) and _float_dtype(outs.dtype):
+        elif type(outs) is Tensor and outs._value.dtype.kind in "fc":
             out_ids = (outs._id,)
         else:
             return
         save = rule.save
-        if save is not None:
+        if save is not None and not rule.save_all:
             saved = [a if k < len(save) and save[k] else None for k, a in enumerate(args)]
         else:
             saved = args
-        metas = [(np.shape(a._value), a._value.dtype) if type(a) is Tensor else None
+        metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                  for a in operands]
         ops = self._ops
-        op = Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
-                out_ids, _where.caller(), outs if len(ops) < DISPLAY_OPS else None)
-        ops.append(op)
+        ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
+                      out_ids, _where.caller(), outs if len(ops) < DISPLAY_OPS else None))
         if not rule.stop:
-            tracked.update(o for o in out_ids if o is not None)
+            if len(out_ids) == 1:
+                tracked.add(out_ids[0])
+            else:
+                tracked.update(o for o in out_ids if o is not None)
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
@@ -259,7 +243,8 @@ class GradientTape(Observable):
             if not isinstance(s, TensorLike):
                 raise TypeError(_not_a_tensor("gradient", s, role="source"))
         targets = flatten(target)
-        seeds = self._seeds(targets, output_gradients)
+        int_sources = any(not _float_dtype(s.dtype) for s in flat_sources)
+        seeds = self._seeds(targets, output_gradients, int_sources)
         results = self._run(seeds, flat_sources, policy)
         self._finish()
         self._tell_observers(flat_sources, results)
@@ -273,7 +258,7 @@ class GradientTape(Observable):
                 "nt.GradientTape(persistent=True) to ask it several times, or record a new "
                 "tape for each gradient.")
 
-    def _seeds(self, targets, output_gradients):
+    def _seeds(self, targets, output_gradients, int_sources=False):
         if output_gradients is not None:
             ogs = flatten(output_gradients)
             if len(ogs) != len(targets):
@@ -286,10 +271,12 @@ class GradientTape(Observable):
             if not isinstance(t, TensorLike):
                 raise TypeError(_not_a_tensor("gradient", t, role="target"))
             if not _float_dtype(t.dtype):
-                raise ValueError(
-                    f"the target's dtype is {t.dtype}, and only float or complex targets "
-                    "have gradients. Compute the target from float values (e.g. 1.0 "
-                    "instead of 1), or cast with .astype(float) before the tape.")
+                if not int_sources:
+                    warnings.warn(
+                        f"The target's dtype is {t.dtype}; only float and complex targets have "
+                        "gradients, so the gradient is None. Compute the target from float "
+                        "values (e.g. 1.0 instead of 1).", UserWarning, stacklevel=4)
+                continue
             if t._id not in self._tracked:
                 continue
             if og is None:

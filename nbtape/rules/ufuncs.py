@@ -1,23 +1,201 @@
-"""Elementwise functions (numpy ufuncs): one line per derivative."""
+"""Elementwise functions (numpy ufuncs): one line per derivative.
+
+Each VJP reads ``g * conj(f'(x))`` and each JVP ``t * f'(x)``: TensorFlow's
+convention for holomorphic functions, which for real inputs is the ordinary
+chain rule (``conj`` is free on real values).  Derivatives are written in terms
+of ``ans`` (the output) where that is cheaper than recomputing from ``x``.
+
+Ties and kinks follow TensorFlow: ``maximum(x, y)`` sends the whole gradient to
+``x`` where ``x >= y`` (``minimum`` where ``x <= y``); ``fmax``/``fmin`` send it
+to whichever argument is not NaN.  Functions that are piecewise constant
+(``floor``, ``sign``, ...) have a zero gradient; predicates (``isnan``, ...)
+have constant, unrecorded outputs.
+
+The operator ufuncs (add, multiply, power, absolute, ...) live in ``core_ops``.
+"""
+import math
+
 import numpy as np
 
-from .registry import defjvp, defnondiff, defvjp
+from .registry import POSITIONAL, defjvp, defnondiff, defrule, defvjp, defzero
 from .util import conj
 
-defvjp(np.exp, lambda g, ans, x: g * conj(ans))
-defvjp(np.log, lambda g, ans, x: g / conj(x))
-defvjp(np.sin, lambda g, ans, x: g * conj(np.cos(x)))
-defvjp(np.cos, lambda g, ans, x: -g * conj(np.sin(x)))
-defvjp(np.tanh, lambda g, ans, x: g * conj(1 - ans ** 2))
-defvjp(np.sqrt, lambda g, ans, x: g * conj(0.5 / ans))
+LN2, LN10 = math.log(2.0), math.log(10.0)
+DEG = math.pi / 180.0
+
+# --- powers and roots -----------------------------------------------------------------
 defvjp(np.square, lambda g, ans, x: g * conj(2 * x))
-
-defjvp(np.exp, lambda t, ans, x: t * ans)
-defjvp(np.log, lambda t, ans, x: t / x)
-defjvp(np.sin, lambda t, ans, x: t * np.cos(x))
-defjvp(np.cos, lambda t, ans, x: -t * np.sin(x))
-defjvp(np.tanh, lambda t, ans, x: t * (1 - ans ** 2))
-defjvp(np.sqrt, lambda t, ans, x: t * 0.5 / ans)
 defjvp(np.square, lambda t, ans, x: t * 2 * x)
+defvjp(np.sqrt, lambda g, ans, x: g * conj(0.5 / ans))
+defjvp(np.sqrt, lambda t, ans, x: t * 0.5 / ans)
+defvjp(np.cbrt, lambda g, ans, x: g / (3 * ans ** 2))
+defjvp(np.cbrt, lambda t, ans, x: t / (3 * ans ** 2))
+defvjp(np.reciprocal, lambda g, ans, x: -g * conj(ans ** 2))
+defjvp(np.reciprocal, lambda t, ans, x: -t * ans ** 2)
+defvjp(np.float_power,
+       lambda g, ans, x, y: g * conj(y * np.float_power(x, y - 1)),
+       lambda g, ans, x, y: g * conj(np.log(np.where(x == 0, 1.0, x)) * ans))
+defjvp(np.float_power,
+       lambda t, ans, x, y: t * y * np.float_power(x, y - 1),
+       lambda t, ans, x, y: t * np.log(np.where(x == 0, 1.0, x)) * ans)
 
-defnondiff(np.isnan, np.isinf, np.isfinite, np.signbit)
+# --- exponentials and logarithms ----------------------------------------------------------
+defvjp(np.exp, lambda g, ans, x: g * conj(ans))
+defjvp(np.exp, lambda t, ans, x: t * ans)
+defvjp(np.exp2, lambda g, ans, x: g * conj(ans * LN2))
+defjvp(np.exp2, lambda t, ans, x: t * ans * LN2)
+defvjp(np.expm1, lambda g, ans, x: g * conj(ans + 1))
+defjvp(np.expm1, lambda t, ans, x: t * (ans + 1))
+defvjp(np.log, lambda g, ans, x: g / conj(x))
+defjvp(np.log, lambda t, ans, x: t / x)
+defvjp(np.log2, lambda g, ans, x: g / conj(x * LN2))
+defjvp(np.log2, lambda t, ans, x: t / (x * LN2))
+defvjp(np.log10, lambda g, ans, x: g / conj(x * LN10))
+defjvp(np.log10, lambda t, ans, x: t / (x * LN10))
+defvjp(np.log1p, lambda g, ans, x: g / conj(1 + x))
+defjvp(np.log1p, lambda t, ans, x: t / (1 + x))
+# log(e^x + e^y): each argument's share is its softmax weight
+defvjp(np.logaddexp, lambda g, ans, x, y: g * np.exp(x - ans),
+                     lambda g, ans, x, y: g * np.exp(y - ans))
+defjvp(np.logaddexp, lambda t, ans, x, y: t * np.exp(x - ans),
+                     lambda t, ans, x, y: t * np.exp(y - ans))
+defvjp(np.logaddexp2, lambda g, ans, x, y: g * np.exp2(x - ans),
+                      lambda g, ans, x, y: g * np.exp2(y - ans))
+defjvp(np.logaddexp2, lambda t, ans, x, y: t * np.exp2(x - ans),
+                      lambda t, ans, x, y: t * np.exp2(y - ans))
+
+# --- trigonometric ------------------------------------------------------------------------------
+defvjp(np.sin, lambda g, ans, x: g * conj(np.cos(x)))
+defjvp(np.sin, lambda t, ans, x: t * np.cos(x))
+defvjp(np.cos, lambda g, ans, x: -g * conj(np.sin(x)))
+defjvp(np.cos, lambda t, ans, x: -t * np.sin(x))
+defvjp(np.tan, lambda g, ans, x: g * conj(1 + ans ** 2))
+defjvp(np.tan, lambda t, ans, x: t * (1 + ans ** 2))
+defvjp(np.arcsin, lambda g, ans, x: g / conj(np.sqrt(1 - x ** 2)))
+defjvp(np.arcsin, lambda t, ans, x: t / np.sqrt(1 - x ** 2))
+defvjp(np.arccos, lambda g, ans, x: -g / conj(np.sqrt(1 - x ** 2)))
+defjvp(np.arccos, lambda t, ans, x: -t / np.sqrt(1 - x ** 2))
+defvjp(np.arctan, lambda g, ans, x: g / conj(1 + x ** 2))
+defjvp(np.arctan, lambda t, ans, x: t / (1 + x ** 2))
+# arctan2(y, x) is the angle of the point (x, y)
+defvjp(np.arctan2, lambda g, ans, y, x: g * x / (x ** 2 + y ** 2),
+                   lambda g, ans, y, x: -g * y / (x ** 2 + y ** 2))
+defjvp(np.arctan2, lambda t, ans, y, x: t * x / (x ** 2 + y ** 2),
+                   lambda t, ans, y, x: -t * y / (x ** 2 + y ** 2))
+defvjp(np.hypot, lambda g, ans, x, y: g * x / ans,
+                 lambda g, ans, x, y: g * y / ans)
+defjvp(np.hypot, lambda t, ans, x, y: t * x / ans,
+                 lambda t, ans, x, y: t * y / ans)
+defvjp(np.deg2rad, lambda g, ans, x: g * DEG)
+defjvp(np.deg2rad, lambda t, ans, x: t * DEG)
+defvjp(np.rad2deg, lambda g, ans, x: g / DEG)
+defjvp(np.rad2deg, lambda t, ans, x: t / DEG)
+defvjp(np.radians, lambda g, ans, x: g * DEG)      # numpy keeps radians and deg2rad apart
+defjvp(np.radians, lambda t, ans, x: t * DEG)
+defvjp(np.degrees, lambda g, ans, x: g / DEG)
+defjvp(np.degrees, lambda t, ans, x: t / DEG)
+
+# --- hyperbolic -------------------------------------------------------------------------------------
+defvjp(np.sinh, lambda g, ans, x: g * conj(np.cosh(x)))
+defjvp(np.sinh, lambda t, ans, x: t * np.cosh(x))
+defvjp(np.cosh, lambda g, ans, x: g * conj(np.sinh(x)))
+defjvp(np.cosh, lambda t, ans, x: t * np.sinh(x))
+defvjp(np.tanh, lambda g, ans, x: g * conj(1 - ans ** 2))
+defjvp(np.tanh, lambda t, ans, x: t * (1 - ans ** 2))
+defvjp(np.arcsinh, lambda g, ans, x: g / conj(np.sqrt(x ** 2 + 1)))
+defjvp(np.arcsinh, lambda t, ans, x: t / np.sqrt(x ** 2 + 1))
+# sqrt(x-1)*sqrt(x+1), not sqrt(x**2-1): the same for x > 1, and the right branch for complex x
+defvjp(np.arccosh, lambda g, ans, x: g / conj(np.sqrt(x - 1) * np.sqrt(x + 1)))
+defjvp(np.arccosh, lambda t, ans, x: t / (np.sqrt(x - 1) * np.sqrt(x + 1)))
+defvjp(np.arctanh, lambda g, ans, x: g / conj(1 - x ** 2))
+defjvp(np.arctanh, lambda t, ans, x: t / (1 - x ** 2))
+
+# --- maxima and minima (ties: TensorFlow's choice, the first argument wins) ----------------------------
+defvjp(np.maximum, lambda g, ans, x, y: g * (x >= y),
+                   lambda g, ans, x, y: g * (x < y))
+defjvp(np.maximum, lambda t, ans, x, y: t * (x >= y),
+                   lambda t, ans, x, y: t * (x < y))
+defvjp(np.minimum, lambda g, ans, x, y: g * (x <= y),
+                   lambda g, ans, x, y: g * (x > y))
+defjvp(np.minimum, lambda t, ans, x, y: t * (x <= y),
+                   lambda t, ans, x, y: t * (x > y))
+# fmax/fmin ignore a NaN, so the other argument gets the gradient
+defvjp(np.fmax, lambda g, ans, x, y: g * ((x >= y) | np.isnan(y)),
+                lambda g, ans, x, y: g * ~((x >= y) | np.isnan(y)))
+defjvp(np.fmax, lambda t, ans, x, y: t * ((x >= y) | np.isnan(y)),
+                lambda t, ans, x, y: t * ~((x >= y) | np.isnan(y)))
+defvjp(np.fmin, lambda g, ans, x, y: g * ((x <= y) | np.isnan(y)),
+                lambda g, ans, x, y: g * ~((x <= y) | np.isnan(y)))
+defjvp(np.fmin, lambda t, ans, x, y: t * ((x <= y) | np.isnan(y)),
+                lambda t, ans, x, y: t * ~((x <= y) | np.isnan(y)))
+
+# --- signs, remainders, float manipulation -----------------------------------------------------------
+defvjp(np.fabs, lambda g, ans, x: g * np.sign(x))
+defjvp(np.fabs, lambda t, ans, x: t * np.sign(x))
+# copysign(x, y) = |x| sign(y): the sign of y is piecewise constant
+defvjp(np.copysign, lambda g, ans, x, y: g * np.copysign(1.0, x) * np.copysign(1.0, y),
+                    lambda g, ans, x, y: g * 0.0)
+defjvp(np.copysign, lambda t, ans, x, y: t * np.copysign(1.0, x) * np.copysign(1.0, y),
+                    lambda t, ans, x, y: t * 0.0)
+# fmod(x, y) = x - trunc(x / y) * y
+defvjp(np.fmod, lambda g, ans, x, y: g,
+                lambda g, ans, x, y: -g * np.trunc(x / y))
+defjvp(np.fmod, lambda t, ans, x, y: t,
+                lambda t, ans, x, y: -t * np.trunc(x / y))
+# ldexp(x, i) = x * 2**i, with an integer exponent (never differentiable)
+defvjp(np.ldexp, lambda g, ans, x, i: np.ldexp(g, i))
+defjvp(np.ldexp, lambda t, ans, x, i: np.ldexp(t, i))
+# nextafter(x, y) is x moved by one ulp: the identity in x, constant in y
+defvjp(np.nextafter, lambda g, ans, x, y: g,
+                     lambda g, ans, x, y: g * 0.0)
+defjvp(np.nextafter, lambda t, ans, x, y: t,
+                     lambda t, ans, x, y: t * 0.0)
+# heaviside(x, h0) is h0 exactly where x == 0, a step elsewhere
+defvjp(np.heaviside, lambda g, ans, x, h0: g * 0.0,
+                     lambda g, ans, x, h0: g * (x == 0))
+defjvp(np.heaviside, lambda t, ans, x, h0: t * 0.0,
+                     lambda t, ans, x, h0: t * (x == 0))
+
+defzero(np.sign, np.floor, np.ceil, np.rint, np.trunc, np.spacing)
+
+defnondiff(np.isnan, np.isinf, np.isfinite, np.signbit, np.isnat, np.gcd, np.lcm,
+           np.left_shift, np.right_shift, np.bitwise_count)
+
+
+# --- ufuncs with two outputs ----------------------------------------------------------------------------
+def _modf_vjp(g, ans, args, kw, needs):
+    # modf(x) = (x - trunc(x), trunc(x)): only the fractional part moves with x
+    return [g[0]]
+
+
+def _modf_jvp(ts, ans, args, kw):
+    return ts[0], np.zeros_like(ans[1])
+
+
+def _divmod_vjp(g, ans, args, kw, needs):
+    # divmod(x, y) = (floor(x / y), x - floor(x / y) * y)
+    gr = g[1]
+    return [gr if needs[0] else None, -gr * ans[0] if needs[1] else None]
+
+
+def _divmod_jvp(ts, ans, args, kw):
+    tr = None
+    if ts[0] is not None:
+        tr = ts[0]
+    if ts[1] is not None:
+        tr = -ts[1] * ans[0] if tr is None else tr - ts[1] * ans[0]
+    return np.zeros_like(ans[0]), tr
+
+
+def _frexp_vjp(g, ans, args, kw, needs):
+    # x = m * 2**e with an integer e, so dm/dx = 2**-e
+    return [np.ldexp(g[0], -ans[1])]
+
+
+def _frexp_jvp(ts, ans, args, kw):
+    return np.ldexp(ts[0], -ans[1]), None
+
+
+defrule(np.modf, _modf_vjp, _modf_jvp, kind=POSITIONAL, multi=True, nargs=1)
+defrule(np.divmod, _divmod_vjp, _divmod_jvp, kind=POSITIONAL, multi=True, nargs=2)
+defrule(np.frexp, _frexp_vjp, _frexp_jvp, kind=POSITIONAL, multi=True, nargs=1)

@@ -1,0 +1,134 @@
+"""tape.explain: the path, or exactly where and why there is none (seed example 24)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import nbtape as nt
+
+
+def test_connected_path_names_each_op_and_line():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+        z = np.sin(y)
+    e = tape.explain(z, x)
+    assert e.connected
+    text = str(e)
+    assert "variable 'x'" in text and "np.multiply" in text and "np.sin" in text
+    assert "y = x * x" in text and "z = np.sin(y)" in text
+    assert "<ol>" in e._repr_html_()
+
+
+def test_unwatched_constant():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        y = x * x
+    e = tape.explain(y, x)
+    assert not e.connected
+    assert "never watched" in str(e) and "tape.watch" in str(e)
+
+
+def test_non_trainable_variable():
+    v = nt.Variable(3.0, trainable=False, name="v")
+    with nt.GradientTape() as tape:
+        y = v * v
+    assert tape.gradient(y, v) is None
+    assert "trainable=False" in str(tape.explain(y, v))
+
+
+def test_watch_accessed_variables_false():
+    v = nt.Variable(3.0, name="v")
+    with nt.GradientTape(watch_accessed_variables=False) as tape:
+        y = v * v
+    assert "watch_accessed_variables=False" in str(tape.explain(y, v))
+
+
+def test_replaced_by_a_new_object():
+    x = nt.Variable(2.0, name="x")
+    x = x + 1       # now a Tensor, not the Variable
+    with nt.GradientTape() as tape:
+        y = x + 1
+    assert tape.gradient(y, x) is None
+    text = str(tape.explain(y, x))
+    assert "x = x + 1" in text and "assign_add" in text
+
+
+def test_left_the_tape_through_numpy():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+        z = nt.constant(np.asarray(y)) * 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert tape.gradient(z, x) is None
+    text = str(tape.explain(z, x))
+    assert "np.asarray" in text and "z = nt.constant(np.asarray(y)) * 2" in text
+    assert any("left the tape" in str(w.message) for w in caught)
+
+
+def test_float_escape_is_noted():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = float(x * x) * 3
+    assert "float()" in str(tape.explain(nt.constant(y), x))
+
+
+def test_integer_dtype():
+    x = nt.Variable([[2, 2], [2, 2]], dtype=np.int8, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+    with pytest.warns(UserWarning, match="int8"):
+        assert tape.gradient(y, x) is None
+    assert "int8" in str(tape.explain(y, x))
+
+
+def test_assign_add_breaks_the_path():
+    x0 = nt.Variable(3.0, name="x0")
+    x1 = nt.Variable(0.0, name="x1")
+    with nt.GradientTape() as tape:
+        x1.assign_add(x0)
+        y = x1 ** 2
+    assert tape.gradient(y, x0) is None
+    assert "assign_add" in str(tape.explain(y, x0))
+
+
+def test_stop_recording():
+    x = nt.Variable(3.0, name="x")
+    with nt.GradientTape(persistent=True) as tape:
+        with tape.stop_recording():
+            y = x * x
+    assert tape.gradient(y, x) is None
+    text = str(tape.explain(y, x))
+    assert "stop_recording" in text
+
+
+def test_stop_gradient():
+    x = nt.Variable(3.0, name="x")
+    with nt.GradientTape() as tape:
+        y = nt.stop_gradient(x * x) * 2
+    assert "stop_gradient" in str(tape.explain(y, x))
+
+
+def test_watched_after_use():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        y = x * x
+        tape.watch(x)
+    assert tape.gradient(y, x) is None
+    assert "after the target" in str(tape.explain(y, x))
+
+
+def test_explain_works_after_a_non_persistent_gradient():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * 3
+    tape.gradient(y, x)
+    assert tape.explain(y, x).connected
+
+
+def test_explain_rejects_plain_values():
+    with nt.GradientTape() as tape:
+        pass
+    with pytest.raises(TypeError):
+        tape.explain(1.0, 2.0)
