@@ -9,12 +9,14 @@ _NUMPY = os.path.dirname(os.path.abspath(_np.__file__)) + os.sep
 _SKIP = (_HERE, _NUMPY)
 
 
-def caller():
+def caller(depth=2):
     """``(filename, lineno, function)`` of the nearest frame outside nbtape/numpy.
 
-    Called once per recorded op, so it compares file-name prefixes only.
+    Called once per recorded op, so it compares file-name prefixes only, starting
+    ``depth`` frames up (the recorder passes the depth where the user's frame
+    usually is, so the common case checks a single frame).
     """
-    f = sys._getframe(2)
+    f = sys._getframe(depth)
     while f is not None:
         code = f.f_code
         if not code.co_filename.startswith(_SKIP):

@@ -124,7 +124,8 @@ def backward(ops, seeds, source_ids, tensor_mode, keep_all=False):
         args = op.args
         kwargs = op.kwargs
         if not tensor_mode:
-            args = [a._value if type(a) is Tensor else _raw(a) for a in args]
+            args = [a._value if type(a) is Tensor else (_raw(a) if type(a) is list else a)
+                    for a in args]
             if kwargs:
                 kwargs = {k: _raw(v) for k, v in kwargs.items()}
         grads = call_vjp(rule, g, ans, args, kwargs, needs)

@@ -190,7 +190,7 @@ class GradientTape(Observable):
                  for a in operands]
         ops = self._ops
         ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
-                      out_ids, _where.caller(), outs if len(ops) < DISPLAY_OPS else None))
+                      out_ids, _where.caller(4), outs if len(ops) < DISPLAY_OPS else None))
         if not rule.stop:
             if len(out_ids) == 1:
                 tracked.add(out_ids[0])

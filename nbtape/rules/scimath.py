@@ -1,0 +1,41 @@
+"""``np.emath``: square roots, logarithms and inverse trig that go complex outside
+their real domain (``np.emath.sqrt(-4) == 2j``).
+
+The derivatives are the usual ones, computed with ``np.emath`` so they take the
+same branch as the function.  A real input with a complex output gets the real
+part of ``g * conj(f'(x))``, as TensorFlow's convention asks; the engine takes
+that real part when it casts the adjoint to the input's dtype.
+"""
+import math
+
+import numpy as np
+
+from .registry import defjvp, defvjp
+from .util import conj
+
+em = np.emath
+LN2, LN10 = math.log(2.0), math.log(10.0)
+
+defvjp(em.sqrt, lambda g, ans, x: g * conj(0.5 / ans))
+defjvp(em.sqrt, lambda t, ans, x: t * 0.5 / ans)
+defvjp(em.log, lambda g, ans, x: g / conj(x))
+defjvp(em.log, lambda t, ans, x: t / x)
+defvjp(em.log2, lambda g, ans, x: g / conj(x * LN2))
+defjvp(em.log2, lambda t, ans, x: t / (x * LN2))
+defvjp(em.log10, lambda g, ans, x: g / conj(x * LN10))
+defjvp(em.log10, lambda t, ans, x: t / (x * LN10))
+# logn(n, x) = log(x) / log(n)
+defvjp(em.logn, lambda g, ans, n, x: -g * conj(ans / (n * em.log(n))),
+                lambda g, ans, n, x: g / conj(x * em.log(n)))
+defjvp(em.logn, lambda t, ans, n, x: -t * ans / (n * em.log(n)),
+                lambda t, ans, n, x: t / (x * em.log(n)))
+defvjp(em.power, lambda g, ans, x, p: g * conj(p * em.power(x, p - 1)),
+                 lambda g, ans, x, p: g * conj(em.log(np.where(x == 0, 1.0, x)) * ans))
+defjvp(em.power, lambda t, ans, x, p: t * p * em.power(x, p - 1),
+                 lambda t, ans, x, p: t * em.log(np.where(x == 0, 1.0, x)) * ans)
+defvjp(em.arcsin, lambda g, ans, x: g / conj(em.sqrt(1 - x ** 2)))
+defjvp(em.arcsin, lambda t, ans, x: t / em.sqrt(1 - x ** 2))
+defvjp(em.arccos, lambda g, ans, x: -g / conj(em.sqrt(1 - x ** 2)))
+defjvp(em.arccos, lambda t, ans, x: -t / em.sqrt(1 - x ** 2))
+defvjp(em.arctanh, lambda g, ans, x: g / conj(1 - x ** 2))
+defjvp(em.arctanh, lambda t, ans, x: t / (1 - x ** 2))
