@@ -25,12 +25,24 @@ def caller(depth=2):
     return None
 
 
+def _is_cell(filename):
+    # IPython compiles cells to <ipython-input-N-...> or .../ipykernel_PID/NNNN.py;
+    # those names change every run, so they are shown as "a notebook cell"
+    if filename.startswith("<ipython-input-"):
+        return True
+    parent = os.path.basename(os.path.dirname(filename))
+    return parent.startswith("ipykernel_") and os.path.basename(filename)[:-3].isdigit()
+
+
 def describe(where):
     """'line 3 of <cell>' style text for a ``caller()`` result."""
     if not where:
         return "an unknown line"
     filename, lineno, func = where
     base = os.path.basename(filename)
+    inside = f" (in {func})" if func not in ("<module>",) else ""
+    if _is_cell(filename):
+        return f"line {lineno} of a notebook cell{inside}"
     if filename.startswith("<") or base.startswith("<"):
         return f"line {lineno} of {filename}"
     return f"line {lineno} of {base}" + (f" (in {func})" if func not in ("<module>",) else "")

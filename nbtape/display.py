@@ -1,73 +1,329 @@
-"""Text and HTML reprs of tensors, variables and tapes (plain strings, no IPython)."""
+"""Text and HTML reprs of tensors, variables and tapes (plain strings, no IPython).
+
+Text reprs follow TensorFlow's layout and are deterministic (no addresses, no
+ids, no numpy-version-specific scalar reprs), so notebooks that print them can
+be compared by nbval on numpy 1.26 and 2.x alike.
+"""
+import collections
 import html
 
 import numpy as np
 
+from ._state import tls
 
-def _value_text(value, threshold=20):
+# Arrays with more elements than this are summarised with "..." (numpy's own
+# default is 1000, far more than a learner wants to scroll past).
+THRESHOLD = 100
+# Tapes with at most this many ops get their picture in the HTML repr.
+PICTURE_OPS = 30
+# How many watched values a one-line tape repr names before saying "and N more".
+LISTED = 4
+
+
+def value_text(value, threshold=THRESHOLD):
+    """The value the way numpy's ``str`` shows it; scalars without numpy's type prefix.
+
+    >>> value_text(np.array(27.0)), value_text(np.float32(0.1)), value_text([1.0, 2.5])
+    ('27.0', '0.1', '[1.  2.5]')
+    """
     arr = np.asarray(value)
-    with np.printoptions(threshold=threshold, edgeitems=3, precision=6, suppress=False):
-        return np.array2string(arr, separator=", ") if arr.ndim else repr(arr.item())
+    if arr.ndim == 0:
+        # str() of a numpy scalar is the same on numpy 1.x and 2.x (repr is not)
+        # and uses the dtype's own shortest form (float32 0.1 prints as 0.1).
+        return str(arr[()])
+    with np.printoptions(threshold=threshold, edgeitems=3):
+        return np.array2string(arr)
+
+
+def _array_repr(value, threshold=THRESHOLD):
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return str(arr[()])
+    with np.printoptions(threshold=threshold, edgeitems=3):
+        return repr(arr)
 
 
 def tensor_repr(t):
-    return f"nt.Tensor({_value_text(t._value)}, shape={t.shape}, dtype={t.dtype})"
+    """TensorFlow's layout: ``nt.Tensor(value, shape=..., dtype=...)``.
+
+    >>> import nbtape as nt
+    >>> tensor_repr(nt.constant(27.0))
+    'nt.Tensor(27.0, shape=(), dtype=float64)'
+    >>> print(tensor_repr(nt.constant([[8.0, 8.0], [8.0, 8.0]])))
+    nt.Tensor(
+    [[8. 8.]
+     [8. 8.]], shape=(2, 2), dtype=float64)
+    """
+    text = value_text(t._value)
+    sep = "\n" if "\n" in text else ""
+    return f"nt.Tensor({sep}{text}, shape={t.shape}, dtype={t.dtype})"
 
 
 def variable_repr(v):
+    """TensorFlow's layout: ``<nt.Variable 'name' shape=... dtype=..., numpy=value>``.
+
+    >>> import nbtape as nt
+    >>> variable_repr(nt.Variable(3.0, name="x"))
+    "<nt.Variable 'x' shape=() dtype=float64, numpy=3.0>"
+    >>> variable_repr(nt.Variable([1.0, 2.0], trainable=False))
+    "<nt.Variable 'Variable' shape=(2,) dtype=float64, trainable=False, numpy=array([1., 2.])>"
+    """
+    text = _array_repr(v._value)
+    sep = "\n" if "\n" in text else ""
     extra = "" if v.trainable else ", trainable=False"
-    return (f"nt.Variable({_value_text(v._value)}, name={v.name!r}, shape={v.shape}, "
-            f"dtype={v.dtype}{extra})")
+    return (f"<nt.Variable {v.name!r} shape={v.shape} dtype={v.dtype}{extra}, "
+            f"numpy={sep}{text}>")
 
 
-def _html_table(title, rows, value):
-    cells = "".join(f"<tr><th style='text-align:left;padding-right:1em'>{html.escape(k)}</th>"
-                    f"<td style='text-align:left'>{html.escape(str(v))}</td></tr>" for k, v in rows)
-    return (f"<div class='nbtape-repr'><b>{html.escape(title)}</b>"
-            f"<table>{cells}</table><pre style='margin:0'>{html.escape(value)}</pre></div>")
+# ---------------------------------------------------------------------------------
+# what a tape knows about itself
+
+def _recording_tapes_watching(obj):
+    """True when a tape on this thread's recording stack follows ``obj``."""
+    i = obj._id
+    for rec in tls.stack:
+        tracked = getattr(rec, "_tracked", None)
+        if tracked is None:       # a paused tape or a forward accumulator
+            tracked = getattr(getattr(rec, "tape", None), "_tracked", ())
+        if i in tracked:
+            return True
+    return False
 
 
-def tensor_html(t):
-    return _html_table("nt.Tensor", [("shape", t.shape), ("dtype", t.dtype)],
-                       _value_text(t._value))
+def tape_state(tape):
+    """Words for the tape's condition: kind first, then anything unusual.
 
-
-def variable_html(v):
-    return _html_table(f"nt.Variable {v.name}",
-                       [("shape", v.shape), ("dtype", v.dtype), ("trainable", v.trainable)],
-                       _value_text(v._value))
-
-
-def tape_summary(tape):
-    ops = tape._ops
-    kind = "persistent" if tape.persistent else "non-persistent"
-    state = []
+    >>> import nbtape as nt
+    >>> tape_state(nt.GradientTape(persistent=True))
+    ['persistent']
+    """
+    words = ["persistent" if tape.persistent else "non-persistent"]
     if tape.recording:
-        state.append("recording")
+        words.append("recording")
     if tape._consumed:
-        state.append("used (its one gradient is taken)")
+        words.append("used")
     if tape._interrupted:
-        state.append("interrupted")
-    watched = [v.name for v in tape.watched_variables()]
-    n_tensors = sum(1 for _, w in tape._watched.items() if w[2] == "tensor")
-    return kind, state, len(ops), watched, n_tensors
+        words.append("interrupted")
+    if getattr(tape, "_replaced_by", None):
+        words.append("replaced")
+    return words
+
+
+def watched_entries(tape):
+    """What the tape watches, in watch order: dicts of kind, name, shape, dtype.
+
+    A watched tensor's shape comes from the first op that used it (the tape
+    keeps ids, not the tensors), so an unused one has shape ``None``.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0, name="x")
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x
+    >>> [(e["kind"], e["name"], e["shape"]) for e in watched_entries(tape)]
+    [('variable', 'x', ())]
+    """
+    meta = {}
+    for op in tape._ops:
+        for i, m in zip(op.in_ids, op.metas or ()):
+            if i is not None and m is not None and i not in meta:
+                meta[i] = m
+    out = []
+    for i, (serial, _where, kind) in sorted(tape._watched.items(), key=lambda kv: kv[1][0]):
+        if kind == "variable":
+            v = tape._variables.get(i)
+            if v is None:
+                continue
+            out.append(dict(kind="variable", name=v.name, shape=v.shape, dtype=v.dtype,
+                            trainable=v.trainable, id=i))
+        else:
+            shape, dtype = meta.get(i, (None, None))
+            out.append(dict(kind="tensor", name=None, shape=shape, dtype=dtype,
+                            trainable=None, id=i))
+    return out
+
+
+def op_counts(tape, top=6):
+    """The most frequent op names with their counts, most frequent first.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = x * x * x + x
+    >>> op_counts(tape)
+    [('np.multiply', 2), ('np.add', 1)]
+    """
+    return collections.Counter(op.name for op in tape._ops).most_common(top)
+
+
+def _plural(n, word):
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _entry_text(e):
+    shape = "shape unknown (not used)" if e["shape"] is None else f"shape={e['shape']}"
+    if e["kind"] == "variable":
+        return f"variable {e['name']!r} {shape}"
+    return f"tensor {shape}"
 
 
 def tape_repr(tape):
-    kind, state, n, watched, n_tensors = tape_summary(tape)
-    bits = [f"{n} op{'s' if n != 1 else ''} recorded", kind] + state
-    if watched:
-        bits.append("variables: " + ", ".join(watched))
-    if n_tensors:
-        bits.append(f"{n_tensors} watched tensor{'s' if n_tensors != 1 else ''}")
-    return "<nt.GradientTape: " + "; ".join(bits) + ">"
+    """One line: kind and state, op count, watched values.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(3.0, name="x")
+    >>> with nt.GradientTape() as tape:
+    ...     y = x ** 3
+    >>> tape_repr(tape)
+    "<nt.GradientTape non-persistent: 1 op recorded; watching variable 'x' shape=()>"
+    """
+    entries = watched_entries(tape)
+    if entries:
+        listed = ", ".join(_entry_text(e) for e in entries[:LISTED])
+        if len(entries) > LISTED:
+            listed += f" and {len(entries) - LISTED} more"
+    else:
+        listed = "nothing"
+    return (f"<nt.GradientTape {', '.join(tape_state(tape))}: "
+            f"{_plural(len(tape._ops), 'op')} recorded; watching {listed}>")
+
+
+# ---------------------------------------------------------------------------------
+# HTML
+
+_BOX = ("display:inline-block;border:1px solid rgba(127,127,127,.45);border-radius:4px;"
+        "padding:4px 8px;margin:2px 0;font-family:var(--jp-code-font-family,monospace);"
+        "font-size:12px")
+_CHIP = ("display:inline-block;border:1px solid rgba(127,127,127,.45);border-radius:8px;"
+         "padding:0 6px;margin-left:4px;font-size:11px")
+_CELL = "text-align:left;padding:1px 10px 1px 0;vertical-align:top"
+
+
+def _chips(words):
+    return "".join(f"<span style='{_CHIP}'>{html.escape(w)}</span>" for w in words)
+
+
+def _pre(text):
+    return f"<pre style='margin:4px 0 0 0'>{html.escape(text)}</pre>"
+
+
+def _card(title, chips, body, cls):
+    return (f"<div class='nbtape-repr {cls}' style='{_BOX}'><b>{html.escape(title)}</b>"
+            f"{_chips(chips)}{body}</div>")
+
+
+def html_table(header, rows):
+    """A small left-aligned HTML table; every cell is escaped.
+
+    >>> html_table(["a"], [["<b>"]])
+    "<table><tr><th style='text-align:left;padding:1px 10px 1px 0;vertical-align:top'>a</th></tr><tr><td style='text-align:left;padding:1px 10px 1px 0;vertical-align:top'>&lt;b&gt;</td></tr></table>"
+    """
+    head = "".join(f"<th style='{_CELL}'>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td style='{_CELL}'>{html.escape(str(c))}</td>"
+                                    for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def tensor_html(t):
+    """A card with shape and dtype chips over the value.
+
+    >>> import nbtape as nt
+    >>> "shape (2,)" in tensor_html(nt.constant([1.0, 2.0]))
+    True
+    """
+    chips = [f"shape {t.shape}", str(t.dtype)]
+    if t.dtype.kind not in "fc":
+        chips.append("not differentiable")
+    if _recording_tapes_watching(t):
+        chips.append("watched")
+    return _card("nt.Tensor", chips, _pre(value_text(t._value)), "nbtape-tensor")
+
+
+def variable_html(v):
+    """A card with the name, shape, dtype, trainable and watched chips over the value.
+
+    >>> import nbtape as nt
+    >>> "not trainable" in variable_html(nt.Variable(1.0, trainable=False))
+    True
+    """
+    chips = [f"shape {v.shape}", str(v.dtype),
+             "trainable" if v.trainable else "not trainable"]
+    if v.dtype.kind not in "fc":
+        chips.append("not differentiable")
+    if _recording_tapes_watching(v):
+        chips.append("watched")
+    return _card(f"nt.Variable {v.name!r}", chips, _pre(value_text(v._value)),
+                 "nbtape-variable")
+
+
+def tape_picture_svg(tape, max_ops=PICTURE_OPS):
+    """SVG of a small tape's graph, or ``None`` (too big, empty, or no renderer).
+
+    A repr must never fail, so anything going wrong in the picture just leaves
+    it out.
+
+    >>> import nbtape as nt
+    >>> tape_picture_svg(nt.GradientTape()) is None
+    True
+    """
+    if not 0 < len(tape._ops) <= max_ops:
+        return None
+    try:
+        from .notebook.graph import tape_graph
+        bundle = tape_graph(tape)._repr_mimebundle_(include=["image/svg+xml"])
+        svg = bundle.get("image/svg+xml") if isinstance(bundle, dict) else None
+        if isinstance(svg, bytes):
+            svg = svg.decode("utf-8")
+    except Exception:
+        return None
+    if not isinstance(svg, str) or "<svg" not in svg:
+        return None
+    return svg[svg.index("<svg"):]     # drop the XML prolog: it is invalid inside HTML
 
 
 def tape_html(tape):
-    kind, state, n, watched, n_tensors = tape_summary(tape)
-    rows = [("ops recorded", n), ("kind", kind)]
-    if state:
-        rows.append(("state", ", ".join(state)))
-    rows.append(("watched variables", ", ".join(watched) or "none"))
-    rows.append(("watched tensors", n_tensors))
-    return _html_table("nt.GradientTape", rows, "")
+    """A card: state chips, op counts by name, watched values, and a small tape's picture.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(3.0, name="x")
+    >>> with nt.GradientTape() as tape:
+    ...     y = x ** 3
+    >>> "1 op recorded" in tape_html(tape) and "power" in tape_html(tape)
+    True
+    """
+    n = len(tape._ops)
+    parts = [f"<div>{_plural(n, 'op')} recorded"]
+    counts = op_counts(tape)
+    if counts:
+        parts.append(": " + html.escape(", ".join(f"{name} \u00d7{k}" for name, k in counts)))
+        if len(counts) < len({op.name for op in tape._ops}):
+            parts.append(", \u2026")
+    parts.append("</div>")
+    replaced = getattr(tape, "_replaced_by", None)
+    if replaced:
+        parts.append(f"<div>{html.escape(replaced_note(replaced))}</div>")
+    if tape._interrupted:
+        parts.append("<div>Recording was interrupted (Ctrl-C): the tape keeps what it "
+                     "recorded before that.</div>")
+    entries = watched_entries(tape)
+    if entries:
+        rows = [[e["kind"], e["name"] or "", "?" if e["shape"] is None else e["shape"],
+                 e["dtype"] if e["dtype"] is not None else "?"] for e in entries]
+        parts.append("<div style='margin-top:4px'>watching:</div>"
+                     + html_table(["kind", "name", "shape", "dtype"], rows))
+    else:
+        parts.append("<div>watching nothing</div>")
+    svg = tape_picture_svg(tape)
+    if svg:
+        parts.append(f"<div class='nbtape-tape-picture' style='margin-top:4px'>{svg}</div>")
+    return _card("nt.GradientTape", tape_state(tape), "".join(parts), "nbtape-tape")
+
+
+def replaced_note(where):
+    """What a replaced tape says about itself (``where`` names the re-run cell).
+
+    >>> replaced_note("In[7]")
+    'Replaced when its %%tape cell ran again (In[7]): its records were dropped; use the new tape.'
+    """
+    return (f"Replaced when its %%tape cell ran again ({where}): its records were "
+            "dropped; use the new tape.")

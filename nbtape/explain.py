@@ -208,13 +208,13 @@ def _breaks(tape, ops, reach, source, target, src):
             continue
         elif kind == "escape":
             escapes.append(f"a value computed from {src} left the tape through {detail} at "
-                           f"{at}: from there it is a plain numpy array the tape cannot "
+                           f"{at}: from there it is a plain value the tape cannot "
                            "follow (keep it a tensor; np.stack/np.concatenate build arrays "
                            "from tensors).")
         elif kind == "stop_recording":
             paused.append(f"{detail} used a value computed from {src} inside "
                           f"tape.stop_recording() at {at}: nothing there is recorded.")
-    reasons = stops + assigns + paused + escapes
+    reasons = list(dict.fromkeys(stops + assigns + paused + escapes))   # each once
     watched = tape._watched.get(source._id)
     if watched and isinstance(target, Tensor) and target._id < watched[0]:
         reasons.append(f"{src} was watched at {_where.describe(watched[1])}, after the target "

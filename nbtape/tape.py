@@ -169,11 +169,19 @@ class GradientTape(Observable):
 
     def record(self, rule, args, kwargs, operands, ids, outs):
         tracked = self._tracked
+        connected = False
+        constant_operand = False
         for i in ids:
             if i in tracked:
-                break
-        else:
+                connected = True
+            elif i is not None:
+                constant_operand = True
+        if not connected:
             return
+        if constant_operand:
+            # an operand this tape does not watch (yet) is a constant for this op,
+            # even if it gets watched later (TensorFlow's semantics)
+            ids = [i if i in tracked else None for i in ids]
         if rule.multi:
             out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fc" else None
                             for o in outs)

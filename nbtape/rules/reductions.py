@@ -1,16 +1,275 @@
-"""Reductions: sum lives with the operators (core_ops); the rest are here."""
+"""Reductions: mean, prod, max/min, ptp, var/std, average (sum is in core_ops).
+
+Conventions shared by the reduction families (nan-, cumulative, order
+statistics, ufunc methods), whose modules import the helpers below:
+
+* ``prod`` never divides, so zeros in the input give exact gradients.
+* ``max``/``min`` share the gradient evenly among tied maxima, like
+  TensorFlow's ``reduce_max``.
+* ``where=`` masks are honoured by ``mean``, ``prod``, ``max``/``min``; the
+  others raise a clear error rather than return a gradient that ignores it.
+"""
+import math
+
 import numpy as np
 
-from .registry import defjvp, defvjp
-from .util import expand_reduced, shape_of
+from ..errors import NoGradientRuleError
+from .registry import defjvp, defnondiff, defvjp
+from .util import conj, expand_reduced, normalize_axis, shape_of
+
+NV = np._NoValue
 
 
-def _count(shape, axis):
-    from .util import normalize_axis
-    return int(np.prod([shape[a] for a in normalize_axis(axis, len(shape))]))
+def given(value):
+    """True if a keyword argument was actually passed (numpy's default is ``np._NoValue``)."""
+    return value is not NV and value is not None
 
 
-defvjp(np.mean, lambda g, ans, x, axis=None, dtype=None, out=None, keepdims=False, **kw:
-       expand_reduced(g, shape_of(x), axis, keepdims) / _count(shape_of(x), axis))
-defjvp(np.mean, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=False, **kw:
-       np.mean(t, axis=axis, keepdims=keepdims))
+def masked(where):
+    """True if a ``where=`` mask was passed (numpy's defaults are ``np._NoValue`` or True)."""
+    return where is not NV and where is not None and where is not True
+
+
+def flag(keepdims):
+    return bool(keepdims) if keepdims is not NV else False
+
+
+def count(shape, axis):
+    """How many elements each output of a reduction over ``axis`` combines."""
+    return math.prod(shape[a] for a in normalize_axis(axis, len(shape)))
+
+
+def kept(v, shape, axis, keepdims):
+    """A reduction's output reshaped with its reduced axes as length 1 (no broadcast)."""
+    if flag(keepdims):
+        return v
+    axes = normalize_axis(axis, len(shape))
+    if not axes:
+        return v
+    return np.reshape(v, tuple(1 if i in axes else s for i, s in enumerate(shape)))
+
+
+def spread(g, x, axis, keepdims):
+    """A reduction's adjoint broadcast back over the input's shape."""
+    return expand_reduced(g, shape_of(x), axis, flag(keepdims))
+
+
+def reduce_back(v, x, axis, keepdims):
+    """Sum a full-shape tangent over the reduced axes, as the reduction's output."""
+    return np.sum(v, axis=normalize_axis(axis, len(shape_of(x))), keepdims=flag(keepdims))
+
+
+def refuse(name, what):
+    """Raise for a keyword a rule cannot differentiate (instead of ignoring it)."""
+    raise NoGradientRuleError(
+        f"nbtape's gradient for {name} does not support {what}. Compute the same "
+        "value without it (for a mask, apply np.where to the input first), or take the "
+        "gradient of a value that does not go through it.")
+
+
+def value_of(x):
+    """The plain array behind ``x``, for masks and indices that are constants of the
+    rule (reading ``_value`` keeps the tape from noting an escape)."""
+    return np.asarray(getattr(x, "_value", x))
+
+
+# --- mean ---------------------------------------------------------------------------------
+def _mean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=NV):
+    if not masked(where):
+        return spread(g, x, axis, keepdims) / count(shape_of(x), axis)
+    w = np.broadcast_to(where, shape_of(x))
+    n = np.sum(w, axis=normalize_axis(axis, len(shape_of(x))), keepdims=True)
+    return spread(g, x, axis, keepdims) * w / n
+
+
+def _mean_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=NV):
+    if not masked(where):
+        return np.mean(t, axis=axis, keepdims=flag(keepdims))
+    return np.mean(t, axis=axis, keepdims=flag(keepdims), where=where)
+
+
+defvjp(np.mean, _mean_vjp)
+defjvp(np.mean, _mean_jvp)
+
+
+# --- prod ------------------------------------------------------------------------------------
+def prod_except(x, axes):
+    """For each element, the product of the *other* elements of its reduced group.
+
+    Computed as (exclusive cumulative product from the left) times (from the
+    right), so a zero anywhere gives exact results where dividing would give NaN.
+    """
+    shape = shape_of(x)
+    nd = len(shape)
+    rest = [a for a in range(nd) if a not in axes]
+    perm = rest + list(axes)
+    n = math.prod(shape[a] for a in axes)
+    if n == 0:
+        return x * 0
+    y = np.transpose(x, perm) if perm != list(range(nd)) else x
+    lead = tuple(shape[a] for a in rest)
+    y = np.reshape(y, lead + (n,))
+    ones = np.ones(lead + (1,), dtype=x.dtype)
+    left = np.concatenate([ones, np.cumprod(y, axis=-1)[..., :-1]], axis=-1)
+    right = np.concatenate([np.cumprod(y[..., ::-1], axis=-1)[..., -2::-1], ones], axis=-1)
+    out = np.reshape(left * right, tuple(shape[a] for a in perm))
+    return np.transpose(out, tuple(np.argsort(perm))) if perm != list(range(nd)) else out
+
+
+def prod_parts(x, axis, initial, where):
+    axes = normalize_axis(axis, len(shape_of(x)))
+    if masked(where):
+        x = np.where(where, x, 1)
+    pe = prod_except(x, axes)
+    if given(initial):
+        pe = pe * initial
+    return pe * where if masked(where) else pe
+
+
+def _prod_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=NV,
+              where=NV):
+    return spread(g, x, axis, keepdims) * conj(prod_parts(x, axis, initial, where))
+
+
+def _prod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=NV,
+              where=NV):
+    return reduce_back(t * prod_parts(x, axis, initial, where), x, axis, keepdims)
+
+
+defvjp(np.prod, _prod_vjp)
+defjvp(np.prod, _prod_jvp)
+
+
+# --- max and min: ties share the gradient evenly ----------------------------------------------
+def argmax_share(x, ans, axis, keepdims, where=NV):
+    """Weights (summing to 1 per output) on the elements equal to the extreme value."""
+    mask = x == kept(ans, shape_of(x), axis, keepdims)
+    if masked(where):
+        mask = mask & where
+    ties = np.sum(mask, axis=normalize_axis(axis, len(shape_of(x))), keepdims=True)
+    return mask / np.maximum(ties, 1)
+
+
+def _extreme_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV):
+    return spread(g, x, axis, keepdims) * argmax_share(x, ans, axis, keepdims, where)
+
+
+def _extreme_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV):
+    return reduce_back(t * argmax_share(x, ans, axis, keepdims, where), x, axis, keepdims)
+
+
+for _f in (np.max, np.min, np.amax, np.amin):
+    defvjp(_f, _extreme_vjp)
+    defjvp(_f, _extreme_jvp)
+
+
+def _ptp_share(x, axis, keepdims):
+    axes = normalize_axis(axis, len(shape_of(x)))
+    hi = np.max(x, axis=axes, keepdims=True)
+    lo = np.min(x, axis=axes, keepdims=True)
+    return argmax_share(x, hi, axes, True) - argmax_share(x, lo, axes, True)
+
+
+defvjp(np.ptp, lambda g, ans, x, axis=None, out=None, keepdims=False:
+       spread(g, x, axis, keepdims) * _ptp_share(x, axis, keepdims))
+defjvp(np.ptp, lambda t, ans, x, axis=None, out=None, keepdims=False:
+       reduce_back(t * _ptp_share(x, axis, keepdims), x, axis, keepdims))
+
+
+# --- variance and standard deviation -----------------------------------------------------------
+def centered(x, axis, ddof, correction, where, name, nan=False):
+    """``(x - mean(x), n - ddof)`` over ``axis``; with ``nan`` NaNs are skipped (and zeroed)."""
+    if masked(where):
+        refuse(name, "the where= argument")
+    ddof = correction if given(correction) else ddof
+    axes = normalize_axis(axis, len(shape_of(x)))
+    if nan:
+        ok = ~np.isnan(x)
+        x = np.where(ok, x, 0)
+        n = np.sum(ok, axis=axes, keepdims=True)
+        return (x - np.sum(x, axis=axes, keepdims=True) / n) * ok, n - ddof
+    return x - np.mean(x, axis=axes, keepdims=True), count(shape_of(x), axis) - ddof
+
+
+def var_vjp(g, x, axis, ddof, keepdims, correction, where, name, nan=False):
+    # d/dx mean|x - m|^2 = 2 (x - m) / (n - ddof): m's own dependence sums to zero
+    c, n = centered(x, axis, ddof, correction, where, name, nan)
+    return spread(g, x, axis, keepdims) * c * 2 / n
+
+
+def var_jvp(t, x, axis, ddof, keepdims, correction, where, name, nan=False):
+    c, n = centered(x, axis, ddof, correction, where, name, nan)
+    prod = np.real(conj(c) * t) if c.dtype.kind == "c" else c * t
+    return reduce_back(prod * 2 / n, x, axis, keepdims)
+
+
+defvjp(np.var, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+       where=NV, mean=NV, correction=NV:
+       var_vjp(g, x, axis, ddof, keepdims, correction, where, "np.var"))
+defjvp(np.var, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+       where=NV, mean=NV, correction=NV:
+       var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.var"))
+# std = sqrt(var): divide var's derivative by 2 std
+defvjp(np.std, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+       where=NV, mean=NV, correction=NV:
+       var_vjp(g, x, axis, ddof, keepdims, correction, where, "np.std")
+       / (2 * kept(ans, shape_of(x), axis, keepdims)))
+defjvp(np.std, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+       where=NV, mean=NV, correction=NV:
+       var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.std") / (2 * ans))
+
+
+# --- weighted average --------------------------------------------------------------------------
+def _weights_like(a, axis, weights):
+    """``weights`` shaped to broadcast against ``a`` (numpy allows a 1-D weight per axis)."""
+    shape = shape_of(a)
+    ws = shape_of(weights)
+    if ws == shape:
+        return weights
+    ax = normalize_axis(axis, len(shape))[0]
+    return np.reshape(weights, tuple(s if i == ax else 1 for i, s in enumerate(shape)))
+
+
+def _average_parts(a, axis, weights):
+    axes = normalize_axis(axis, len(shape_of(a)))
+    wb = _weights_like(a, axis, weights)
+    total = np.sum(np.broadcast_to(wb, shape_of(a)), axis=axes, keepdims=True)
+    return axes, wb, total
+
+
+def _average_vjp_a(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
+    if weights is None:
+        return spread(g, a, axis, keepdims) / count(shape_of(a), axis)
+    axes, wb, total = _average_parts(a, axis, weights)
+    return spread(g, a, axis, keepdims) * conj(wb / total)
+
+
+def _average_vjp_w(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
+    # d avg / d w_i = (a_i - avg) / sum(w)
+    axes, wb, total = _average_parts(a, axis, weights)
+    full = spread(g, a, axis, keepdims) * conj(
+        (a - kept(ans, shape_of(a), axis, keepdims)) / total)
+    if shape_of(weights) == shape_of(a):
+        return full
+    ax = axes[0]
+    return np.sum(full, axis=tuple(i for i in range(len(shape_of(a))) if i != ax))
+
+
+def _average_jvp_a(t, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
+    if weights is None:
+        return np.mean(t, axis=axis, keepdims=flag(keepdims))
+    axes, wb, total = _average_parts(a, axis, weights)
+    return reduce_back(t * wb / total, a, axis, keepdims)
+
+
+def _average_jvp_w(t, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
+    axes, wb, total = _average_parts(a, axis, weights)
+    tb = _weights_like(a, axis, t)
+    return reduce_back(tb * (a - kept(ans, shape_of(a), axis, keepdims)) / total,
+                       a, axis, keepdims)
+
+
+defvjp(np.average, _average_vjp_a, None, _average_vjp_w)
+defjvp(np.average, _average_jvp_a, None, _average_jvp_w)
+
+defnondiff(np.all, np.any)

@@ -1,85 +1,259 @@
-"""Shape functions: reshape, broadcasting, joining, selecting."""
+"""Shape functions: reshape, transpose, broadcast, join, split, tile, flip, roll, pad.
+
+Each is linear in its arrays, so its JVP is the function applied to the tangent.
+Its VJP undoes the movement: reshape back, move the axes back, flip or roll back,
+split what was joined, join what was split.  Functions that copy elements (tile,
+repeat, the reflecting pad modes) are selections (see ``indexing``).
+"""
 import numpy as np
 
-from .registry import POSITIONAL, SEQUENCE, defjvp, defnondiff, defrule, defvjp, deflinear
+from .indexing import defselection, positions, raw, unselect
+from .registry import POSITIONAL, SEQUENCE, VARARGS, defjvp, deflinear, defrule, defvjp, rule_for
 from .util import shape_of
 
 
-defvjp(np.reshape, lambda g, ans, x, *a, **k: np.reshape(g, shape_of(x)))
-defjvp(np.reshape, lambda t, ans, x, *a, **k: np.reshape(t, shape_of(ans)))
-defvjp(np.broadcast_to, lambda g, ans, x, shape, **k: g)   # the engine sums g back
-deflinear(np.broadcast_to)
-defvjp(np.swapaxes, lambda g, ans, x, a1, a2: np.swapaxes(g, a1, a2))
+# --- same elements, new shape: VJP reshapes back, JVP reshapes forward --------------------------
+def _reshape_back(g, ans, x, *args, **kw):
+    return np.reshape(g, shape_of(x))
+
+
+def _reshape_forward(t, ans, x, *args, **kw):
+    return np.reshape(t, shape_of(ans))
+
+
+def _one_array(fn):
+    """Record ``fn`` for one array per call (``np.atleast_2d(a, b)`` returns a tuple, and a
+    rule has one output arity)."""
+    def call(*arrays):
+        if len(arrays) != 1:
+            raise TypeError(f"nbtape records {fn.__name__} on one array at a time: write "
+                            f"np.{fn.__name__}(a), np.{fn.__name__}(b) instead of "
+                            f"np.{fn.__name__}(a, b) when they are tensors.")
+        return fn(arrays[0])
+    rule = rule_for(fn)
+    rule.fn = rule.compute = call
+
+
+for _fn in (np.squeeze, np.expand_dims, np.atleast_1d, np.atleast_2d, np.atleast_3d):
+    defvjp(_fn, _reshape_back)
+    defjvp(_fn, _reshape_forward)
+for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+    _one_array(_fn)
+
+
+def _order(x, order):
+    """'C' or 'F': the element order ``order`` means for ``x`` (None: strided memory order)."""
+    if order in ("C", "F"):
+        return order
+    flags = getattr(raw(x), "flags", None)
+    if flags is None or flags.c_contiguous:
+        return "C"
+    if flags.f_contiguous:
+        return "F"
+    return "C" if order == "A" else None
+
+
+def _memory_positions(x):
+    # x's flat indices, laid out in memory as x is, read back in memory order
+    pos = np.empty_like(raw(x), dtype=np.intp)
+    np.copyto(pos, positions(x))
+    return np.ravel(pos, order="K")
+
+
+defvjp(np.reshape, lambda g, ans, a, shape=None, order="C", **kw:
+       np.reshape(g, shape_of(a), order=_order(a, order)))
+defjvp(np.reshape, lambda t, ans, a, shape=None, order="C", **kw:
+       np.reshape(t, shape_of(ans), order=_order(a, order)))
+
+
+def _ravel_vjp(g, ans, a, order="C"):
+    o = _order(a, order)
+    if o is None:
+        return unselect(g, a, _memory_positions(a))
+    return np.reshape(g, shape_of(a), order=o)
+
+
+def _ravel_jvp(t, ans, a, order="C"):
+    o = _order(a, order)
+    if o is None:
+        return np.take(np.ravel(t), _memory_positions(a))
+    return np.ravel(t, order=o)
+
+
+defvjp(np.ravel, _ravel_vjp)
+defjvp(np.ravel, _ravel_jvp)
+
+
+# --- axes move: VJP moves them back -----------------------------------------------------------------
+def _rollaxis_perm(ndim, axis, start):
+    axis, start = axis % ndim, (start + ndim if start < 0 else start)
+    axes = [k for k in range(ndim) if k != axis]
+    axes.insert(start - (axis < start), axis)
+    return axes
+
+
+defvjp(np.swapaxes, lambda g, ans, x, axis1, axis2: np.swapaxes(g, axis1, axis2))
 deflinear(np.swapaxes)
-defvjp(np.where, None,
-       lambda g, ans, c, x, y: np.where(c, g, 0.0),
-       lambda g, ans, c, x, y: np.where(c, 0.0, g))
-defjvp(np.where, None,
-       lambda t, ans, c, x, y: np.where(c, t, 0.0),
-       lambda t, ans, c, x, y: np.where(c, 0.0, t))
+defvjp(np.moveaxis, lambda g, ans, x, source, destination: np.moveaxis(g, destination, source))
+deflinear(np.moveaxis)
+defvjp(np.rollaxis, lambda g, ans, x, axis, start=0:
+       np.transpose(g, np.argsort(_rollaxis_perm(len(shape_of(x)), axis, start))))
+deflinear(np.rollaxis)
+for _fn in (np.matrix_transpose, np.linalg.matrix_transpose):
+    defvjp(_fn, lambda g, ans, x: np.swapaxes(g, -1, -2))
+    deflinear(_fn)
+
+# --- broadcasting: the engine sums each adjoint back to its operand's shape ------------------------
+defvjp(np.broadcast_to, lambda g, ans, x, shape, **k: g)
+deflinear(np.broadcast_to)
+defrule(np.broadcast_arrays,
+        lambda g, ans, args, kw, needs: list(g),
+        lambda ts, ans, args, kw: tuple(None if t is None else np.broadcast_to(t, shape_of(a))
+                                        for t, a in zip(ts, ans)),
+        kind=VARARGS, multi=True)
 
 
-def _split_along(g, xs, axis):
-    sizes = np.cumsum([shape_of(x)[axis] for x in xs])[:-1]
-    return np.split(g, sizes, axis=axis)
+# --- joining: VJP splits the adjoint at the operands' (promoted) sizes -----------------------------
+def _at_least(n):
+    """The shape ``np.atleast_{n}d`` gives an array of shape ``s``."""
+    def promote(s):
+        if len(s) >= n:
+            return s
+        if n == 3:
+            return {0: (1, 1, 1), 1: (1, *s, 1), 2: (*s, 1)}[len(s)]
+        return (1,) * (n - len(s)) + tuple(s)
+    return promote
 
 
-def _concat_vjp(g, ans, args, kw, needs):
-    xs, axis = args[0], (args[1] if len(args) > 1 else kw.get("axis", 0))
-    if axis is None:
-        parts = np.split(g, np.cumsum([np.size(np.asarray(shape_of(x))) for x in xs])[:-1])
-        return [np.reshape(p, shape_of(x)) for p, x in zip(parts, xs)]
-    return _split_along(g, xs, axis)
+def _column(s):
+    return s if len(s) >= 2 else ((*s, 1) if s else (1, 1))
 
 
-def _concat_jvp(ts, ans, args, kw):
-    xs, rest = args[0], args[1:]
-    ts = [t if t is not None else np.zeros(shape_of(x)) for t, x in zip(ts, xs)]
-    return np.concatenate(ts, *rest, **kw)
+def _flat(s):
+    return (int(np.prod(s)),)
 
 
-defrule(np.concatenate, _concat_vjp, _concat_jvp, kind=SEQUENCE)
+def _stacked(axis):
+    def promote(s):
+        ax = axis % (len(s) + 1)
+        return (*s[:ax], 1, *s[ax:])
+    return promote
 
 
-def _stack_vjp(g, ans, args, kw, needs):
-    axis = args[1] if len(args) > 1 else kw.get("axis", 0)
-    n = len(args[0])
-    return [np.take(g, k, axis=axis) for k in range(n)]
+def _join_layout(fn, xs, args, kw):
+    """(promote, axis): each operand's shape in the result, and the joining axis."""
+    axis = args[0] if args else kw.get("axis", 0)
+    if fn is np.concatenate:
+        return (_flat, 0) if axis is None else ((lambda s: s), axis)
+    if fn is np.stack:
+        return _stacked(axis), axis
+    if fn is np.hstack:
+        return _at_least(1), (0 if xs and len(shape_of(xs[0])) <= 1 else 1)
+    return {np.vstack: (_at_least(2), 0), np.dstack: (_at_least(3), 2),
+            np.column_stack: (_column, 1)}[fn]
 
 
-def _stack_jvp(ts, ans, args, kw):
-    xs, rest = args[0], args[1:]
-    ts = [t if t is not None else np.zeros(shape_of(x)) for t, x in zip(ts, xs)]
-    return np.stack(ts, *rest, **kw)
+def _split_to(g, xs, promote, axis):
+    sizes = [promote(tuple(shape_of(x)))[axis] for x in xs]
+    parts = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    return [np.reshape(p, shape_of(x)) for p, x in zip(parts, xs)]
 
 
-defrule(np.stack, _stack_vjp, _stack_jvp, kind=SEQUENCE)
+def _zeros_for_missing(ts, xs):
+    ref = next(t for t in ts if t is not None)
+    return [t if t is not None else np.zeros(shape_of(x), np.result_type(ref))
+            for t, x in zip(ts, xs)]
 
 
-def _split_vjp(g, ans, args, kw, needs):
-    x = args[0]
-    axis = args[2] if len(args) > 2 else kw.get("axis", 0)
-    return [np.concatenate(list(g), axis=axis)]
+def _defjoin(fn):
+    def vjp(g, ans, args, kw, needs):
+        promote, axis = _join_layout(fn, args[0], args[1:], kw)
+        return _split_to(g, args[0], promote, axis)
+
+    def jvp(ts, ans, args, kw):
+        return fn(_zeros_for_missing(ts, args[0]), *args[1:], **kw)
+    defrule(fn, vjp, jvp, kind=SEQUENCE)
 
 
-defrule(np.split, _split_vjp, lambda ts, ans, args, kw: np.split(ts[0], *args[1:], **kw),
-        kind=POSITIONAL, multi=True)
+for _fn in (np.concatenate, np.stack, np.hstack, np.vstack, np.dstack, np.column_stack):
+    _defjoin(_fn)
 
 
-def _take_vjp(g, ans, x, indices, axis=None, **kw):
-    from .core_ops import scatter_add
-    shape = shape_of(x)
-    if axis is None:
-        flat = scatter_add(g, (np.asarray(indices),), (int(np.prod(shape)),))
-        return np.reshape(flat, shape)
-    axis = axis % len(shape)
-    idx = (slice(None),) * axis + (np.asarray(indices),)
-    return scatter_add(g, idx, shape)
+def _append_part(k):
+    def vjp(g, ans, arr, values, axis=None):
+        xs = (arr, values)
+        if axis is None:
+            return _split_to(np.ravel(g), xs, _flat, 0)[k]
+        return _split_to(g, xs, lambda s: s, axis)[k]
+    return vjp
 
 
-defvjp(np.take, _take_vjp)
-defjvp(np.take, lambda t, ans, x, indices, axis=None, **kw: np.take(t, indices, axis=axis))
+defvjp(np.append, _append_part(0), _append_part(1))
+defjvp(np.append,
+       lambda t, ans, arr, values, axis=None: np.append(t, np.zeros(shape_of(values), t.dtype), axis),
+       lambda t, ans, arr, values, axis=None: np.append(np.zeros(shape_of(arr), t.dtype), t, axis))
 
-defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
-           np.argmax, np.argmin, np.argsort, np.nonzero, np.result_type,
-           np.allclose, np.isclose, np.array_equal, np.count_nonzero)
+
+# --- splitting: VJP joins the (zero-filled) adjoints back ------------------------------------------
+def _defsplit(fn, axis_of):
+    defrule(fn, lambda g, ans, args, kw, needs: [np.concatenate(list(g), axis=axis_of(args, kw))],
+            lambda ts, ans, args, kw: fn(ts[0], *args[1:], **kw),
+            kind=POSITIONAL, multi=True)
+
+
+_defsplit(np.split, lambda args, kw: args[2] if len(args) > 2 else kw.get("axis", 0))
+_defsplit(np.array_split, lambda args, kw: args[2] if len(args) > 2 else kw.get("axis", 0))
+_defsplit(np.hsplit, lambda args, kw: 1 if len(shape_of(args[0])) > 1 else 0)
+_defsplit(np.vsplit, lambda args, kw: 0)
+_defsplit(np.dsplit, lambda args, kw: 2)
+defrule(np.unstack, lambda g, ans, args, kw, needs: [np.stack(list(g), axis=kw.get("axis", 0))],
+        lambda ts, ans, args, kw: np.unstack(ts[0], **kw), kind=POSITIONAL, multi=True)
+
+
+# --- copies of elements: selections ------------------------------------------------------------------
+defselection(np.tile)
+defselection(np.repeat)
+
+
+# --- reversals and rotations: VJP turns back -----------------------------------------------------------
+defvjp(np.flip, lambda g, ans, m, axis=None: np.flip(g, axis))
+deflinear(np.flip)
+defvjp(np.fliplr, lambda g, ans, m: np.fliplr(g))
+deflinear(np.fliplr)
+defvjp(np.flipud, lambda g, ans, m: np.flipud(g))
+deflinear(np.flipud)
+defvjp(np.rot90, lambda g, ans, m, k=1, axes=(0, 1): np.rot90(g, -k, axes))
+deflinear(np.rot90)
+defvjp(np.roll, lambda g, ans, a, shift, axis=None: np.roll(g, np.negative(raw(shift)), axis))
+deflinear(np.roll)
+
+
+# --- pad: crop the adjoint (constant mode), or a selection (edge, reflect, symmetric, wrap) -----------
+_SELECTING_PADS = ("edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_mode(mode, kw):
+    if mode == "constant" or (mode in _SELECTING_PADS and kw.get("reflect_type", "even") == "even"):
+        return mode
+    raise NotImplementedError(
+        f"nbtape differentiates np.pad with mode 'constant', 'edge', 'reflect', 'symmetric' or "
+        f"'wrap' (reflect_type='even'), not mode={mode!r} {kw or ''}; pad with one of those or "
+        "build the padding with np.concatenate.")
+
+
+def _pad_vjp(g, ans, array, pad_width, mode="constant", **kw):
+    shape = shape_of(array)
+    if _pad_mode(mode, kw) == "constant":
+        widths = np.broadcast_to(np.asarray(raw(pad_width)), (len(shape), 2))
+        return g[tuple(slice(int(b), int(b) + n) for (b, _), n in zip(widths, shape))]
+    return unselect(g, array, np.pad(positions(array), raw(pad_width), mode, **kw))
+
+
+def _pad_jvp(t, ans, array, pad_width, mode="constant", **kw):
+    if _pad_mode(mode, kw) == "constant":
+        return np.pad(t, pad_width)     # the fill value is a constant: its tangent is zero
+    return np.pad(t, pad_width, mode, **kw)
+
+
+defvjp(np.pad, _pad_vjp)
+defjvp(np.pad, _pad_jvp)

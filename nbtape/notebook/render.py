@@ -1,0 +1,237 @@
+"""Turn DOT into SVG or PNG bytes with whichever Graphviz this machine has.
+
+The order of preference is the system ``dot`` on PATH (the real Graphviz), then
+the ``graphviz-pure`` binary that ``pip install nbtape`` brings along (the same
+flags under a different name, so the ``graphviz`` package cannot find it by
+itself), then nothing: pictures then degrade to their DOT source and one line
+on how to get pictures, never to a traceback.  ``NBTAPE_GRAPHVIZ`` overrides the
+choice: ``dot``, ``graphviz-pure``, ``none``, or the path of a dot-compatible
+program.
+"""
+import collections
+import functools
+import html
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import warnings
+
+from ..errors import NbtapeError
+
+FORMATS = ("svg", "png")
+DEFAULT_TIMEOUT = 20.0
+HOW_TO_GET_PICTURES = (
+    "To see this as a picture, run `pip install graphviz-pure` (no system packages "
+    "needed) or install Graphviz so that `dot` is on PATH, then display it again.")
+
+Engine = collections.namedtuple("Engine", "kind path")
+Engine.__doc__ = "A working layout program: ``kind`` is 'dot' or 'graphviz-pure'."
+
+
+class RenderError(NbtapeError, RuntimeError):
+    """No layout program could draw the picture."""
+
+
+class LayoutTimeout(RenderError):
+    """The layout program took longer than the timeout (the graph is too big)."""
+
+
+def find_engine():
+    """The layout program nbtape draws with, or ``None`` when there is none.
+
+    Checked once per PATH (the program is run on a one-node graph, so a broken
+    ``dot`` is skipped rather than trusted).
+
+    >>> engine = find_engine()
+    >>> engine.kind in ("dot", "graphviz-pure")
+    True
+    """
+    return _find_engine(os.environ.get("NBTAPE_GRAPHVIZ", "").strip(),
+                        os.environ.get("PATH", ""), _script_dirs())
+
+
+def _script_dirs():
+    # A notebook kernel often runs from a virtualenv that is not on PATH, so also
+    # look where pip put this interpreter's console scripts.
+    dirs = [sysconfig.get_path("scripts"), os.path.dirname(sys.executable)]
+    try:
+        dirs.append(sysconfig.get_path("scripts", sysconfig.get_preferred_scheme("user")))
+    except (KeyError, AttributeError, ValueError):
+        pass
+    out = []
+    for d in dirs:
+        if d and d not in out:
+            out.append(d)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=16)
+def _find_engine(choice, path, script_dirs):
+    if choice.lower() == "none":
+        return None
+    candidates = []
+    if choice and choice not in ("dot", "graphviz-pure"):
+        name = os.path.basename(choice)
+        candidates.append(("graphviz-pure" if "graphviz-pure" in name else "dot", choice))
+    else:
+        if choice in ("", "dot"):
+            candidates.append(("dot", shutil.which("dot", path=path)))
+        if choice in ("", "graphviz-pure"):
+            for where in (path,) + script_dirs:
+                candidates.append(("graphviz-pure", shutil.which("graphviz-pure", path=where)))
+    for kind, exe in candidates:
+        if exe and _works(exe):
+            return Engine(kind, exe)
+    return None
+
+
+def _works(exe):
+    try:
+        proc = subprocess.run([exe, "-Kdot", "-Tsvg"], input=b"digraph { a }",
+                              capture_output=True, timeout=15)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0 and b"<svg" in proc.stdout
+
+
+def _source_of(graph):
+    if isinstance(graph, str):
+        return graph
+    source = getattr(graph, "source", None)
+    if not isinstance(source, str):
+        raise TypeError(f"render() needs a graph (such as tape.graph()) or a DOT source "
+                        f"string, not {type(graph).__name__}.")
+    return source
+
+
+def layout(source, format="svg", timeout=DEFAULT_TIMEOUT, engine=None):
+    """Run the layout program on DOT ``source``; return the picture's bytes.
+
+    >>> layout("digraph { a -> b }")[:5]
+    b'<?xml'
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(map(repr, FORMATS))}, "
+                         f"not {format!r}.")
+    engine = engine or find_engine()
+    if engine is None:
+        raise RenderError("nbtape found no program to draw graphs with: neither Graphviz's "
+                          "`dot` on PATH nor the `graphviz-pure` package. "
+                          + HOW_TO_GET_PICTURES)
+    try:
+        proc = subprocess.run([engine.path, "-Kdot", f"-T{format}"],
+                              input=source.encode("utf-8"), capture_output=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise LayoutTimeout(
+            f"Laying out this graph took longer than {timeout:g} s, so it was stopped. "
+            "Draw less of it: pass a smaller max_nodes (or a target and sources) to "
+            "tape.graph(), or a larger timeout to nt.render().") from None
+    except OSError as e:
+        raise RenderError(f"nbtape could not run {engine.path} ({e}). "
+                          + HOW_TO_GET_PICTURES) from None
+    if proc.returncode != 0 or not proc.stdout:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = " ".join(detail[-3:]) or f"exit status {proc.returncode}"
+        hint = ""
+        if format == "png" and engine.kind == "dot":
+            hint = (" This Graphviz may lack PNG support (it needs cairo): use "
+                    "format='svg', or `pip install graphviz-pure` (which draws PNG with no "
+                    "system libraries) and set NBTAPE_GRAPHVIZ=graphviz-pure.")
+        raise RenderError(f"{engine.kind} ({engine.path}) could not draw this graph as "
+                          f"{format}: {detail}.{hint}")
+    return proc.stdout
+
+
+def render(graph, format="svg", timeout=DEFAULT_TIMEOUT):
+    """The picture of ``graph`` (a ``tape.graph()`` or any DOT source) as bytes.
+
+    Uses the system ``dot`` when it works, else ``graphviz-pure``.  A tape
+    picture whose layout exceeds ``timeout`` seconds is drawn again collapsed
+    (with a warning); other failures raise ``RenderError`` saying what to do.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0, name="x")
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x
+    >>> nt.render(tape.graph(), format="png")[:4]
+    b'\\x89PNG'
+    """
+    data, _ = draw(graph, format, timeout)
+    return data
+
+
+def draw(graph, format="svg", timeout=DEFAULT_TIMEOUT):
+    """``(bytes, the graph actually drawn)``: the collapsed fallback after a timeout.
+
+    >>> data, drawn = draw("digraph { a }")
+    >>> drawn
+    'digraph { a }'
+    """
+    source = _source_of(graph)
+    try:
+        return layout(source, format, timeout), graph
+    except LayoutTimeout:
+        fallback = getattr(graph, "_nbtape_fallback", None)
+        smaller = fallback() if fallback is not None else None
+        if smaller is None:
+            raise
+        warnings.warn(f"laying out the full picture took longer than {timeout:g} s; "
+                      "drawing the collapsed picture instead (pass a smaller max_nodes to "
+                      "choose what to see).", UserWarning, stacklevel=3)
+        return layout(smaller.source, format, timeout), smaller
+
+
+def _strip_prolog(svg):
+    # Inline SVG inside HTML must not carry an XML declaration or DOCTYPE.
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 else svg
+
+
+def picture_bundle(graph, include=None, exclude=None, timeout=DEFAULT_TIMEOUT):
+    """An IPython mimebundle for ``graph``: SVG (or PNG when only that is asked).
+
+    Without a working layout program it is the DOT source as text and HTML,
+    headed by one line on how to get pictures.
+
+    >>> sorted(picture_bundle("digraph { a }"))
+    ['image/svg+xml']
+    """
+    include = set(include) if include is not None else None
+    exclude = set(exclude or ())
+    want_png = include is not None and "image/png" in include and "image/svg+xml" not in include
+    mime, fmt = ("image/png", "png") if want_png else ("image/svg+xml", "svg")
+    if mime in exclude:
+        return {}
+    try:
+        data, _ = draw(graph, fmt, timeout)
+    except RenderError as e:
+        return source_bundle(_source_of(graph), str(e) if isinstance(e, LayoutTimeout)
+                             else HOW_TO_GET_PICTURES)
+    return {mime: data if fmt == "png" else data.decode("utf-8")}
+
+
+def source_bundle(source, line=HOW_TO_GET_PICTURES):
+    """What a picture shows when it cannot be drawn: one line, then the DOT source.
+
+    >>> print(source_bundle("digraph { a }", "No pictures here.")["text/plain"])
+    No pictures here.
+    digraph { a }
+    """
+    return {"text/plain": f"{line}\n{source}",
+            "text/html": f"<p>{html.escape(line)}</p><pre>{html.escape(source)}</pre>"}
+
+
+def inline_svg(graph, timeout=DEFAULT_TIMEOUT):
+    """The picture as an ``<svg>`` element to put inside HTML, or ``None``.
+
+    >>> inline_svg("digraph { a }")[:4]
+    '<svg'
+    """
+    try:
+        data, _ = draw(graph, "svg", timeout)
+    except RenderError:
+        return None
+    return _strip_prolog(data.decode("utf-8"))

@@ -1,0 +1,1 @@
+"""Live ipywidgets (work in progress)."""

@@ -1,0 +1,169 @@
+"""Numbers and arrays in a few characters: what a table cell or a chart label shows.
+
+Everything here is deterministic text (no addresses, no timings), so the static
+snapshots built from it stay comparable by nbval.  Arrays too large to scan on
+every refresh are summarised from an evenly strided sample, and say so.
+"""
+import math
+
+import numpy as np
+
+# Arrays with more elements than this are summarised from a strided sample of
+# about SAMPLE values: a refresh must stay in the millisecond range even for a
+# 100-million-element weight.
+SAMPLE = 100_000
+
+
+def fmt(x, digits=4):
+    """A number in at most ``digits`` significant digits, the way a reader says it.
+
+    >>> fmt(3.0), fmt(0.000123456), fmt(123456789.0), fmt(float("nan")), fmt(2 - 1j)
+    ('3', '0.0001235', '1.235e+08', 'nan', '2-1j')
+    """
+    if isinstance(x, (complex, np.complexfloating)):
+        x = complex(x)
+        if x.imag == 0:
+            return fmt(x.real, digits)
+        return f"{fmt(x.real, digits)}{'-' if x.imag < 0 else '+'}{fmt(abs(x.imag), digits)}j"
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    text = f"{x:.{digits}g}"
+    return "0" if text == "-0" else text
+
+
+def fmt_shape(shape):
+    """``(3, 2)`` as ``3×2``; a scalar as ``scalar``.
+
+    >>> fmt_shape((3, 2)), fmt_shape(()), fmt_shape((5,))
+    ('3×2', 'scalar', '5')
+    """
+    return "×".join(str(n) for n in shape) if shape else "scalar"
+
+
+def sample(arr, limit=SAMPLE):
+    """``(flat values, note)``: all of ``arr``, or an evenly strided sample with a note.
+
+    >>> values, note = sample(np.arange(10.0), limit=4)
+    >>> values.tolist(), note
+    ([0.0, 3.0, 6.0, 9.0], 'statistics from 4 of 10 values')
+    """
+    flat = np.asarray(arr).reshape(-1)
+    if flat.size <= limit:
+        return flat, ""
+    step = -(-flat.size // limit)
+    part = flat[::step]
+    return part, f"statistics from {part.size:,} of {flat.size:,} values"
+
+
+def norm(arr):
+    """The L2 norm as a float (complex arrays by modulus); exact, one pass.
+
+    >>> norm(np.array([3.0, 4.0])), norm(np.array(3 + 4j))
+    (5.0, 5.0)
+    """
+    a = np.asarray(arr)
+    if a.dtype.kind not in "fc":
+        a = a.astype(float)
+    flat = a.reshape(-1)
+    return float(np.sqrt(np.vdot(flat, flat).real))
+
+
+def scalar_of(arr):
+    """The single value of a one-element array as a Python number, else ``None``.
+
+    >>> scalar_of(np.array([[2.5]])), scalar_of(np.zeros(2))
+    (2.5, None)
+    """
+    a = np.asarray(arr)
+    if a.size != 1:
+        return None
+    v = a.reshape(-1)[0]
+    if a.dtype.kind == "c":
+        return complex(v)
+    if a.dtype.kind == "b":
+        return bool(v)
+    return int(v) if a.dtype.kind in "iu" else float(v)
+
+
+def history_point(arr):
+    """The number a sparkline follows: the value of a scalar, the norm of an array.
+
+    Complex scalars are followed by their modulus.
+
+    >>> history_point(np.array(-2.0)), history_point(np.array([3.0, 4.0]))
+    (-2.0, 5.0)
+    """
+    a = np.asarray(arr)
+    if a.size == 1 and a.dtype.kind != "c":
+        return float(a.reshape(-1)[0])
+    return norm(a)
+
+
+def describe(arr, inline=6):
+    """One line about an array: its numbers when few, else mean and range.
+
+    >>> describe(np.array(2.0)), describe(np.array([1.0, 2.0]))
+    ('2', '[1, 2]')
+    >>> describe(np.arange(100.0))
+    'mean 49.5, range [0, 99]'
+    """
+    a = np.asarray(arr)
+    s = scalar_of(a)
+    if s is not None and a.ndim == 0:
+        return fmt(s)
+    if a.size <= inline:
+        return "[" + ", ".join(fmt(v) for v in a.reshape(-1).tolist()) + "]"
+    if a.size == 0:
+        return "empty"
+    values, _ = sample(a)
+    if values.dtype.kind == "c":
+        values = np.abs(values)
+        prefix = "|·| "
+    else:
+        prefix = ""
+    values = values.astype(float) if values.dtype.kind in "biu" else values
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return f"{prefix}no finite values"
+    text = (f"{prefix}mean {fmt(finite.mean())}, "
+            f"range [{fmt(finite.min())}, {fmt(finite.max())}]")
+    bad = values.size - finite.size
+    if bad:
+        text += f", {bad:,} non-finite" + (" in the sample" if values.size < a.size else "")
+    return text
+
+
+def decimate(values, buckets):
+    """At most ``2 * buckets`` points that keep each bucket's min and max (spikes survive).
+
+    Returns ``(indices, values)`` into the original sequence, in order.
+
+    >>> idx, vals = decimate([0, 5, 1, 1, 1, -4, 1, 1], 2)
+    >>> idx, vals
+    ([0, 1, 5, 6], [0.0, 5.0, -4.0, 1.0])
+    """
+    v = np.asarray(values, dtype=float)
+    n = v.size
+    if n <= 2 * buckets:
+        return list(range(n)), v.tolist()
+    edges = np.linspace(0, n, buckets + 1).astype(int)
+    keep = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        chunk = v[lo:hi]
+        finite = np.isfinite(chunk)
+        if not finite.all():
+            # a gap must stay a gap in the picture, so keep a non-finite point
+            keep.append(lo + int(np.argmin(finite)))
+        if finite.any():
+            masked = np.where(finite, chunk, np.nan)
+            keep.append(lo + int(np.nanargmin(masked)))
+            keep.append(lo + int(np.nanargmax(masked)))
+    keep = sorted(set(keep))
+    return keep, v[keep].tolist()

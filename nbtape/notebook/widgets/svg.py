@@ -1,0 +1,208 @@
+"""Tiny inline SVG pictures: sparklines, heat maps, histograms.
+
+They are plain strings placed inside an ``ipywidgets.HTML`` (core widgets only,
+no JavaScript), cheap to rebuild ten times a second, and readable in a saved
+notebook's static HTML too.  All text is escaped; numbers are rounded so the
+same data always gives the same string.
+"""
+import html
+
+import numpy as np
+
+from .summary import decimate, fmt
+
+BLUE, RED, INK, MUTED = "#2166ac", "#b2182b", "#1f2937", "#9ca3af"
+LINE = "#1f77b4"
+BLOCKS = "▁▂▃▄▅▆▇█"
+
+
+def _n(x):
+    """Coordinates with two decimals: short strings, stable across platforms."""
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def _svg(width, height, body, label):
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(label)}" '
+            f'style="vertical-align:middle">'
+            f"<title>{html.escape(label)}</title>{body}</svg>")
+
+
+def _segments(xs, ys):
+    """Split a polyline where values are not finite (a nan is a gap, not a zero)."""
+    seg, out = [], []
+    for x, y in zip(xs, ys):
+        if np.isfinite(y):
+            seg.append((x, y))
+        elif seg:
+            out.append(seg)
+            seg = []
+    if seg:
+        out.append(seg)
+    return out
+
+
+def sparkline(values, width=96, height=20, color=LINE, label=None):
+    """A line through ``values`` (oldest left), with a dot on the latest one.
+
+    >>> s = sparkline([1.0, 3.0, 2.0])
+    >>> s.startswith("<svg") and "polyline" in s and "circle" in s
+    True
+    >>> "no data" in sparkline([])
+    True
+    """
+    vals = np.asarray(list(values), dtype=float)
+    if label is None:
+        label = _range_label(vals)
+    if vals.size == 0:
+        return _svg(width, height, f'<text x="2" y="{height - 6}" font-size="9" '
+                    f'fill="{MUTED}">no data</text>', "no data yet")
+    pad = 2.0
+    idx, ys = decimate(vals, max(1, width // 2))
+    finite = vals[np.isfinite(vals)]
+    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    span = hi - lo
+    n = max(vals.size - 1, 1)
+
+    def px(i):
+        return pad + (width - 2 * pad) * i / n
+
+    def py(y):
+        if span == 0:
+            return height / 2
+        return height - pad - (height - 2 * pad) * (y - lo) / span
+
+    body = []
+    for seg in _segments(idx, ys):
+        if len(seg) == 1:
+            (i, y), = seg
+            body.append(f'<circle cx="{_n(px(i))}" cy="{_n(py(y))}" r="1" fill="{color}"/>')
+            continue
+        pts = " ".join(f"{_n(px(i))},{_n(py(y))}" for i, y in seg)
+        body.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
+                    f'stroke-width="1.2" stroke-linejoin="round"/>')
+    last = vals[-1]
+    if np.isfinite(last):
+        body.append(f'<circle cx="{_n(px(vals.size - 1))}" cy="{_n(py(last))}" r="2" '
+                    f'fill="{color}"/>')
+    else:
+        body.append(f'<text x="{width - 8}" y="{height - 4}" font-size="10" fill="{RED}">'
+                    f'{html.escape(fmt(last))}</text>')
+    return _svg(width, height, "".join(body), label)
+
+
+def _range_label(vals):
+    finite = vals[np.isfinite(vals)]
+    if vals.size == 0:
+        return "no data yet"
+    text = f"{vals.size} values"
+    if finite.size:
+        text += f", min {fmt(finite.min())}, max {fmt(finite.max())}, last {fmt(vals[-1])}"
+    return text
+
+
+def diverging(v, vmax):
+    """Colour of ``v`` on a blue–white–red scale centred at 0 (``vmax`` is full colour).
+
+    >>> diverging(0.0, 1.0), diverging(1.0, 1.0), diverging(-1.0, 1.0)
+    ('#ffffff', '#b2182b', '#2166ac')
+    >>> diverging(float("nan"), 1.0)
+    '#d1d5db'
+    """
+    if not np.isfinite(v):
+        return "#d1d5db"
+    t = 0.0 if vmax == 0 else max(-1.0, min(1.0, v / vmax))
+    end = RED if t > 0 else BLUE
+    r, g, b = (int(end[k:k + 2], 16) for k in (1, 3, 5))
+    a = abs(t)
+    mix = [round(255 + (c - 255) * a) for c in (r, g, b)]
+    return "#" + "".join(f"{c:02x}" for c in mix)
+
+
+def heatmap(arr, cell=10, max_cells=512):
+    """Each element of a small 1-D or 2-D array as a coloured cell (hover shows it).
+
+    Larger inputs are the caller's to summarise; this refuses them rather than
+    sending a browser tens of thousands of rectangles.
+
+    >>> s = heatmap(np.array([[1.0, -1.0], [0.5, 0.0]]))
+    >>> s.count("<rect"), "[0, 1] = -1" in s
+    (4, True)
+    """
+    a = np.asarray(arr)
+    if a.dtype.kind == "c":
+        a = np.abs(a)
+    a = np.atleast_2d(a.astype(float))
+    if a.ndim != 2 or a.size > max_cells:
+        raise ValueError(f"heatmap() takes a 1-D or 2-D array of at most {max_cells} "
+                         f"elements, not shape {np.shape(arr)}; summarise it first.")
+    rows, cols = a.shape
+    finite = a[np.isfinite(a)]
+    vmax = float(np.abs(finite).max()) if finite.size else 0.0
+    one_d = np.ndim(arr) < 2
+    body = []
+    for i in range(rows):
+        for j in range(cols):
+            v = a[i, j]
+            where = f"[{j}]" if one_d else f"[{i}, {j}]"
+            body.append(f'<rect x="{j * cell}" y="{i * cell}" width="{cell}" height="{cell}" '
+                        f'fill="{diverging(v, vmax)}" stroke="#e5e7eb" stroke-width="0.5">'
+                        f"<title>{where} = {html.escape(fmt(v))}</title></rect>")
+    label = f"heat map of {rows * cols} values, colour scale ±{fmt(vmax)} (blue < 0 < red)"
+    return _svg(cols * cell, rows * cell, "".join(body), label)
+
+
+def histogram(values, bins=16, width=96, height=20, color=LINE):
+    """Bars counting ``values`` (finite ones) in ``bins`` equal ranges.
+
+    >>> s = histogram(np.arange(100.0), bins=4)
+    >>> s.count("<rect"), "range [0, 99]" in s
+    (4, True)
+    """
+    v = np.asarray(values).reshape(-1)
+    if v.dtype.kind == "c":
+        v = np.abs(v)
+    v = v.astype(float)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return _svg(width, height, "", "no finite values")
+    counts, edges = np.histogram(v, bins=bins)
+    top = counts.max() or 1
+    bw = width / bins
+    body = []
+    for k, c in enumerate(counts):
+        h = (height - 1) * c / top
+        if c:
+            h = max(h, 1.0)
+        body.append(f'<rect x="{_n(k * bw)}" y="{_n(height - h)}" width="{_n(bw - 0.5)}" '
+                    f'height="{_n(h)}" fill="{color}"/>')
+    label = f"histogram of {v.size:,} values, range [{fmt(edges[0])}, {fmt(edges[-1])}]"
+    return _svg(width, height, "".join(body), label)
+
+
+def blocks(values, width=16):
+    """A text sparkline (``▁▂▃▅▇``) for plain-text snapshots; ``·`` marks a nan/inf.
+
+    >>> blocks([0, 1, 2, 3, 4, 5, 6, 7])
+    '▁▂▃▄▅▆▇█'
+    >>> blocks([1.0, float("nan"), 1.0])
+    '▄·▄'
+    """
+    v = np.asarray(list(values), dtype=float)
+    if v.size == 0:
+        return ""
+    if v.size > width:
+        # one block per bucket, showing the bucket's last value (a trend, not a peak)
+        edges = np.linspace(0, v.size, width + 1).astype(int)
+        v = v[edges[1:] - 1]
+    finite = v[np.isfinite(v)]
+    lo, hi = (finite.min(), finite.max()) if finite.size else (0.0, 0.0)
+    out = []
+    for x in v:
+        if not np.isfinite(x):
+            out.append("·")
+        elif hi == lo:
+            out.append(BLOCKS[3])
+        else:
+            out.append(BLOCKS[min(7, int((x - lo) / (hi - lo) * 8))])
+    return "".join(out)

@@ -1,0 +1,174 @@
+"""Selecting elements: take, compress, diagonals, triangles, sort, where.
+
+A *selection* copies elements of ``x`` into its output, perhaps several times,
+perhaps dropping some.  Its JVP selects from the tangent the same way.  Its VJP
+adds each output adjoint back to the element it came from, and to learn where
+that was the selection is simply run again on ``positions(x)``: an array of
+``x``'s shape holding each element's own flat index.  So one line registers a
+selection, whatever its arguments mean (``mode="wrap"`` in ``take``, repeats in
+``np.repeat``, a pad mode...).
+
+Indexing with ``t[idx]`` lives in ``core_ops`` (``getitem``/``scatter_add``).
+"""
+import math
+
+import numpy as np
+
+from .core_ops import scatter_add
+from .registry import deflinear, defjvp, defnondiff, defvjp
+from .util import shape_of
+
+
+def raw(a):
+    """The plain value behind a non-differentiable argument (indices, masks, shifts).
+
+    Inside rules running on tensors (higher-order derivatives), index arrays
+    arrive as tensors; they only steer the computation, so use their values.
+    """
+    return getattr(a, "_value", a)
+
+
+def _raw_kwargs(kw):
+    return {k: raw(v) for k, v in kw.items() if k != "out"}
+
+
+def positions(x):
+    """``x``'s shape, filled with each element's flat (C-order) index.
+
+    >>> positions(np.zeros((2, 3)))
+    array([[0, 1, 2],
+           [3, 4, 5]])
+    """
+    shape = shape_of(x)
+    return np.arange(math.prod(shape)).reshape(shape)
+
+
+def unselect(g, x, src):
+    """Transpose of a selection: add ``g`` to the elements of ``x`` that ``src`` names.
+
+    Repeated sources accumulate.
+
+    >>> unselect(np.array([1., 2., 3.]), np.zeros(2), np.array([1, 0, 1]))
+    array([2., 4.])
+    """
+    shape = shape_of(x)
+    flat = scatter_add(np.ravel(g), np.ravel(src), (math.prod(shape),))
+    return np.reshape(flat, shape)
+
+
+def defselection(fn):
+    """Register ``fn(x, *args, **kw)``, which only copies elements of ``x``.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant([1.0, 2.0, 3.0])
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.take(x, [0, 0, 2])        # a selection: x[0] used twice
+    >>> tape.gradient(y, x).numpy()
+    array([2., 0., 1.])
+    """
+    def vjp(g, ans, x, *args, **kw):
+        return unselect(g, x, fn(positions(x), *map(raw, args), **_raw_kwargs(kw)))
+    defvjp(fn, vjp)
+    return deflinear(fn)
+
+
+# --- selections -------------------------------------------------------------------------
+defselection(np.take)
+defselection(np.take_along_axis)
+defselection(np.diagonal)
+defselection(np.linalg.diagonal)
+defselection(np.delete)
+
+
+def _triangle(fn):
+    # triu/tril multiply by a 0/1 mask: their own transpose.  A 1-D input is first
+    # broadcast to a square, which the engine's unbroadcast sums back.
+    defvjp(fn, lambda g, ans, m, k=0: fn(g, k))
+    defjvp(fn, lambda t, ans, m, k=0: fn(t, k))
+
+
+_triangle(np.triu)
+_triangle(np.tril)
+
+# diag of a vector builds a matrix (its transpose reads the diagonal back);
+# diag of a matrix is a selection.
+defvjp(np.diag, lambda g, ans, v, k=0: np.diagonal(g, k) if len(shape_of(v)) == 1
+       else unselect(g, v, np.diag(positions(v), k)))
+deflinear(np.diag)
+defvjp(np.diagflat, lambda g, ans, v, k=0: np.reshape(np.diagonal(g, k), shape_of(v)))
+deflinear(np.diagflat)
+
+defvjp(np.compress, None,
+       lambda g, ans, c, a, axis=None, out=None: unselect(g, a, np.compress(raw(c), positions(a),
+                                                                            axis)))
+defjvp(np.compress, None, lambda t, ans, c, a, axis=None, out=None: np.compress(c, t, axis))
+defvjp(np.extract, None,
+       lambda g, ans, c, a: unselect(g, a, np.extract(raw(c), positions(a))))
+defjvp(np.extract, None, lambda t, ans, c, a: np.extract(c, t))
+
+
+# --- trace: the sum of a diagonal ---------------------------------------------------------
+def _trace_vjp(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    shape = shape_of(a)
+    eye = np.eye(shape[axis1], shape[axis2], k=offset)
+    # g has a's shape without axis1, axis2: put those back last, as the identity
+    return np.moveaxis(np.expand_dims(g, (-2, -1)) * eye, (-2, -1), (axis1, axis2))
+
+
+defvjp(np.trace, _trace_vjp)
+defjvp(np.trace, lambda t, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None:
+       np.trace(t, offset, axis1, axis2))
+defvjp(np.linalg.trace, lambda g, ans, x, offset=0, dtype=None:
+       _trace_vjp(g, ans, x, offset, -2, -1))
+defjvp(np.linalg.trace, lambda t, ans, x, offset=0, dtype=None: np.linalg.trace(t, offset=offset))
+
+
+# --- sort: a selection whose permutation depends on the values --------------------------------
+def _sort_perm(x, axis):
+    # ties get an arbitrary order; sort is not differentiable there anyway
+    v = raw(x)
+    return np.argsort(np.ravel(v) if axis is None else v, axis=-1 if axis is None else axis,
+                      kind="stable")
+
+
+def _sort_vjp(g, ans, a, axis=-1, kind=None, order=None, **kw):
+    src = positions(a)
+    src = np.ravel(src) if axis is None else src
+    return unselect(g, a, np.take_along_axis(src, _sort_perm(a, axis), -1 if axis is None else axis))
+
+
+def _sort_jvp(t, ans, a, axis=-1, kind=None, order=None, **kw):
+    t = np.ravel(t) if axis is None else t
+    return np.take_along_axis(t, _sort_perm(a, axis), -1 if axis is None else axis)
+
+
+defvjp(np.sort, _sort_vjp)
+defjvp(np.sort, _sort_jvp)
+
+
+# --- where: route the adjoint to the branch that was taken -----------------------------------
+defvjp(np.where, None,
+       lambda g, ans, c, x, y: np.where(c, g, 0.0),
+       lambda g, ans, c, x, y: np.where(c, 0.0, g))
+defjvp(np.where, None,
+       lambda t, ans, c, x, y: np.where(c, t, 0.0),
+       lambda t, ans, c, x, y: np.where(c, 0.0, t))
+
+# full_like depends on its fill value only (the engine sums g down to its shape)
+defvjp(np.full_like, None, lambda g, ans, a, fill_value, *args, **kw: g)
+defjvp(np.full_like, None, lambda t, ans, a, fill_value, *args, **kw: t)
+
+# copy is the identity
+defvjp(np.copy, lambda g, ans, a, *args, **kw: g)
+defjvp(np.copy, lambda t, ans, a, *args, **kw: t)
+
+
+# --- constant-valued: indices, shapes, counts, tests ---------------------------------------
+defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
+           np.argmax, np.argmin, np.argsort, np.argpartition, np.argwhere, np.nonzero,
+           np.flatnonzero, np.searchsorted, np.digitize, np.lexsort, np.result_type,
+           np.allclose, np.isclose, np.array_equal, np.array_equiv, np.count_nonzero,
+           np.isin, np.iscomplex, np.isreal, np.iscomplexobj, np.isrealobj, np.isneginf,
+           np.isposinf, np.tril_indices_from, np.triu_indices_from, np.diag_indices_from,
+           np.ravel_multi_index, np.unravel_index, np.linalg.matrix_rank)
