@@ -441,8 +441,9 @@ def _int_source_message(source):
     label = f"variable {name!r}" if name else "this source"
     example = np.asarray(source._value).ravel()[:1]
     hint = ""
-    if example.size:
-        hint = f" (did you mean {float(example[0])!r} instead of {example[0]!r}?)"
+    if example.size and source.dtype.kind in "iu":
+        v = int(example[0])
+        hint = f" (did you mean {float(v)!r} instead of {v}?)"
     return (f"The gradient with respect to {label} is None: its dtype is {source.dtype}, and "
             f"integer and bool values are never differentiable. Create it with a float "
             f"dtype{hint}, e.g. nt.Variable(2.0) or dtype='float32'.")
