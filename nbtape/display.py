@@ -269,16 +269,11 @@ def tape_picture_svg(tape, max_ops=PICTURE_OPS):
     if not 0 < len(tape._ops) <= max_ops:
         return None
     try:
-        from .notebook.graph import tape_graph
-        bundle = tape_graph(tape)._repr_mimebundle_(include=["image/svg+xml"])
-        svg = bundle.get("image/svg+xml") if isinstance(bundle, dict) else None
-        if isinstance(svg, bytes):
-            svg = svg.decode("utf-8")
+        from .notebook.graph import inline_svg, tape_graph
+        svg = inline_svg(tape_graph(tape))
     except Exception:
         return None
-    if not isinstance(svg, str) or "<svg" not in svg:
-        return None
-    return svg[svg.index("<svg"):]     # drop the XML prolog: it is invalid inside HTML
+    return svg if isinstance(svg, str) and svg.lstrip().startswith("<svg") else None
 
 
 def tape_html(tape):

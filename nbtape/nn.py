@@ -119,50 +119,7 @@ def softplus(x):
     return _softplus(x)
 
 
-# --- logsumexp -------------------------------------------------------------------------------
-@primitive
-def _logsumexp(x, axis=None, keepdims=False):
-    x = np.asarray(x)
-    m = np.max(x, axis=axis, keepdims=True)
-    # a slice of all -inf (or one holding inf) would make x - m NaN; shifting by 0 is exact there
-    m = np.where(np.isfinite(m), m, 0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
-    return out if keepdims else np.squeeze(out, axis=axis)
-
-
-def _lse_vjp(g, ans, x, axis=None, keepdims=False):
-    g = _with_kept_dims(g, x, axis, keepdims)
-    ans = _with_kept_dims(ans, x, axis, keepdims)
-    return g * np.exp(x - ans)
-
-
-def _lse_jvp(t, ans, x, axis=None, keepdims=False):
-    ans = _with_kept_dims(ans, x, axis, keepdims)
-    return np.sum(t * np.exp(x - ans), axis=axis, keepdims=keepdims)
-
-
-defvjp(_logsumexp.raw, _lse_vjp, name="nn.logsumexp")
-defjvp(_logsumexp.raw, _lse_jvp)
-
-
-def logsumexp(x, axis=None, keepdims=False):
-    """``log(sum(exp(x), axis))`` without overflow (TensorFlow's ``reduce_logsumexp``).
-
-    Its gradient is ``softmax(x)`` along ``axis``, finite for any finite input.
-
-    >>> import nbtape as nt
-    >>> x = nt.constant([1000.0, 1000.0])
-    >>> with nt.GradientTape() as t:
-    ...     t.watch(x)
-    ...     y = nt.nn.logsumexp(x)
-    >>> round(float(y), 6), t.gradient(y, x).numpy()
-    (1000.693147, array([0.5, 0.5]))
-    """
-    return _logsumexp(x, axis=axis, keepdims=keepdims)
-
-
-# --- softmax and log_softmax -------------------------------------------------------------------
+# --- softmax -------------------------------------------------------------------------------
 @primitive
 def _softmax(x, axis=-1):
     x = np.asarray(x)
@@ -186,6 +143,48 @@ def softmax(x, axis=-1):
     return _softmax(x, axis=axis)
 
 
+# --- logsumexp -------------------------------------------------------------------------------
+@primitive
+def _logsumexp(x, axis=None, keepdims=False):
+    x = np.asarray(x)
+    m = np.max(x, axis=axis, keepdims=True)
+    # a slice of all -inf (or one holding inf) would make x - m NaN; shifting by 0 is exact there
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+# softmax(x) is exp(x - logsumexp(x)) computed without the rounding of the large sum
+def _lse_vjp(g, ans, x, axis=None, keepdims=False):
+    return _with_kept_dims(g, x, axis, keepdims) * _softmax(x, axis=axis)
+
+
+def _lse_jvp(t, ans, x, axis=None, keepdims=False):
+    return np.sum(t * _softmax(x, axis=axis), axis=axis, keepdims=keepdims)
+
+
+defvjp(_logsumexp.raw, _lse_vjp, name="nn.logsumexp")
+defjvp(_logsumexp.raw, _lse_jvp)
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """``log(sum(exp(x), axis))`` without overflow (TensorFlow's ``reduce_logsumexp``).
+
+    Its gradient is ``softmax(x)`` along ``axis``, finite for any finite input.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant([1000.0, 1000.0])
+    >>> with nt.GradientTape() as t:
+    ...     t.watch(x)
+    ...     y = nt.nn.logsumexp(x)
+    >>> round(float(y), 6), t.gradient(y, x).numpy()
+    (1000.693147, array([0.5, 0.5]))
+    """
+    return _logsumexp(x, axis=axis, keepdims=keepdims)
+
+
+# --- log_softmax -------------------------------------------------------------------------------
 @primitive
 def _log_softmax(x, axis=-1):
     x = np.asarray(x)

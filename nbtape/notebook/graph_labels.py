@@ -10,7 +10,7 @@ import re
 import numpy as np
 
 FONT = "Helvetica"
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
 
 
 def clean(text, limit=60):
@@ -47,7 +47,7 @@ def number(x):
     """A scalar as a short, stable string (6 significant digits).
 
     >>> number(3.0), number(1/3), number(np.float32(2.5)), number(1e-7), number(2+1j)
-    ('3.0', '0.333333', '2.5', '1e-07', '2+1j')
+    ('3.0', '0.333333', '2.5', '1e-07', '2.0+1.0j')
     """
     x = x.item() if isinstance(x, np.generic) else x
     if isinstance(x, (bool, np.bool_)):
@@ -62,27 +62,40 @@ def number(x):
     return f"{x:.6g}"
 
 
-def value_text(value, small=6):
+def value_text(value, small=6, shape=True):
     """The number for scalars, a short summary for small arrays, else shape and dtype.
+
+    ``shape=False`` leaves the shape line off a small array's summary (for
+    gradients and tangents, drawn under a value that already says it).
 
     >>> value_text(np.float64(6.0)), value_text(np.float32(6.0))
     ('6.0', '6.0 float32')
     >>> print(value_text(np.ones((2, 2))))
     [[1., 1.], [1., 1.]]
     (2, 2) float64
-    >>> value_text(np.zeros((100, 3), dtype="float32"))
-    '(100, 3) float32'
+    >>> value_text(np.ones(2), shape=False), value_text(np.zeros((100, 3), dtype="float32"))
+    ('[1., 1.]', '(100, 3) float32')
     """
     arr = np.asarray(value)
     if arr.ndim == 0:
         text = number(arr.item())
-        return text if arr.dtype == np.float64 else f"{text} {arr.dtype}"
-    shape = f"{arr.shape} {arr.dtype}"
+        return text if arr.dtype == np.float64 or not shape else f"{text} {arr.dtype}"
+    kind = f"{arr.shape} {arr.dtype}"
     if arr.size and arr.size <= small and arr.dtype != object:
         body = np.array2string(arr, precision=4, separator=", ", suppress_small=True,
                                max_line_width=10_000)
-        return re.sub(r"\s*\n\s*", " ", body) + "\n" + shape
-    return shape
+        body = re.sub(r"\s*\n\s*", " ", body)
+        return body + "\n" + kind if shape else body
+    return kind
+
+
+def one_line(text):
+    """A name or text on one line (for captions and derivative labels).
+
+    >>> one_line("loss\\n  (train)")
+    'loss (train)'
+    """
+    return " ".join(str(text).split())
 
 
 def meta_text(meta):

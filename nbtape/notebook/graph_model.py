@@ -29,7 +29,17 @@ class Leaf:
 
 @contextlib.contextmanager
 def quiet():
-    """Run rules for the picture with no recorder listening on this thread."""
+    """Run rules for the picture with no recorder listening on this thread.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     with quiet():
+    ...         y = x * x
+    >>> len(tape)
+    0
+    """
     saved = tls.stack
     tls.stack = []
     try:
@@ -39,7 +49,13 @@ def quiet():
 
 
 def ids_of(value, role):
-    """Tensor ids (and the objects) of a target/sources argument, in order."""
+    """The tensors and variables in a target/sources argument, in order.
+
+    >>> import nbtape as nt
+    >>> a, b = nt.constant(1.0), nt.Variable(2.0)
+    >>> [t is a or t is b for t in ids_of({"a": a, "b": [b]}, "sources")]
+    [True, True]
+    """
     out = []
     for t in flatten(value):
         if not isinstance(t, TensorLike):
@@ -51,7 +67,13 @@ def ids_of(value, role):
 
 
 def name_table(names):
-    """``{tensor id: label}`` from ``{tensor: "y"}`` (or ``{"y": tensor}``)."""
+    """``{tensor id: label}`` from ``{tensor: "y"}`` (or ``{"y": tensor}``).
+
+    >>> import nbtape as nt
+    >>> y = nt.constant(1.0)
+    >>> name_table({y: "y"}) == name_table({"y": y}) == {y._id: "y"}
+    True
+    """
     if names is None:
         return {}
     if not hasattr(names, "items"):
@@ -69,7 +91,15 @@ def name_table(names):
 
 
 def operand_arg(op, k):
-    """The saved value of operand ``k`` of ``op`` (None when not kept)."""
+    """The saved value of operand ``k`` of ``op`` (None when not kept).
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * 5.0
+    >>> operand_arg(tape._ops[0], 1)
+    5.0
+    """
     args = op.args
     if args is None:
         return None
@@ -89,19 +119,39 @@ def _plain(v):
 
 
 class TapeModel:
-    """A tape read as a graph (cheap: one pass over the ops)."""
+    """A tape read as a graph (cheap: one pass over the ops).
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.Variable(3.0, name="x")
+    >>> with nt.GradientTape(persistent=True) as tape:
+    ...     y = x * x
+    ...     z = np.sin(y)
+    >>> m = TapeModel(tape, names={z: "z"})
+    >>> m.producer[z._id], m.name(z._id), m.name(x._id), float(m.value(y._id))
+    ((1, 0), 'z', 'x', 9.0)
+    >>> sorted(m.path([x._id], [z._id])[0])
+    [0, 1]
+    >>> [float(p) for p in m.partials(0)[0]]
+    [3.0, 3.0]
+    """
 
     def __init__(self, tape, names=None, objects=()):
         self.tape = tape
         self.ops = ops = list(tape._ops)
         self.names = name_table(names)
         self.objects = {o._id: o for o in objects}
-        producer, consumers, leaves = {}, {}, {}
+        producer, consumers, leaves, links = {}, {}, {}, {}
         variables = tape._variables
         watched = tape._watched
         for i, op in enumerate(ops):
             for k, tid in enumerate(op.in_ids):
                 if tid is None:
+                    # An operand the tape did not track (a stop_gradient result, say) is
+                    # a constant for this op; when its value was saved, link it to the
+                    # op that computed it, so the picture can still draw where it came from.
+                    arg = operand_arg(op, k)
+                    if type(arg) is Tensor and arg._id in producer:
+                        links[(i, k)] = arg._id
                     continue
                 consumers.setdefault(tid, []).append((i, k))
                 if tid not in producer and tid not in leaves:
@@ -112,13 +162,21 @@ class TapeModel:
                 if o is not None and o not in producer:
                     producer[o] = (i, m)
         self.producer, self.consumers, self.leaves = producer, consumers, leaves
+        self._paths = {}
+        self.unused = set()     # sources drawn although no op used them
+        self.links = links      # {(op, operand): tensor id} of untracked, computed operands
+        self.link_users = {}
+        for (i, _), tid in links.items():
+            self.link_users.setdefault(tid, []).append(i)
 
     def add_leaf(self, tid):
-        """Make ``tid`` (a watched value the tape never used) a leaf of the picture."""
+        """Make source ``tid``, which the tape never used, a leaf of the picture."""
         if tid not in self.leaves and tid not in self.producer:
-            kind = ("variable" if tid in self.tape._variables else
-                    "watched" if tid in self.tape._watched else "constant")
+            obj = self.objects.get(tid)
+            kind = ("variable" if tid in self.tape._variables or hasattr(obj, "trainable")
+                    else "watched")
             self.leaves[tid] = Leaf(tid, len(self.leaves), kind)
+            self.unused.add(tid)
 
     def known(self, tid):
         return tid in self.producer or tid in self.leaves
@@ -128,7 +186,9 @@ class TapeModel:
         """The user's name for a tensor: ``names``, else a variable's own name."""
         if tid in self.names:
             return self.names[tid]
-        var = self.tape._variables.get(tid) or self.objects.get(tid)
+        var = self.tape._variables.get(tid)
+        if var is None:
+            var = self.objects.get(tid)
         if var is not None and hasattr(var, "trainable"):
             return var.name
         return None
@@ -168,7 +228,9 @@ class TapeModel:
             op = self.ops[i]
             if op.rule.stop and not through_stop:
                 continue
-            for t in op.in_ids:
+            for k, t in enumerate(op.in_ids):
+                if t is None and through_stop:
+                    t = self.links.get((i, k))
                 if t is not None and t in reach:
                     hit.add(i)
                     reach.update(o for o in op.out_ids if o is not None)
@@ -187,14 +249,24 @@ class TapeModel:
                 if o is not None and o in need:
                     hit.add(i)
                     need.update(t for t in op.in_ids if t is not None)
+                    if through_stop:
+                        need.update(t for (j, _), t in self._links_of(i))
                     break
         return hit, need
 
+    def _links_of(self, i):
+        op = self.ops[i]
+        return [((i, k), self.links[(i, k)]) for k, t in enumerate(op.in_ids)
+                if t is None and (i, k) in self.links]
+
     def path(self, sources, targets):
         """Ops and tensors on a gradient path from ``sources`` to ``targets``."""
-        f_ops, f_tensors = self.downstream(sources)
-        b_ops, b_tensors = self.upstream(targets)
-        return f_ops & b_ops, (f_tensors & b_tensors)
+        key = (frozenset(sources), frozenset(targets))
+        if key not in self._paths:
+            f_ops, f_tensors = self.downstream(sources)
+            b_ops, b_tensors = self.upstream(targets)
+            self._paths[key] = (f_ops & b_ops, f_tensors & b_tensors)
+        return self._paths[key]
 
     # gradients ---------------------------------------------------------------------
     def adjoints(self, target_ids, source_ids, path_tensors):

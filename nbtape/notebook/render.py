@@ -181,7 +181,7 @@ def draw(graph, format="svg", timeout=DEFAULT_TIMEOUT):
         warnings.warn(f"laying out the full picture took longer than {timeout:g} s; "
                       "drawing the collapsed picture instead (pass a smaller max_nodes to "
                       "choose what to see).", UserWarning, stacklevel=3)
-        return layout(smaller.source, format, timeout), smaller
+        return layout(_source_of(smaller), format, timeout), smaller
 
 
 def _strip_prolog(svg):

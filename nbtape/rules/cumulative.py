@@ -8,46 +8,81 @@ running product with that zero left out, and everything after it has none.
 import numpy as np
 
 from .registry import defjvp, defvjp
+from .reductions import value_of
 from .util import conj, shape_of
 
 
 def flip(x, axis):
-    """``x`` reversed along ``axis`` (by slicing, so tapes can follow it)."""
+    """``x`` reversed along ``axis`` (by slicing, so tapes can follow it).
+
+    >>> flip(np.arange(3), 0)
+    array([2, 1, 0])
+    """
     return x[(slice(None),) * axis + (slice(None, None, -1),)]
 
 
 def rev_cumsum(g, axis):
-    """Sums from each position to the end of ``axis``: the adjoint of ``cumsum``."""
+    """Sums from each position to the end of ``axis``: the adjoint of ``cumsum``.
+
+    >>> rev_cumsum(np.array([1.0, 2.0, 3.0]), 0)
+    array([6., 5., 3.])
+    """
     return flip(np.cumsum(flip(g, axis), axis=axis), axis)
 
 
-def along(x, axis):
+def _along(x, axis):
     """``(x, axis)`` ready for a line-by-line scan; ``axis=None`` scans the flattened array."""
     if axis is None:
         return np.reshape(x, (-1,)), 0
     return x, axis % max(len(shape_of(x)), 1)
 
 
-def _zeros_split(x, axis):
-    """Masks that locate each line's first zero: (before it, at it)."""
-    zero = x == 0
-    seen = np.cumsum(zero, axis=axis)
-    return seen == 0, zero & (seen == 1)
+def _exclusive_cumprod(x):
+    """Products of everything before each position along the last axis."""
+    ones = np.ones(shape_of(x)[:-1] + (1,), dtype=x.dtype)
+    return np.concatenate([ones, np.cumprod(x[..., :-1], axis=-1)], axis=-1)
+
+
+def _has_zero(x):
+    return bool(np.any(value_of(x) == 0))
 
 
 def cumprod_vjp(g, ans, x, axis):
-    before, first = _zeros_split(x, axis)
-    without_first = np.cumprod(np.where(first, 1, x), axis=axis)
-    return (rev_cumsum(g * conj(ans), axis) / conj(np.where(before, x, 1)) * before
-            + rev_cumsum(g * conj(without_first), axis) * first)
+    """Adjoint of ``cumprod`` along ``axis``: sum over j >= i of g_j * d(ans_j)/d(x_i).
+
+    >>> x = np.array([2.0, 0.0, 3.0])
+    >>> cumprod_vjp(np.ones(3), np.cumprod(x), x, 0)    # d/dx of x0 + x0 x1 + x0 x1 x2
+    array([1., 8., 0.])
+    """
+    if not _has_zero(x):
+        return rev_cumsum(g * conj(ans), axis) / conj(x)
+    # With zeros, S_i = g_i + x_{i+1} S_{i+1} (from the end) and grad_i = prefix_i * S_i:
+    # a polynomial in x, so it stays exact for higher derivatives too.
+    gl, xl = np.swapaxes(g, axis, -1), conj(np.swapaxes(x, axis, -1))
+    n = shape_of(xl)[-1]
+    acc = [gl[..., n - 1]]
+    for i in range(n - 2, -1, -1):
+        acc.append(gl[..., i] + xl[..., i + 1] * acc[-1])
+    grad = _exclusive_cumprod(xl) * np.stack(acc[::-1], axis=-1)
+    return np.swapaxes(grad, axis, -1)
 
 
 def cumprod_jvp(t, ans, x, axis):
-    before, first = _zeros_split(x, axis)
-    without_first = np.cumprod(np.where(first, 1, x), axis=axis)
-    t_first = np.sum(t * first, axis=axis, keepdims=True)
-    return (ans * np.cumsum(t / np.where(before, x, 1) * before, axis=axis) * before
-            + t_first * without_first * ~before)
+    """Tangent of ``cumprod`` along ``axis``: sum over i <= j of t_i * d(ans_j)/d(x_i).
+
+    >>> x = np.array([2.0, 0.0, 3.0])
+    >>> cumprod_jvp(np.array([0.0, 1.0, 0.0]), np.cumprod(x), x, 0)
+    array([0., 2., 6.])
+    """
+    if not _has_zero(x):
+        return ans * np.cumsum(t / x, axis=axis)
+    # D_j = x_j D_{j-1} + prefix_j t_j, the forward twin of the recursion above
+    tl, xl = np.swapaxes(t, axis, -1), np.swapaxes(x, axis, -1)
+    prefix = _exclusive_cumprod(xl)
+    out = [tl[..., 0]]
+    for j in range(1, shape_of(xl)[-1]):
+        out.append(xl[..., j] * out[-1] + prefix[..., j] * tl[..., j])
+    return np.swapaxes(np.stack(out, axis=-1), axis, -1)
 
 
 def _cumsum_vjp(g, ans, x, axis=None, dtype=None, out=None):
@@ -57,13 +92,13 @@ def _cumsum_vjp(g, ans, x, axis=None, dtype=None, out=None):
 
 
 def _cumprod_vjp(g, ans, x, axis=None, dtype=None, out=None):
-    xs, ax = along(x, axis)
+    xs, ax = _along(x, axis)
     return np.reshape(cumprod_vjp(g, ans, xs, ax), shape_of(x))
 
 
 def _cumprod_jvp(t, ans, x, axis=None, dtype=None, out=None):
-    xs, ax = along(x, axis)
-    return cumprod_jvp(along(t, axis)[0], ans, xs, ax)
+    xs, ax = _along(x, axis)
+    return cumprod_jvp(_along(t, axis)[0], ans, xs, ax)
 
 
 defvjp(np.cumsum, _cumsum_vjp)

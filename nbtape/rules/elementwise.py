@@ -8,8 +8,10 @@ import math
 
 import numpy as np
 
+from .core_ops import scatter_add
+from .reductions import refuse, value_of
 from .registry import defjvp, defnondiff, defvjp, defzero
-from .util import conj
+from .util import conj, shape_of
 
 
 def _bounds(a_min, a_max, kw):
@@ -93,3 +95,76 @@ defvjp(np.unwrap, lambda g, ans, p, *r, **k: g)
 defjvp(np.unwrap, lambda t, ans, p, *r, **k: t)
 
 defnondiff(np.isneginf, np.isposinf, np.iscomplex, np.isreal, np.iscomplexobj, np.isrealobj)
+
+
+# --- interp: piecewise-linear, f = fp_i + slope_i (x - xp_i) on [xp_i, xp_i+1] ----------------
+def _interp_parts(x, xp, fp, left, right, period):
+    """Interval index, its slope, the position inside it, and which points are inside.
+
+    The interval is read from the values (a constant of the rule); outside
+    ``[xp[0], xp[-1]]`` the value is the end (or left/right), flat in ``x``.
+    """
+    if period is not None:
+        refuse("np.interp", "period= (periodic interpolation)")
+    xv, xpv = value_of(x), value_of(xp)
+    n = xpv.shape[0]
+    idx = np.clip(np.searchsorted(xpv, xv, side="right") - 1, 0, max(n - 2, 0))
+    nxt = np.minimum(idx + 1, n - 1)
+    width = xp[nxt] - xp[idx]
+    safe = np.where(width == 0, 1.0, width)
+    slope = (fp[nxt] - fp[idx]) / safe
+    inside = (xv >= xpv[0]) & (xv <= xpv[-1]) & (value_of(width) != 0)
+    lam = np.where(inside, (x - xp[idx]) / safe, np.where(xv > xpv[-1], 1.0, 0.0))
+    return idx, nxt, slope, lam, inside, safe
+
+
+def _interp_vjp_x(g, ans, x, xp, fp, left=None, right=None, period=None):
+    idx, nxt, slope, lam, inside, safe = _interp_parts(x, xp, fp, left, right, period)
+    return g * conj(slope) * inside
+
+
+def _interp_fp_weights(x, xp, fp, left, right, period):
+    """``(idx, nxt, w_idx, w_nxt)``: fp's share in each output (none where left/right rule)."""
+    idx, nxt, slope, lam, inside, safe = _interp_parts(x, xp, fp, left, right, period)
+    xv, xpv = value_of(x), value_of(xp)
+    active = ~(((xv < xpv[0]) & (left is not None)) | ((xv > xpv[-1]) & (right is not None)))
+    return idx, nxt, (1 - lam) * active, lam * active
+
+
+def _interp_vjp_fp(g, ans, x, xp, fp, left=None, right=None, period=None):
+    idx, nxt, w0, w1 = _interp_fp_weights(x, xp, fp, left, right, period)
+    shape = shape_of(fp)
+    return scatter_add(g * w0, (idx,), shape) + scatter_add(g * w1, (nxt,), shape)
+
+
+def _interp_xp_shares(x, xp, fp, left, right, period):
+    idx, nxt, slope, lam, inside, safe = _interp_parts(x, xp, fp, left, right, period)
+    # df/dxp_i = slope (x - xp_{i+1}) / width, df/dxp_{i+1} = -slope (x - xp_i) / width
+    return (idx, nxt, slope * (x - xp[nxt]) / safe * inside,
+            -slope * (x - xp[idx]) / safe * inside)
+
+
+def _interp_vjp_xp(g, ans, x, xp, fp, left=None, right=None, period=None):
+    idx, nxt, d0, d1 = _interp_xp_shares(x, xp, fp, left, right, period)
+    shape = shape_of(xp)
+    return (scatter_add(np.real(g * conj(d0)), (idx,), shape)
+            + scatter_add(np.real(g * conj(d1)), (nxt,), shape))
+
+
+def _interp_jvp_fp(t, ans, x, xp, fp, left=None, right=None, period=None):
+    idx, nxt, w0, w1 = _interp_fp_weights(x, xp, fp, left, right, period)
+    return t[idx] * w0 + t[nxt] * w1
+
+
+def _interp_jvp_xp(t, ans, x, xp, fp, left=None, right=None, period=None):
+    idx, nxt, d0, d1 = _interp_xp_shares(x, xp, fp, left, right, period)
+    return t[idx] * d0 + t[nxt] * d1
+
+
+defvjp(np.interp, _interp_vjp_x, _interp_vjp_xp, _interp_vjp_fp)
+def _interp_jvp_x(t, ans, x, xp, fp, left=None, right=None, period=None):
+    idx, nxt, slope, lam, inside, safe = _interp_parts(x, xp, fp, left, right, period)
+    return t * slope * inside
+
+
+defjvp(np.interp, _interp_jvp_x, _interp_jvp_xp, _interp_jvp_fp)

@@ -99,9 +99,8 @@ deflinear(np.diag)
 defvjp(np.diagflat, lambda g, ans, v, k=0: np.reshape(np.diagonal(g, k), shape_of(v)))
 deflinear(np.diagflat)
 
-defvjp(np.compress, None,
-       lambda g, ans, c, a, axis=None, out=None: unselect(g, a, np.compress(raw(c), positions(a),
-                                                                            axis)))
+defvjp(np.compress, None, lambda g, ans, c, a, axis=None, out=None:
+       unselect(g, a, np.compress(raw(c), positions(a), axis)))
 defjvp(np.compress, None, lambda t, ans, c, a, axis=None, out=None: np.compress(c, t, axis))
 defvjp(np.extract, None,
        lambda g, ans, c, a: unselect(g, a, np.extract(raw(c), positions(a))))
@@ -125,22 +124,24 @@ defjvp(np.linalg.trace, lambda t, ans, x, offset=0, dtype=None: np.linalg.trace(
 
 
 # --- sort: a selection whose permutation depends on the values --------------------------------
-def _sort_perm(x, axis):
-    # ties get an arbitrary order; sort is not differentiable there anyway
+def _sorting(x, axis):
+    """The permutation np.sort applies (along the flattened array when axis is None)."""
     v = raw(x)
-    return np.argsort(np.ravel(v) if axis is None else v, axis=-1 if axis is None else axis,
-                      kind="stable")
+    # ties get an arbitrary order: sort is not differentiable there anyway
+    if axis is None:
+        return np.argsort(np.ravel(v), kind="stable"), -1
+    return np.argsort(v, axis=axis, kind="stable"), axis
 
 
 def _sort_vjp(g, ans, a, axis=-1, kind=None, order=None, **kw):
-    src = positions(a)
-    src = np.ravel(src) if axis is None else src
-    return unselect(g, a, np.take_along_axis(src, _sort_perm(a, axis), -1 if axis is None else axis))
+    perm, ax = _sorting(a, axis)
+    src = positions(a) if axis is not None else np.ravel(positions(a))
+    return unselect(g, a, np.take_along_axis(src, perm, ax))
 
 
 def _sort_jvp(t, ans, a, axis=-1, kind=None, order=None, **kw):
-    t = np.ravel(t) if axis is None else t
-    return np.take_along_axis(t, _sort_perm(a, axis), -1 if axis is None else axis)
+    perm, ax = _sorting(a, axis)
+    return np.take_along_axis(t if axis is not None else np.ravel(t), perm, ax)
 
 
 defvjp(np.sort, _sort_vjp)
@@ -169,6 +170,5 @@ defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_lik
            np.argmax, np.argmin, np.argsort, np.argpartition, np.argwhere, np.nonzero,
            np.flatnonzero, np.searchsorted, np.digitize, np.lexsort, np.result_type,
            np.allclose, np.isclose, np.array_equal, np.array_equiv, np.count_nonzero,
-           np.isin, np.iscomplex, np.isreal, np.iscomplexobj, np.isrealobj, np.isneginf,
-           np.isposinf, np.tril_indices_from, np.triu_indices_from, np.diag_indices_from,
+           np.isin, np.tril_indices_from, np.triu_indices_from, np.diag_indices_from,
            np.ravel_multi_index, np.unravel_index, np.linalg.matrix_rank)

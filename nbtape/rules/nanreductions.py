@@ -6,7 +6,7 @@ zero gradient and the others get what the plain reduction would give them.
 import numpy as np
 
 from .reductions import (NV, argmax_share, kept, masked, normalize_axis, refuse, reduce_back,
-                         spread, var_jvp, var_vjp, prod_parts)
+                         spread, twice_std, var_jvp, var_vjp, prod_parts)
 from .registry import defjvp, defnondiff, defvjp
 from .util import conj, shape_of
 
@@ -69,11 +69,11 @@ defjvp(np.nanvar, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, kee
 defvjp(np.nanstd, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
        *, where=NV, mean=NV, correction=NV:
        var_vjp(g, x, axis, ddof, keepdims, correction, where, "np.nanstd", nan=True)
-       / (2 * kept(ans, shape_of(x), axis, keepdims)))
+       / twice_std(kept(ans, shape_of(x), axis, keepdims)))
 defjvp(np.nanstd, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
        *, where=NV, mean=NV, correction=NV:
        var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.nanstd", nan=True)
-       / (2 * ans))
+       / twice_std(ans))
 
 
 defnondiff(np.nanargmax, np.nanargmin)

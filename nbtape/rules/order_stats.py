@@ -15,7 +15,7 @@ The derivative with respect to ``q`` itself is supported for the default
 import numpy as np
 
 from ..errors import NoGradientRuleError
-from .reductions import NV, flag, given, normalize_axis, refuse, value_of
+from .reductions import flag, normalize_axis, refuse, value_of
 from .registry import defjvp, defvjp
 from .util import shape_of
 
@@ -41,7 +41,12 @@ def _back(w, qshape, perm, moved):
 def quantile_weights(x, q, axis, method, nan, scale=1.0):
     """``(W, Wq)``: the value is ``sum(W * x)`` over the reduced axes, and its
     derivative in ``q`` (for ``method="linear"``) is ``sum(Wq * x)``; both have
-    shape ``q.shape + x.shape``."""
+    shape ``q.shape + x.shape``.
+
+    >>> w, wq = quantile_weights(np.array([3.0, 1.0, 2.0]), 0.25, None, "linear", False)
+    >>> w           # position 0.25 * (3 - 1) = 0.5: halfway between the sorted 1 and 2
+    array([0. , 0.5, 0.5])
+    """
     xv = value_of(x)
     qv = np.asarray(value_of(q), dtype=float) * scale
     axes = normalize_axis(axis, xv.ndim)
@@ -109,6 +114,8 @@ def _q_slope(x, q, axis, method, nan, scale, name):
     _, wq = quantile_weights(x, q, axis, method, nan, scale)
     k = np.ndim(value_of(q))
     axes = normalize_axis(axis, len(shape_of(x)))
+    if nan:
+        x = np.where(np.isnan(x), 0.0, x)    # their weight is 0, and 0 * NaN would be NaN
     return np.sum(wq * x, axis=tuple(k + a for a in axes), keepdims=True) * scale
 
 

@@ -21,26 +21,43 @@ NV = np._NoValue
 
 
 def given(value):
-    """True if a keyword argument was actually passed (numpy's default is ``np._NoValue``)."""
+    """True if a keyword argument was actually passed (numpy's default is ``np._NoValue``).
+
+    >>> given(np._NoValue), given(None), given(2.0)
+    (False, False, True)
+    """
     return value is not NV and value is not None
 
 
 def masked(where):
-    """True if a ``where=`` mask was passed (numpy's defaults are ``np._NoValue`` or True)."""
+    """True if a ``where=`` mask was passed (numpy's defaults are ``np._NoValue`` or True).
+
+    >>> masked(True), masked(np._NoValue), masked(np.array([True, False]))
+    (False, False, True)
+    """
     return where is not NV and where is not None and where is not True
 
 
 def flag(keepdims):
+    """``keepdims`` as a bool (numpy's default is ``np._NoValue``).
+
+    >>> flag(np._NoValue), flag(True)
+    (False, True)
+    """
     return bool(keepdims) if keepdims is not NV else False
 
 
-def count(shape, axis):
+def _count(shape, axis):
     """How many elements each output of a reduction over ``axis`` combines."""
     return math.prod(shape[a] for a in normalize_axis(axis, len(shape)))
 
 
 def kept(v, shape, axis, keepdims):
-    """A reduction's output reshaped with its reduced axes as length 1 (no broadcast)."""
+    """A reduction's output reshaped with its reduced axes as length 1 (no broadcast).
+
+    >>> kept(np.array([1.0, 2.0]), (2, 3), 1, False).shape
+    (2, 1)
+    """
     if flag(keepdims):
         return v
     axes = normalize_axis(axis, len(shape))
@@ -50,17 +67,31 @@ def kept(v, shape, axis, keepdims):
 
 
 def spread(g, x, axis, keepdims):
-    """A reduction's adjoint broadcast back over the input's shape."""
+    """A reduction's adjoint broadcast back over the input's shape.
+
+    >>> spread(np.array([1.0, 2.0]), np.zeros((2, 3)), 1, False)
+    array([[1., 1., 1.],
+           [2., 2., 2.]])
+    """
     return expand_reduced(g, shape_of(x), axis, flag(keepdims))
 
 
 def reduce_back(v, x, axis, keepdims):
-    """Sum a full-shape tangent over the reduced axes, as the reduction's output."""
+    """Sum a full-shape tangent over the reduced axes, as the reduction's output.
+
+    >>> reduce_back(np.ones((2, 3)), np.zeros((2, 3)), 0, True)
+    array([[2., 2., 2.]])
+    """
     return np.sum(v, axis=normalize_axis(axis, len(shape_of(x))), keepdims=flag(keepdims))
 
 
 def refuse(name, what):
-    """Raise for a keyword a rule cannot differentiate (instead of ignoring it)."""
+    """Raise for a keyword a rule cannot differentiate (instead of ignoring it).
+
+    >>> refuse("np.var", "the where= argument")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    NoGradientRuleError: nbtape's gradient for np.var does not support the where= argument.
+    """
     raise NoGradientRuleError(
         f"nbtape's gradient for {name} does not support {what}. Compute the same "
         "value without it (for a mask, apply np.where to the input first), or take the "
@@ -69,14 +100,19 @@ def refuse(name, what):
 
 def value_of(x):
     """The plain array behind ``x``, for masks and indices that are constants of the
-    rule (reading ``_value`` keeps the tape from noting an escape)."""
+    rule (reading ``_value`` keeps the tape from noting an escape).
+
+    >>> import nbtape as nt
+    >>> value_of(nt.constant([1.0, 2.0]))
+    array([1., 2.])
+    """
     return np.asarray(getattr(x, "_value", x))
 
 
 # --- mean ---------------------------------------------------------------------------------
 def _mean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=NV):
     if not masked(where):
-        return spread(g, x, axis, keepdims) / count(shape_of(x), axis)
+        return spread(g, x, axis, keepdims) / _count(shape_of(x), axis)
     w = np.broadcast_to(where, shape_of(x))
     n = np.sum(w, axis=normalize_axis(axis, len(shape_of(x))), keepdims=True)
     return spread(g, x, axis, keepdims) * w / n
@@ -93,7 +129,7 @@ defjvp(np.mean, _mean_jvp)
 
 
 # --- prod ------------------------------------------------------------------------------------
-def prod_except(x, axes):
+def _prod_except(x, axes):
     """For each element, the product of the *other* elements of its reduced group.
 
     Computed as (exclusive cumulative product from the left) times (from the
@@ -117,10 +153,15 @@ def prod_except(x, axes):
 
 
 def prod_parts(x, axis, initial, where):
+    """d prod / dx: the product of the other elements (times ``initial``, inside ``where``).
+
+    >>> prod_parts(np.array([2.0, 0.0, 3.0]), None, np._NoValue, np._NoValue)
+    array([0., 6., 0.])
+    """
     axes = normalize_axis(axis, len(shape_of(x)))
     if masked(where):
         x = np.where(where, x, 1)
-    pe = prod_except(x, axes)
+    pe = _prod_except(x, axes)
     if given(initial):
         pe = pe * initial
     return pe * where if masked(where) else pe
@@ -142,7 +183,11 @@ defjvp(np.prod, _prod_jvp)
 
 # --- max and min: ties share the gradient evenly ----------------------------------------------
 def argmax_share(x, ans, axis, keepdims, where=NV):
-    """Weights (summing to 1 per output) on the elements equal to the extreme value."""
+    """Weights (summing to 1 per output) on the elements equal to the extreme value.
+
+    >>> argmax_share(np.array([1.0, 3.0, 3.0]), np.float64(3.0), None, False)
+    array([0. , 0.5, 0.5])
+    """
     mask = x == kept(ans, shape_of(x), axis, keepdims)
     if masked(where):
         mask = mask & where
@@ -177,7 +222,7 @@ defjvp(np.ptp, lambda t, ans, x, axis=None, out=None, keepdims=False:
 
 
 # --- variance and standard deviation -----------------------------------------------------------
-def centered(x, axis, ddof, correction, where, name, nan=False):
+def _centered(x, axis, ddof, correction, where, name, nan=False):
     """``(x - mean(x), n - ddof)`` over ``axis``; with ``nan`` NaNs are skipped (and zeroed)."""
     if masked(where):
         refuse(name, "the where= argument")
@@ -188,17 +233,28 @@ def centered(x, axis, ddof, correction, where, name, nan=False):
         x = np.where(ok, x, 0)
         n = np.sum(ok, axis=axes, keepdims=True)
         return (x - np.sum(x, axis=axes, keepdims=True) / n) * ok, n - ddof
-    return x - np.mean(x, axis=axes, keepdims=True), count(shape_of(x), axis) - ddof
+    return x - np.mean(x, axis=axes, keepdims=True), _count(shape_of(x), axis) - ddof
 
 
 def var_vjp(g, x, axis, ddof, keepdims, correction, where, name, nan=False):
-    # d/dx mean|x - m|^2 = 2 (x - m) / (n - ddof): m's own dependence sums to zero
-    c, n = centered(x, axis, ddof, correction, where, name, nan)
+    """Adjoint of (nan)var: ``2 (x - mean) / (n - ddof)``; the mean's own dependence on x
+    sums to zero.
+
+    >>> var_vjp(1.0, np.array([1.0, 3.0]), None, 0, False, NV, NV, "np.var")
+    array([-1.,  1.])
+    """
+    c, n = _centered(x, axis, ddof, correction, where, name, nan)
     return spread(g, x, axis, keepdims) * c * 2 / n
 
 
 def var_jvp(t, x, axis, ddof, keepdims, correction, where, name, nan=False):
-    c, n = centered(x, axis, ddof, correction, where, name, nan)
+    """Tangent of (nan)var: ``sum(2 Re(conj(x - mean) t)) / (n - ddof)``.
+
+    >>> float(var_jvp(np.array([1.0, 0.0]), np.array([1.0, 3.0]), None, 0, False, NV, NV,
+    ...               "np.var"))
+    -1.0
+    """
+    c, n = _centered(x, axis, ddof, correction, where, name, nan)
     prod = np.real(conj(c) * t) if c.dtype.kind == "c" else c * t
     return reduce_back(prod * 2 / n, x, axis, keepdims)
 
@@ -209,14 +265,26 @@ defvjp(np.var, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdi
 defjvp(np.var, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
        where=NV, mean=NV, correction=NV:
        var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.var"))
+
+
+def twice_std(std):
+    """``2 * std`` as a divisor.  Where std is 0 every deviation is 0 too, and the
+    gradient is taken as 0 (the subgradient at the kink) rather than 0/0 = NaN.
+
+    >>> twice_std(np.array([0.0, 1.5]))
+    array([2., 3.])
+    """
+    return 2 * np.where(std == 0, 1.0, std)
+
+
 # std = sqrt(var): divide var's derivative by 2 std
 defvjp(np.std, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
        where=NV, mean=NV, correction=NV:
        var_vjp(g, x, axis, ddof, keepdims, correction, where, "np.std")
-       / (2 * kept(ans, shape_of(x), axis, keepdims)))
+       / twice_std(kept(ans, shape_of(x), axis, keepdims)))
 defjvp(np.std, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
        where=NV, mean=NV, correction=NV:
-       var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.std") / (2 * ans))
+       var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.std") / twice_std(ans))
 
 
 # --- weighted average --------------------------------------------------------------------------
@@ -239,7 +307,7 @@ def _average_parts(a, axis, weights):
 
 def _average_vjp_a(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
     if weights is None:
-        return spread(g, a, axis, keepdims) / count(shape_of(a), axis)
+        return spread(g, a, axis, keepdims) / _count(shape_of(a), axis)
     axes, wb, total = _average_parts(a, axis, weights)
     return spread(g, a, axis, keepdims) * conj(wb / total)
 

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .registry import defjvp, defvjp
+from .registry import defjvp, defvjp, rule_for
 from .util import conj
 
 em = np.emath
@@ -33,9 +33,24 @@ defvjp(em.power, lambda g, ans, x, p: g * conj(p * em.power(x, p - 1)),
                  lambda g, ans, x, p: g * conj(em.log(np.where(x == 0, 1.0, x)) * ans))
 defjvp(em.power, lambda t, ans, x, p: t * p * em.power(x, p - 1),
                  lambda t, ans, x, p: t * em.log(np.where(x == 0, 1.0, x)) * ans)
-defvjp(em.arcsin, lambda g, ans, x: g / conj(em.sqrt(1 - x ** 2)))
-defjvp(em.arcsin, lambda t, ans, x: t / em.sqrt(1 - x ** 2))
-defvjp(em.arccos, lambda g, ans, x: -g / conj(em.sqrt(1 - x ** 2)))
-defjvp(em.arccos, lambda t, ans, x: -t / em.sqrt(1 - x ** 2))
+
+
+def _root(x):
+    """sqrt(1 - x**2) on the branch numpy's arcsin takes: for real |x| > 1 numpy reads the
+    cut from the side where the root is -i sign(x) sqrt(x**2 - 1)."""
+    if getattr(x, "dtype", np.dtype(float)).kind == "c":
+        return np.sqrt(1 - x ** 2)
+    s = np.sqrt(np.abs(1 - x ** 2))
+    return np.where(np.abs(x) <= 1, s, -1j * np.sign(x) * s)
+
+
+defvjp(em.arcsin, lambda g, ans, x: g / conj(_root(x)))
+defjvp(em.arcsin, lambda t, ans, x: t / _root(x))
+defvjp(em.arccos, lambda g, ans, x: -g / conj(_root(x)))
+defjvp(em.arccos, lambda t, ans, x: -t / _root(x))
 defvjp(em.arctanh, lambda g, ans, x: g / conj(1 - x ** 2))
 defjvp(em.arctanh, lambda t, ans, x: t / (1 - x ** 2))
+
+for _f in (em.sqrt, em.log, em.log2, em.log10, em.logn, em.power, em.arcsin, em.arccos,
+           em.arctanh):
+    rule_for(_f).name = "np.emath." + _f.__name__

@@ -241,11 +241,22 @@ def _pad_mode(mode, kw):
         "build the padding with np.concatenate.")
 
 
+def _pad_before(pad_width, nd):
+    """How much ``np.pad`` adds before each axis (pad_width: int, pairs, or {axis: width})."""
+    pw = raw(pad_width)
+    if isinstance(pw, dict):
+        before = [0] * nd
+        for ax, w in pw.items():
+            before[ax % nd] = int(np.broadcast_to(w, (2,))[0])
+        return before
+    return [int(b) for b in np.broadcast_to(np.asarray(pw), (nd, 2))[:, 0]]
+
+
 def _pad_vjp(g, ans, array, pad_width, mode="constant", **kw):
     shape = shape_of(array)
     if _pad_mode(mode, kw) == "constant":
-        widths = np.broadcast_to(np.asarray(raw(pad_width)), (len(shape), 2))
-        return g[tuple(slice(int(b), int(b) + n) for (b, _), n in zip(widths, shape))]
+        before = _pad_before(pad_width, len(shape))
+        return g[tuple(slice(b, b + n) for b, n in zip(before, shape))]
     return unselect(g, array, np.pad(positions(array), raw(pad_width), mode, **kw))
 
 

@@ -24,10 +24,11 @@ def nice_ticks(lo, hi, count=5):
         return []
     if hi == lo:
         pad = abs(lo) * 0.5 or 1.0
-        return nice_ticks(lo - pad, hi + pad, 2)
+        return nice_ticks(lo - pad, hi + pad, 4)
     raw = (hi - lo) / max(count, 1)
     mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    # the round step whose tick count comes nearest to ``count``
+    step = min((m * mag for m in (1, 2, 5, 10)), key=lambda st: abs((hi - lo) / st - count))
     first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
     # k * step, printed to 12 digits: 0.6 rather than 0.6000000000000001
     ticks = [float(f"{k * step:.12g}") for k in range(first, last + 1)]

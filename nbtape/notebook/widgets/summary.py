@@ -120,8 +120,6 @@ def describe(arr, inline=6):
         return fmt(s)
     if a.size <= inline:
         return "[" + ", ".join(fmt(v) for v in a.reshape(-1).tolist()) + "]"
-    if a.size == 0:
-        return "empty"
     values, _ = sample(a)
     if values.dtype.kind == "c":
         values = np.abs(values)
@@ -147,7 +145,7 @@ def decimate(values, buckets):
 
     >>> idx, vals = decimate([0, 5, 1, 1, 1, -4, 1, 1], 2)
     >>> idx, vals
-    ([0, 1, 5, 6], [0.0, 5.0, -4.0, 1.0])
+    ([0, 1, 4, 5], [0.0, 5.0, 1.0, -4.0])
     """
     v = np.asarray(values, dtype=float)
     n = v.size
@@ -155,7 +153,7 @@ def decimate(values, buckets):
         return list(range(n)), v.tolist()
     edges = np.linspace(0, n, buckets + 1).astype(int)
     keep = []
-    for lo, hi in zip(edges[:-1], edges[1:]):
+    for lo, hi in zip(edges[:-1].tolist(), edges[1:].tolist()):
         chunk = v[lo:hi]
         finite = np.isfinite(chunk)
         if not finite.all():

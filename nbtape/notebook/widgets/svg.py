@@ -13,6 +13,8 @@ from .summary import decimate, fmt
 
 BLUE, RED, INK, MUTED = "#2166ac", "#b2182b", "#1f2937", "#9ca3af"
 LINE = "#1f77b4"
+_RGB_RED = np.array([0xb2, 0x18, 0x2b])
+_RGB_BLUE = np.array([0x21, 0x66, 0xac])
 BLOCKS = "▁▂▃▄▅▆▇█"
 
 
@@ -119,6 +121,19 @@ def diverging(v, vmax):
     return "#" + "".join(f"{c:02x}" for c in mix)
 
 
+def _diverging_many(a, vmax):
+    """``diverging`` for a whole 2-D array at once (a heat map redraws often)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.clip(a / vmax, -1.0, 1.0) if vmax else np.zeros_like(a)
+    t = np.where(np.isfinite(t), t, 0.0)     # non-finite cells get grey below
+    ends = np.where((t > 0)[..., None], _RGB_RED, _RGB_BLUE)
+    mix = np.rint(255 + (ends - 255) * np.abs(t)[..., None]).astype(int)
+    table = [[f"#{r:02x}{g:02x}{b:02x}" for r, g, b in row] for row in mix.tolist()]
+    for i, j in zip(*np.nonzero(~np.isfinite(a))):
+        table[i][j] = "#d1d5db"
+    return table
+
+
 def heatmap(arr, cell=10, max_cells=512):
     """Each element of a small 1-D or 2-D array as a coloured cell (hover shows it).
 
@@ -139,15 +154,15 @@ def heatmap(arr, cell=10, max_cells=512):
     rows, cols = a.shape
     finite = a[np.isfinite(a)]
     vmax = float(np.abs(finite).max()) if finite.size else 0.0
+    colors = _diverging_many(a, vmax)
     one_d = np.ndim(arr) < 2
     body = []
     for i in range(rows):
         for j in range(cols):
-            v = a[i, j]
             where = f"[{j}]" if one_d else f"[{i}, {j}]"
             body.append(f'<rect x="{j * cell}" y="{i * cell}" width="{cell}" height="{cell}" '
-                        f'fill="{diverging(v, vmax)}" stroke="#e5e7eb" stroke-width="0.5">'
-                        f"<title>{where} = {html.escape(fmt(v))}</title></rect>")
+                        f'fill="{colors[i][j]}" stroke="#e5e7eb" stroke-width="0.5">'
+                        f"<title>{where} = {fmt(float(a[i, j]))}</title></rect>")
     label = f"heat map of {rows * cols} values, colour scale ±{fmt(vmax)} (blue < 0 < red)"
     return _svg(cols * cell, rows * cell, "".join(body), label)
 

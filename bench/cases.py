@@ -1,0 +1,115 @@
+"""The benchmark workloads written with nbtape, the way a user would write them.
+
+Every function takes plain numpy data from ``problems.py`` and returns plain
+numpy results, so ``run.py`` can compare them with the other implementations.
+Timers sit inside the functions where a workload has two phases (record, then
+backward), so the split costs nothing extra to report.
+"""
+import numpy as np
+
+import nbtape as nt
+
+from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, rosenbrock
+from timing import clock
+
+NAME = "nbtape"
+
+
+# (a)/(c) ---------------------------------------------------------------------------------------
+def chain(n, x0=CHAIN_X0):
+    """Record an ``n``-op scalar chain and differentiate it: ``(t_record, t_backward, dy/dx)``."""
+    x = nt.Variable(x0)
+    t0 = clock()
+    with nt.GradientTape() as tape:
+        y = x
+        for i in range(n):
+            k = i & 3
+            if k == 0:
+                y = y * 1.0001
+            elif k == 1:
+                y = y + 0.0001
+            elif k == 2:
+                y = np.sin(y)
+            else:
+                y = y - 0.0001
+    t1 = clock()
+    g = tape.gradient(y, x)
+    t2 = clock()
+    return t1 - t0, t2 - t1, float(g)
+
+
+# (b)/(d) ---------------------------------------------------------------------------------------
+def _optional(module, attr):
+    """``nt.<module>.<attr>`` if another engineer has landed it, else None."""
+    try:
+        return getattr(getattr(nt, module), attr)
+    except (AttributeError, ImportError):
+        # (nbtape's lazy __getattr__ raises ModuleNotFoundError, not AttributeError,
+        # for a module that does not exist yet, so hasattr() is not enough here.)
+        return None
+
+
+def _relu_fallback(h):
+    # The comparison is non-differentiable, so the gradient is g * (h > 0): the same
+    # mask the hand-written backward uses.
+    return h * (h > 0)
+
+
+def _log_softmax_fallback(z):
+    # Shift by the row max (a plain constant: softmax does not depend on it) so exp
+    # cannot overflow; then z - logsumexp(z).
+    z = z - np.max(np.asarray(z), axis=1, keepdims=True)
+    return z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+
+
+def mlp_pieces():
+    """``(relu, log_softmax, description)``: nbtape's own if present, else fallbacks."""
+    relu = _optional("nn", "relu")
+    log_softmax = _optional("nn", "log_softmax")
+    desc = ("relu=" + ("nt.nn.relu" if relu else "h*(h>0)") + ", log_softmax="
+            + ("nt.nn.log_softmax" if log_softmax else "z-log(sum(exp(z)))"))
+    return relu or _relu_fallback, log_softmax or _log_softmax_fallback, desc
+
+
+class MLP:
+    """Forward + backward of the 784-256-128-10 MLP, softmax cross-entropy, mean over batch."""
+
+    def __init__(self, params, x, onehot):
+        self.params = [nt.Variable(p) for p in params]
+        self.x = nt.constant(x)
+        self.onehot = nt.constant(onehot)
+        self.relu, self.log_softmax, self.desc = mlp_pieces()
+
+    def step(self):
+        """Loss and gradients (plain arrays), one tape."""
+        w1, b1, w2, b2, w3, b3 = self.params
+        relu = self.relu
+        with nt.GradientTape() as tape:
+            h = relu(self.x @ w1 + b1)
+            h = relu(h @ w2 + b2)
+            logp = self.log_softmax(h @ w3 + b3)
+            loss = -np.mean(np.sum(self.onehot * logp, axis=1))
+        grads = tape.gradient(loss, self.params)
+        # np.asarray is a view (no copy) once the tape is closed: .numpy() would copy
+        # 1.6 MB for dW1 and charge nbtape for it.
+        return float(loss), [np.asarray(g) for g in grads]
+
+
+# (e) -------------------------------------------------------------------------------------------
+def line_fit(x, y, epochs=LINE_EPOCHS, lr=LINE_LR):
+    """The guides' loop: a tape per epoch, gradients, ``assign_sub``.  Returns (m, c)."""
+    m = nt.Variable(0.0)
+    c = nt.Variable(0.0)
+    for _ in range(epochs):
+        with nt.GradientTape() as tape:
+            y_hat = m * x + c
+            loss = np.mean((y - y_hat) ** 2)
+        dm, dc = tape.gradient(loss, [m, c])
+        m.assign_sub(lr * dm)
+        c.assign_sub(lr * dc)
+    return float(m.numpy()), float(c.numpy())
+
+
+# (f) -------------------------------------------------------------------------------------------
+def rosen_hessian(x0):
+    return np.asarray(nt.hessian(rosenbrock)(x0))

@@ -1,0 +1,130 @@
+"""(g) Where the per-op time goes: cProfile of the 2,000-op chain, top functions by tottime.
+
+cProfile's own overhead inflates every call by roughly the same amount, so read the
+table for shares and call counts (calls per op = how often a function runs for one
+recorded op), not for absolute speed.
+"""
+import cProfile
+import os
+import pstats
+import timeit
+
+import numpy as np
+
+import cases
+import nbtape as nt
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def profile_chain(n=2000, repeat=5, top=18):
+    """Profile ``repeat`` chains of ``n`` ops; return rows sorted by tottime."""
+    cases.chain(n)                      # warm-up (imports, caches)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(repeat):
+        cases.chain(n)
+    prof.disable()
+    st = pstats.Stats(prof)
+    ops = n * repeat
+    total = st.total_tt
+    rows = []
+    for (filename, line, func), (cc, nc, tt, ct, _callers) in st.stats.items():
+        rows.append({
+            "function": f"{_short(filename)}:{line}({func})",
+            "calls_per_op": nc / ops,
+            "tottime_us_per_op": tt / ops * 1e6,
+            "cumtime_us_per_op": ct / ops * 1e6,
+            "share": tt / total if total else 0.0,
+        })
+    rows.sort(key=lambda r: -r["tottime_us_per_op"])
+    return {"ops": ops, "total_us_per_op": total / ops * 1e6, "rows": rows[:top]}
+
+
+def _short(filename):
+    """nbtape/dispatch.py rather than a long site-packages path."""
+    if filename.startswith("~") or filename.startswith("<"):
+        return filename                 # builtins: '~' is cProfile's marker
+    parts = filename.replace("\\", "/").split("/")
+    for anchor in ("nbtape", "numpy", "bench"):
+        if anchor in parts:
+            k = len(parts) - 1 - parts[::-1].index(anchor)
+            return "/".join(parts[k:])
+    return parts[-1]
+
+
+def format_lines(prof):
+    out = [f"cProfile of {prof['ops']} recorded ops (chain, record + backward): "
+           f"{prof['total_us_per_op']:.2f} us/op under the profiler",
+           f"  {'tottime us/op':>13} {'share':>6} {'cumtime us/op':>13} {'calls/op':>8}  function"]
+    for r in prof["rows"]:
+        out.append(f"  {r['tottime_us_per_op']:13.3f} {r['share']:6.1%} "
+                   f"{r['cumtime_us_per_op']:13.3f} {r['calls_per_op']:8.2f}  {r['function']}")
+    return out
+
+
+# Fixed costs a small loop pays (the classroom loop (e) is 5 ops per tape), measured
+# one by one with timeit (best of 7, GC on).  Differences between lines isolate a cost.
+def _micro_cases():
+    from nbtape import _where
+    a0 = np.array(0.5)
+    c = nt.constant(0.5)
+    v = nt.Variable(0.5)
+
+    def empty_tape():
+        with nt.GradientTape():
+            pass
+
+    def tape_var_op():
+        with nt.GradientTape():
+            v * 2.0
+
+    def tape_var_op_grad():
+        with nt.GradientTape() as tape:
+            y = v * 2.0
+        tape.gradient(y, v)
+
+    def assign_sub():
+        v.assign_sub(0.0)
+
+    tape = nt.GradientTape(persistent=True)
+
+    def recorded_op():
+        c * 1.0001
+
+    def enter():
+        tape.reset()
+        tape.__enter__()
+        tape.watch(c)
+
+    return [
+        ("bare np.multiply(a0, 1.0001), 0-d array", lambda: np.multiply(a0, 1.0001), None),
+        ("Tensor * float, no tape (dispatch + wrap)", lambda: c * 1.0001, None),
+        ("Tensor * float, recorded by a tape", recorded_op, (enter, lambda: tape.__exit__(None, None, None))),
+        ("_where.caller() (the user's line, per recorded op)", lambda: _where.caller(), None),
+        ("empty `with GradientTape():`", empty_tape, None),
+        ("tape + 1 op on a Variable (auto-watch on first read)", tape_var_op, None),
+        ("tape + 1 op on a Variable + gradient", tape_var_op_grad, None),
+        ("Variable.assign_sub(0.0)", assign_sub, None),
+    ]
+
+
+def micro_costs(number=2000, repeat=7):
+    rows = []
+    for label, fn, around in _micro_cases():
+        best = float("inf")
+        for _ in range(repeat):
+            if around:
+                around[0]()
+            t = timeit.timeit(fn, number=number)
+            if around:
+                around[1]()
+            best = min(best, t)
+        rows.append((label, best / number * 1e6))
+    return rows
+
+
+def format_micro(rows):
+    out = ["Fixed costs (timeit, best of 7; differences isolate a cost):"]
+    out += [f"  {us:8.2f} us  {label}" for label, us in rows]
+    return out

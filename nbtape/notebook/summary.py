@@ -1,0 +1,238 @@
+"""What a ``%%tape`` cell shows when it finishes: a compact report of its tape.
+
+The report is a plain object with a text and an HTML repr (no IPython needed),
+so it reads the same in a terminal, a notebook and a test.
+"""
+import html
+import sys
+import warnings
+
+import numpy as np
+
+from ..display import _CELL, _card, _pre, html_table, tape_state, value_text
+from ..tensor import Tensor
+
+# Bookkeeping a recorded op costs beyond its arrays (the op, its tuples, the
+# output's Tensor wrapper, its id in the tape's sets), measured with tracemalloc.
+OP_OVERHEAD = 600
+ARRAY_OVERHEAD = sys.getsizeof(np.empty(0))
+SCALAR_OVERHEAD = sys.getsizeof(np.float64(0)) - 8
+# Values with at most this many elements are shown inline in the report.
+INLINE = 6
+
+
+def tape_nbytes(tape):
+    """Estimated bytes the tape keeps alive: its saved arrays (each counted once)
+    plus the bookkeeping of every op.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(np.zeros(1000))
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.sin(x)
+    >>> 16000 <= tape_nbytes(tape) < 20000   # x and sin(x): 8000 bytes each, and one op
+    True
+    """
+    seen = set()
+    total = OP_OVERHEAD * len(tape._ops)
+    stack = []
+    for op in tape._ops:
+        stack.extend((op.args, op.kwargs, op.ans, op.out))
+        while stack:
+            a = stack.pop()
+            if a is None:
+                continue
+            if isinstance(a, Tensor):
+                a = a._value
+            if isinstance(a, (np.ndarray, np.generic)):
+                if id(a) not in seen:
+                    seen.add(id(a))
+                    total += a.nbytes + (ARRAY_OVERHEAD if type(a) is np.ndarray
+                                         else SCALAR_OVERHEAD)
+            elif isinstance(a, (list, tuple)):
+                stack.extend(a)
+            elif isinstance(a, dict):
+                stack.extend(a.values())
+    return total
+
+
+def format_bytes(n):
+    """Bytes for people.
+
+    >>> format_bytes(512), format_bytes(3 * 2**20), format_bytes(int(1.5 * 2**30))
+    ('512 bytes', '3.0 MB', '1.5 GB')
+    """
+    for unit, size in (("GB", 2**30), ("MB", 2**20), ("kB", 2**10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def large_tape_note(n_ops, nbytes):
+    """The advice shown for a tape that recorded a whole loop.
+
+    >>> print(large_tape_note(120000, 50 * 2**20))  # doctest: +ELLIPSIS
+    This tape holds 120,000 ops and about 50.0 MB. ...a new tape per step...
+    """
+    return (f"This tape holds {n_ops:,} ops and about {format_bytes(nbytes)}. A tape keeps "
+            "everything it recorded alive until it is dropped, so one tape around a whole "
+            "training loop grows with every step: record a new tape per step instead "
+            "(`with nt.GradientTape() as tape:` inside the loop).")
+
+
+def inline_value(value):
+    """A small value on one line, or ``None`` when it is too big to show inline.
+
+    >>> inline_value(np.ones((2, 2))), inline_value(np.ones(10))
+    ('[[1. 1.] [1. 1.]]', None)
+    """
+    if np.size(value) > INLINE:
+        return None
+    return " ".join(value_text(value).split())
+
+
+class GradientRow:
+    """One line of the ``--grad`` table: a watched value and d(target)/d(it)."""
+
+    def __init__(self, label, gradient, note=None):
+        self.label = label
+        self.gradient = gradient      # a Tensor, or None
+        self.note = note              # why it is None, when known
+
+
+def gradient_rows(tape, target, labelled):
+    """d(target)/d(each watched value) as ``GradientRow``s, from one ``gradient`` call.
+
+    ``labelled`` is ``[(label, tensor_or_variable)]``.  Engine errors (a used
+    non-persistent tape, a function without a gradient rule) come back as a
+    ``NbtapeError`` or ``ValueError`` for the caller to report.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(3.0)
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     z = x * x
+    >>> [(r.label, float(r.gradient)) for r in gradient_rows(tape, z, [("x", x)])]
+    [('x', 6.0)]
+    """
+    sources = [obj for _, obj in labelled]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grads = tape.gradient(target, sources) if sources else []
+    messages = [str(w.message) for w in caught]
+    rows = []
+    for (lab, obj), g in zip(labelled, grads):
+        note = None
+        if g is None:
+            note = next((m for m in messages if obj.dtype.kind not in "fc" and "dtype" in m),
+                        None) or "no recorded path to it"
+        rows.append(GradientRow(lab, g, note))
+    return rows
+
+
+class CellReport:
+    """The report a ``%%tape`` cell displays: tape state, watched values, results, notes.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(3.0)
+    >>> with nt.GradientTape(persistent=True) as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    >>> print(CellReport("tape", tape, [("x", x)], [("y", y)]))
+    tape: 1 op recorded (persistent)
+      watched: x (shape=(), float64)
+      results: y = 9.0
+    """
+
+    def __init__(self, name, tape, watched, results, status=None, notes=(),
+                 target=None, rows=None):
+        self.name = name
+        self.tape = tape
+        self.watched = list(watched)      # [(label, tensor_or_variable)]
+        self.results = list(results)      # [(name, tensor_or_variable)]
+        self.status = status              # why recording stopped early, or None
+        self.notes = list(notes)
+        self.target = target              # label of the --grad target, or None
+        self.rows = rows                  # [GradientRow] for --grad, or None
+
+    def headline(self):
+        n = len(self.tape._ops)
+        return (f"{self.name}: {n:,} op{'' if n == 1 else 's'} recorded "
+                f"({', '.join(tape_state(self.tape))})")
+
+    @staticmethod
+    def _described(label, obj):
+        return f"{label} (shape={obj.shape}, {obj.dtype})"
+
+    def _result_text(self, name, value):
+        shown = inline_value(value._value)
+        return f"{name} = {shown}" if shown is not None else f"{name} (shape={value.shape})"
+
+    def _d(self, label):
+        return f"d{self.target}/d{label}"
+
+    def __str__(self):
+        lines = [self.headline()]
+        if self.status:
+            lines.append(f"  {self.status}")
+        lines.append("  watched: " + (", ".join(self._described(k, v) for k, v in self.watched)
+                                      or "nothing"))
+        if self.results:
+            lines.append("  results: " + ", ".join(self._result_text(k, v)
+                                                   for k, v in self.results))
+        if self.rows is not None:
+            lines.append(f"  gradients of {self.target}:" if self.rows else
+                         f"  gradients of {self.target}: nothing is watched")
+            for r in self.rows:
+                lines.append(f"    {self._d(r.label)} = " + _grad_text(r, "      "))
+        lines.extend(f"  note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self):
+        parts = []
+        if self.status:
+            parts.append(f"<div><b>{html.escape(self.status)}</b></div>")
+        if self.watched:
+            parts.append("<div style='margin-top:4px'>watched:</div>" + html_table(
+                ["name", "kind", "shape", "dtype"],
+                [[k, "variable" if not isinstance(v, Tensor) else "tensor", v.shape, v.dtype]
+                 for k, v in self.watched]))
+        else:
+            parts.append("<div>watched: nothing</div>")
+        if self.results:
+            parts.append("<div style='margin-top:4px'>results:</div>" + html_table(
+                ["name", "shape", "dtype", "value"],
+                [[k, v.shape, v.dtype, inline_value(v._value) or "\u2026"]
+                 for k, v in self.results]))
+        if self.rows is not None:
+            parts.append(f"<div style='margin-top:4px'>gradients of "
+                         f"{html.escape(self.target)}:</div>")
+            cells = "".join(
+                f"<tr><td style='{_CELL}'>{html.escape(self._d(r.label))}</td>"
+                f"<td style='{_CELL}'>{_pre(_grad_text(r, '').strip())}</td></tr>"
+                for r in self.rows)
+            parts.append(f"<table>{cells}</table>" if cells else "<div>nothing is watched</div>")
+        parts.extend(f"<div style='margin-top:4px'>{html.escape(n)}</div>" for n in self.notes)
+        chips = [f"{len(self.tape._ops):,} ops"] + tape_state(self.tape)
+        return _card(f"%%tape \u2192 {self.name}", chips, "".join(parts), "nbtape-cell-report")
+
+
+def _grad_text(row, indent):
+    if row.gradient is None:
+        return f"None ({row.note})"
+    text = value_text(row.gradient._value)
+    if "\n" not in text:
+        return text
+    return "\n" + "\n".join(indent + line for line in text.splitlines())
+
+
+def grad_error_note(target, exc):
+    """What the report says when ``--grad`` could not be computed.
+
+    >>> grad_error_note("z", ValueError("boom"))
+    '--grad z could not be computed: boom'
+    """
+    return f"--grad {target} could not be computed: {exc}"
+

@@ -1,0 +1,269 @@
+"""``nt.inspect``: a live table of variables, their values and gradients.
+
+Every ``assign*`` of a shown variable and every ``gradient`` call that covers it
+updates the row's data at once (a few float operations); the table itself is
+redrawn at most ``max_rate`` times a second, and always once more after the
+last change.  Only the visible page is drawn, so hundreds of variables cost
+what ``page_size`` of them cost.
+"""
+import contextlib
+import threading
+
+import ipywidgets as W
+
+from .live import LiveView, weak_callback
+from .sources import Sources, namespace_names
+from .table import Row, html_table, row_html, text_table
+from .summary import SAMPLE
+
+# Static snapshots (text and HTML beside the widget) list at most this many rows.
+SNAPSHOT_ROWS = 50
+# While a model has no weights yet, look for them this often (seconds).
+POLL = 0.5
+
+
+def interval_of(max_rate):
+    """Seconds between refreshes for at most ``max_rate`` per second (``None``: no limit).
+
+    >>> interval_of(10), interval_of(None)
+    (0.1, 0.0)
+    """
+    if max_rate is None:
+        return 0.0
+    if not (isinstance(max_rate, (int, float)) and max_rate > 0):
+        raise ValueError(f"max_rate is the most refreshes per second, a number > 0 (or None "
+                         f"for no limit), not {max_rate!r}.")
+    return 1.0 / max_rate
+
+
+class Inspector(LiveView):
+    """The widget ``nt.inspect`` returns; see ``inspect`` for the options.
+
+    ``.widget`` is its root ipywidget; ``.page`` (0-based) and ``.pages`` page
+    through long tables; ``.close()`` releases everything.
+    """
+
+    def __init__(self, objects, max_rate=10, page_size=20, history=200, display=None,
+                 snapshot=True, clock=None, schedule=None):
+        super().__init__(interval_of(max_rate), clock, schedule, snapshot)
+        if not (isinstance(page_size, int) and page_size > 0):
+            raise ValueError(f"page_size must be a positive whole number, not {page_size!r}.")
+        if not (isinstance(history, int) and history > 0):
+            raise ValueError(f"history must be a positive whole number, not {history!r}.")
+        self._sources = Sources(objects)
+        self._page_size = page_size
+        self._history = history
+        self._schedule = self._throttle._schedule
+        self._lock = threading.Lock()       # row data: written by events, read by redraws
+        self._rows = []
+        self._by_id = {}
+        self._cache = {}                    # variable id -> (row version, <tr> html)
+        self._page = 0
+        self._header = self._add(W.HTML())
+        self._table = self._add(W.HTML())
+        self._prev = self._add(W.Button(description="◀ previous", layout=W.Layout(width="auto")))
+        self._next = self._add(W.Button(description="next ▶", layout=W.Layout(width="auto")))
+        self._where = self._add(W.Label())
+        self._pager = self._add(W.HBox([self._prev, self._where, self._next]))
+        self._prev.on_click(weak_callback(self._go_back))
+        self._next.on_click(weak_callback(self._go_on))
+        self.widget = self._add(W.VBox([self._header, self._table, self._pager]))
+        for tape in self._sources.tapes:
+            self._subscribe(tape)
+        self._sync_variables()
+        if self._sources.waiting:
+            self._schedule(POLL, weak_callback(self._poll))
+        self._open(display)
+
+    # which variables ---------------------------------------------------------------------
+    def _sync_variables(self):
+        """Add rows for variables the sources gained (a tape watched more, a model built)."""
+        found = self._sources.variables() if self._sources.growing or not self._rows \
+            else ()
+        new = [(name, v) for name, v in found if v._id not in self._by_id]
+        if not new:
+            return False
+        names = namespace_names(self._shell, [v for _, v in new])
+        taken = {r.name for r in self._rows}
+        with self._lock:
+            for name, v in new:
+                label = _unique(name or names.get(v._id) or v.name, taken)
+                taken.add(label)
+                row = Row(v, label, self._history)
+                self._rows.append(row)
+                self._by_id[v._id] = row
+        for _, v in new:
+            self._subscribe(v)
+        return True
+
+    def _poll(self):
+        if self._closed:
+            return
+        if self._sync_variables():
+            self._changed()
+        if self._sources.waiting:
+            self._schedule(POLL, weak_callback(self._poll))
+
+    @property
+    def variables(self):
+        """The variables shown, in table order."""
+        return [r.var for r in self._rows]
+
+    # engine events -------------------------------------------------------------------------
+    def _on_event(self, source, event, **info):
+        if event == "gradient" and "sources" in info:       # a watched tape's gradient()
+            self._sync_variables()
+            return
+        row = self._by_id.get(getattr(source, "_id", None))
+        if row is None:
+            return
+        with self._lock:
+            if event == "assign":
+                row.on_assign(info["value"]._value)
+            elif event == "gradient":
+                row.on_gradient(info["gradient"]._value)
+        self._changed()
+
+    # paging --------------------------------------------------------------------------------
+    @property
+    def pages(self):
+        """How many pages the table has (``page_size`` rows each)."""
+        return max(1, -(-len(self._rows) // self._page_size))
+
+    @property
+    def page(self):
+        """The page shown, counted from 0; set it to turn the page."""
+        return self._page
+
+    @page.setter
+    def page(self, k):
+        if not isinstance(k, int) or not 0 <= k < self.pages:
+            raise ValueError(f"page must be a whole number from 0 to {self.pages - 1}, "
+                             f"not {k!r}.")
+        self._page = k
+        self.refresh()
+
+    def _go_back(self, _button=None):
+        if self._page > 0:
+            self.page = self._page - 1
+
+    def _go_on(self, _button=None):
+        if self._page + 1 < self.pages:
+            self.page = self._page + 1
+
+    # drawing -------------------------------------------------------------------------------
+    def _states(self, rows):
+        with self._lock:
+            return [r.state() for r in rows]
+
+    def _header_text(self):
+        n = len(self._rows)
+        text = f"nt.inspect: {n} variable{'s' if n != 1 else ''}"
+        if not n and self._sources.waiting:
+            text += " (the model builds its weights on its first call; they appear then)"
+        return text
+
+    def _notes(self, states, shown_rows):
+        notes = []
+        if any(s.value.size > SAMPLE or (s.grad is not None and s.grad.size > SAMPLE)
+               for s in states):
+            notes.append(f"Arrays of more than {SAMPLE:,} values are summarised from an "
+                         "evenly spaced sample (histograms, mean and range).")
+        if shown_rows < len(self._rows):
+            notes.append(f"Showing {shown_rows} of {len(self._rows)} variables.")
+        return notes
+
+    def _render(self):
+        self._sync_variables()
+        lo = self._page * self._page_size
+        rows = self._rows[lo:lo + self._page_size]
+        states = self._states(rows)
+        htmls = []
+        for st, row in zip(states, rows):
+            key = row.var._id
+            cached = self._cache.get(key)
+            if cached is None or cached[0] != st.version or cached[1] != st.name:
+                cached = (st.version, st.name, row_html(st))
+                self._cache[key] = cached
+            htmls.append(cached[2])
+        notes = self._notes(states, len(rows))
+        table = html_table(htmls, "", notes[:1])
+        many = len(self._rows) > self._page_size
+        where = (f"variables {lo + 1}–{lo + len(rows)} of {len(self._rows)} "
+                 f"(page {self._page + 1} of {self.pages})")
+        with contextlib.ExitStack() as stack:
+            for w in (self._header, self._table, self._prev, self._next, self._where,
+                      self._pager.layout):
+                stack.enter_context(w.hold_sync())
+            self._header.value = f"<b>{self._header_text()}</b>"
+            self._table.value = table
+            self._where.value = where if many else ""
+            self._prev.disabled = self._page == 0
+            self._next.disabled = self._page + 1 >= self.pages
+            self._pager.layout.display = "flex" if many else "none"
+
+    def _snapshot_states(self):
+        return self._states(self._rows[:SNAPSHOT_ROWS])
+
+    def _text(self):
+        states = self._snapshot_states()
+        return text_table(states, self._header_text(), self._notes(states, len(states)))
+
+    def _html(self):
+        states = self._snapshot_states()
+        return html_table([row_html(s) for s in states], self._header_text(),
+                          self._notes(states, len(states)))
+
+    def _descriptor(self):
+        names = [r.name for r in self._rows[:4]]
+        more = f" and {len(self._rows) - 4} more" if len(self._rows) > 4 else ""
+        what = ", ".join(names) + more if names else "no variables yet"
+        return f"nt.inspect live widget: {what}"
+
+
+def _unique(name, taken):
+    if name not in taken:
+        return name
+    k = 2
+    while f"{name}#{k}" in taken:
+        k += 1
+    return f"{name}#{k}"
+
+
+def inspect(*objects, max_rate=10, page_size=20, history=200, display=None, snapshot=True,
+            clock=None, schedule=None):
+    """A live table of variables: value, a picture of it, history, latest gradient and norm.
+
+    ``objects``: ``nt.Variable`` objects, a ``GradientTape`` (its watched
+    variables, including ones it watches later), a model with
+    ``trainable_variables`` (weights built later are picked up), or lists and
+    dicts of these (a dict key names its variable).  Unnamed variables take
+    the name they have in the notebook (``w = nt.Variable(...)`` shows as ``w``).
+
+    The table follows each ``assign``/``assign_add``/``assign_sub`` of a shown
+    variable and each ``tape.gradient`` that computes its gradient, redrawing at
+    most ``max_rate`` times a second (``None``: every change) and always after
+    the last change.  ``page_size`` rows show at a time; ``history`` values feed
+    each sparkline.  ``display=None`` shows the widget at once inside Jupyter
+    (``True``/``False`` to force); ``snapshot`` adds a static copy of the final
+    state beside it when the cell ends, for saved notebooks.  ``clock`` and
+    ``schedule`` replace the real clock and timer (tests, scripted demos).
+
+    >>> import nbtape as nt
+    >>> w = nt.Variable(2.0, name="w")
+    >>> insp = nt.inspect(w)
+    >>> with nt.GradientTape() as tape:
+    ...     loss = w * w
+    >>> _ = tape.gradient(loss, w); _ = w.assign_sub(0.4)
+    >>> print(insp)
+    nt.inspect: 1 variable
+    name  shape   dtype    value  history  gradient  ‖gradient‖
+    w     scalar  float64  1.6    █▁       4         4
+    >>> insp.close()
+    """
+    if not objects:
+        raise TypeError("nt.inspect() needs something to show: a variable, a tape, a model "
+                        "or a list of them, e.g. nt.inspect(model) or nt.inspect(w, b).")
+    target = objects[0] if len(objects) == 1 else list(objects)
+    return Inspector(target, max_rate=max_rate, page_size=page_size, history=history,
+                     display=display, snapshot=snapshot, clock=clock, schedule=schedule)

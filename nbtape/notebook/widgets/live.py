@@ -1,0 +1,224 @@
+"""What every nbtape widget shares: throttled refresh, display, static snapshot, closing.
+
+A ``LiveView`` owns a tree of core ipywidgets (``.widget`` is its root, ready to
+put in any layout) and the engine subscriptions that feed it.  Nothing the
+engine or ipywidgets holds points back at the view strongly (engine observers
+and widget callbacks are weak), so a view nobody references is collected, and a
+finalizer then closes its widgets and drops its subscriptions.  Inside a kernel
+the per-cell registry (``cells.py``) keeps it alive until its cell runs again.
+
+Display.  In a Jupyter kernel a view shows itself when made (as tqdm's notebook
+bar does), so ``nt.inspect(model)`` followed by a loop in the same cell works;
+a second display in the same cell run (the cell's last expression) is skipped.
+The live output carries the widget view and a one-line text/plain.  When the
+cell ends, a static snapshot (text/plain and text/html, values of the state at
+that moment) is displayed beside it: that is what a saved or shared notebook
+shows where the widget state is gone, and what nbval compares (both are
+deterministic: no ids, addresses or timings).  Elsewhere (a terminal, plain
+Python) a view is its text snapshot.
+"""
+import time
+import weakref
+
+from .cells import CellWidgets, get_shell, in_kernel
+from .throttle import Throttle, thread_timer
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def weak_callback(method):
+    """A function calling the bound ``method`` while its object lives, else doing nothing.
+
+    Widget callbacks and timers hold their function strongly; handing them this
+    instead keeps a closed-over view collectable.
+
+    >>> class A:
+    ...     def hi(self): return "hi"
+    >>> a = A(); f = weak_callback(a.hi)
+    >>> f()
+    'hi'
+    >>> del a; f() is None
+    True
+    """
+    ref = weakref.WeakMethod(method)
+
+    def call(*args, **kwargs):
+        m = ref()
+        if m is not None:
+            return m(*args, **kwargs)
+        return None
+    return call
+
+
+class Snapshot:
+    """A static copy of a widget's state: text and HTML, no live parts.
+
+    >>> s = Snapshot("w = 1", "<b>w</b> = 1")
+    >>> s, sorted(s._repr_mimebundle_())
+    (w = 1, ['text/html', 'text/plain'])
+    """
+
+    def __init__(self, text, html):
+        self.text = text
+        self.html = html
+
+    def __repr__(self):
+        return self.text
+
+    def _repr_html_(self):
+        return self.html
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": self.text, "text/html": self.html}
+
+
+def _release(subscriptions, widgets, throttle):
+    # a module-level function: a finalizer must not hold the view it finalizes
+    throttle.cancel()
+    for sub in subscriptions:
+        sub.remove()
+    del subscriptions[:]
+    for w in widgets:
+        w.close()
+
+
+class LiveView:
+    """Base of the inspector, the training monitor and the tape player.
+
+    Subclasses build their widgets with ``_add``, then call ``_open(display)``;
+    they implement ``_render()`` (set widget values; runs under the throttle's
+    lock), ``_text()``, ``_html()`` and ``_descriptor()``, and call
+    ``_changed()`` whenever their data changes.
+
+    ``interval`` is the minimum time between refreshes in seconds; ``clock``
+    and ``schedule`` replace ``time.monotonic`` and the trailing-edge timer
+    (tests and scripted demos drive time by hand with them).
+    """
+
+    def __init__(self, interval=0.1, clock=None, schedule=None, snapshot=True):
+        self._throttle = Throttle(weak_callback(self._flush), interval,
+                                  clock or time.monotonic, schedule or thread_timer)
+        self._subs = []
+        self._widgets = []
+        self._closed = False
+        self._snapshot_at_end = bool(snapshot)
+        self._shown_in = None
+        self._shell = get_shell()
+        self._registry = CellWidgets.of(self._shell) if self._shell is not None else None
+        self._finalizer = weakref.finalize(self, _release, self._subs, self._widgets,
+                                           self._throttle)
+        self.widget = None
+
+    # building -----------------------------------------------------------------------
+    def _add(self, widget):
+        """Remember ``widget`` so that closing the view closes it too."""
+        self._widgets.append(widget)
+        return widget
+
+    def _subscribe(self, observable):
+        """Follow ``observable``'s events (held weakly by the engine)."""
+        self._subs.append(observable.observe(self._on_event))
+
+    def _open(self, display):
+        self._flush_now()
+        if self._registry is not None:
+            self._registry.adopt(self)
+        if display is None:
+            display = in_kernel(self._shell)
+        if display and self._shell is not None:
+            self._ipython_display_()
+
+    # refreshing -----------------------------------------------------------------------
+    @property
+    def interval(self):
+        """Minimum seconds between two refreshes of the widget (0.1 = 10 per second)."""
+        return self._throttle.interval
+
+    @interval.setter
+    def interval(self, seconds):
+        if not seconds >= 0:
+            raise ValueError(f"interval must be a number of seconds >= 0, not {seconds!r}.")
+        self._throttle.interval = float(seconds)
+
+    def _changed(self):
+        if not self._closed:
+            self._throttle.poke()
+
+    def _flush(self):
+        if not self._closed:
+            self._render()
+
+    def _flush_now(self):
+        self._throttle.flush(force=True)
+
+    def refresh(self):
+        """Bring the widget up to date now, whatever the throttle says."""
+        if not self._closed:
+            self._flush_now()
+
+    def _cell_ended(self):
+        if not self._closed:
+            self._throttle.flush()
+
+    @property
+    def refreshes(self):
+        """How many times the widget was redrawn (the throttle keeps this small)."""
+        return self._throttle.flushes
+
+    # display --------------------------------------------------------------------------
+    def snapshot(self):
+        """A static ``Snapshot`` (text and HTML) of the current state."""
+        return Snapshot(self._text(), self._html())
+
+    def __repr__(self):
+        return self._text()
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": self._text(), "text/html": self._html()}
+        if not self._closed:
+            self._throttle.flush()
+            bundle[WIDGET_VIEW] = self._view_json()
+        return bundle
+
+    def _view_json(self):
+        return {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
+
+    def _ipython_display_(self):
+        shell = self._shell
+        if shell is None:
+            print(self._text())
+            return
+        if not in_kernel(shell) or self._closed:
+            # a terminal cannot draw widgets, and a closed one has no model left
+            self._publish({"text/plain": self._text()})
+            return
+        run = self._registry.current_run()
+        if run is not None and run is self._shown_in:
+            return        # already shown by this run of the cell (made, then last line)
+        self._shown_in = run
+        self._throttle.flush()
+        self._publish({WIDGET_VIEW: self._view_json(), "text/plain": self._descriptor()})
+        if self._snapshot_at_end and run is not None:
+            self._registry.at_cell_end(weak_callback(self._show_snapshot))
+
+    def _show_snapshot(self):
+        if not self._closed:
+            self._publish(self.snapshot()._repr_mimebundle_())
+
+    def _publish(self, bundle):
+        self._shell.display_pub.publish(data=bundle, metadata={})
+
+    # closing ----------------------------------------------------------------------------
+    @property
+    def closed(self):
+        """True once ``close()`` ran (by hand, by a re-run of its cell, or on collection)."""
+        return self._closed
+
+    def close(self):
+        """Close the widgets and stop listening to the engine (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._finalizer()
+        if self._registry is not None:
+            self._registry.forget(self)

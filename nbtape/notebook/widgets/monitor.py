@@ -1,0 +1,310 @@
+"""``nt.TrainingMonitor``: a live loss curve (and gradient norm), fed once per step.
+
+::
+
+    monitor = nt.TrainingMonitor(total=200)
+    for step in monitor.range(200):          # or a plain range, or tqdm
+        ...
+        monitor.log(loss=loss, grads=grads)  # one call per step
+
+Each metric gets its own chart (a loss and a gradient norm rarely share a
+scale) with axes, ticks and labels, redrawn at most ``max_rate`` times a second
+and always after the last step.  The progress line reads like tqdm's, which is
+what learners already know.
+"""
+import html
+import math
+import threading
+
+import ipywidgets as W
+import numpy as np
+
+from ...structure import flatten
+from ...tensor import TensorLike
+from .chart import line_chart
+from .inspector import interval_of
+from .live import LiveView
+from .summary import fmt
+from .svg import blocks
+
+COLORS = ("#1f77b4", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e")
+
+
+class Series:
+    """A growing sequence of (step, value) pairs in numpy buffers (no list copies per redraw).
+
+    >>> s = Series()
+    >>> for k in range(5): s.append(k, k * k)
+    >>> s.steps.tolist(), s.values.tolist()
+    ([0.0, 1.0, 2.0, 3.0, 4.0], [0.0, 1.0, 4.0, 9.0, 16.0])
+    """
+
+    def __init__(self):
+        self._x = np.empty(64)
+        self._y = np.empty(64)
+        self.n = 0
+
+    def append(self, step, value):
+        if self.n == self._x.size:
+            self._x = np.concatenate([self._x, np.empty(self.n)])
+            self._y = np.concatenate([self._y, np.empty(self.n)])
+        self._x[self.n] = step
+        self._y[self.n] = value
+        self.n += 1
+
+    @property
+    def steps(self):
+        return self._x[:self.n]
+
+    @property
+    def values(self):
+        return self._y[:self.n]
+
+    def summary(self):
+        """``'last 0.5 at step 3, min 0.25 at step 2'``; non-finite values are counted."""
+        y = self.values
+        if not y.size:
+            return "no values"
+        text = f"last {fmt(y[-1])} at step {fmt(self.steps[-1])}"
+        finite = np.isfinite(y)
+        if finite.any():
+            k = int(np.argmin(np.where(finite, y, np.inf)))
+            text += f", min {fmt(y[k])} at step {fmt(self.steps[k])}"
+        bad = int((~finite).sum())
+        if bad:
+            first = int(np.argmin(finite))
+            text += f"; {bad} non-finite, first at step {fmt(self.steps[first])}"
+        return text
+
+
+def _number(name, value):
+    if isinstance(value, TensorLike):
+        value = value._value
+    arr = np.asarray(value)
+    if arr.size != 1 or arr.dtype.kind not in "biuf":
+        raise ValueError(
+            f"monitor.log() takes one real number per metric, but {name} is "
+            f"{'complex' if arr.dtype.kind == 'c' else f'of shape {arr.shape}'}. Reduce it "
+            f"to one number first, e.g. {name}=np.mean({name}) for a per-sample loss.")
+    return float(arr.reshape(-1)[0])
+
+
+def global_norm(grads):
+    """sqrt of the sum of squared norms of ``grads`` (``None`` entries skipped).
+
+    >>> global_norm([np.array([3.0]), None, np.array([[4.0]])])
+    5.0
+    """
+    total = 0.0
+    for g in flatten(grads):
+        if g is None:
+            continue
+        a = np.asarray(g._value if isinstance(g, TensorLike) else g).reshape(-1)
+        total += float(np.vdot(a, a).real)
+    return math.sqrt(total)
+
+
+def elapsed(seconds):
+    """tqdm's clock format: ``mm:ss``, or ``h:mm:ss`` past an hour.
+
+    >>> elapsed(75.4), elapsed(3725)
+    ('01:15', '1:02:05')
+    """
+    s = int(seconds)
+    h, rest = divmod(s, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+class TrainingMonitor(LiveView):
+    """Live charts of training metrics with a tqdm-style progress line.
+
+    ``total`` (steps expected) turns on the progress bar; ``log_y`` names
+    metrics drawn on a log scale (or ``True`` for all); ``max_rate`` is the most
+    redraws per second.  ``display``, ``snapshot``, ``clock`` and ``schedule`` are
+    as for ``nt.inspect``.
+
+    >>> import nbtape as nt
+    >>> mon = nt.TrainingMonitor(total=3, title="fit")
+    >>> for step in mon.range(3):
+    ...     mon.log(loss=1.0 / (step + 1), grads=[np.array([3.0, 4.0])])
+    >>> print(mon)
+    fit: 3 steps logged, 3/3
+    loss       last 0.3333 at step 2, min 0.3333 at step 2  █▃▁
+    grad_norm  last 5 at step 2, min 5 at step 0            ▄▄▄
+    >>> mon.close()
+    """
+
+    def __init__(self, total=None, title="Training", log_y=(), max_rate=10, width=460,
+                 height=160, display=None, snapshot=True, clock=None, schedule=None):
+        super().__init__(interval_of(max_rate), clock, schedule, snapshot)
+        self._clock = self._throttle._clock
+        self.title = str(title)
+        self._log_y = log_y
+        self._size = (int(width), int(height))
+        self._lock = threading.Lock()
+        self._series = {}
+        self._logged = 0
+        self._total = None
+        self._done = 0              # iterations finished (tracked loop, else log calls)
+        self._tracking = 0          # how many track() loops are running
+        self._stopped = False
+        self._start = self._clock()
+        self._head = self._add(W.HTML())
+        self._bar = self._add(W.IntProgress(min=0, max=1, value=0,
+                                            layout=W.Layout(width="50%")))
+        self._rate = self._add(W.HTML())
+        self._charts = self._add(W.HTML())
+        self.widget = self._add(W.VBox([self._head, self._add(W.HBox([self._bar, self._rate])),
+                                        self._charts]))
+        self.total = total
+        self._open(display)
+
+    # feeding ---------------------------------------------------------------------------
+    @property
+    def total(self):
+        """Steps expected (``None``: unknown, no bar); settable."""
+        return self._total
+
+    @total.setter
+    def total(self, n):
+        if n is not None and not (isinstance(n, (int, np.integer)) and n >= 0):
+            raise ValueError(f"total is the number of steps expected, a whole number >= 0 "
+                             f"(or None), not {n!r}.")
+        self._total = None if n is None else int(n)
+        self._changed()
+
+    def log(self, step=None, grads=None, **metrics):
+        """Record one step: ``metrics`` as numbers (tensors and 1-element arrays welcome).
+
+        ``step`` is the x value (default: 0, 1, 2, ... per call); ``grads`` (a list
+        of gradients, ``None`` entries allowed) adds their global norm as
+        ``grad_norm``.
+        """
+        values = {name: _number(name, v) for name, v in metrics.items()}
+        if grads is not None:
+            values["grad_norm"] = global_norm(grads)
+        if not values:
+            raise TypeError("monitor.log() needs at least one metric, e.g. "
+                            "monitor.log(loss=loss) or monitor.log(loss=loss, grads=grads).")
+        with self._lock:
+            x = float(self._logged if step is None else _number("step", step))
+            for name, v in values.items():
+                self._series.setdefault(name, Series()).append(x, v)
+            self._logged += 1
+            if not self._tracking:
+                self._done = self._logged
+        self._changed()
+
+    def track(self, iterable, total=None):
+        """Iterate over ``iterable`` like tqdm, advancing the progress bar per item."""
+        if total is None and hasattr(iterable, "__len__"):
+            total = len(iterable)
+        if total is not None:
+            self.total = total
+        with self._lock:
+            self._tracking += 1
+            self._done = 0
+            self._stopped = False
+            self._start = self._clock()
+        try:
+            for item in iterable:
+                yield item
+                with self._lock:
+                    self._done += 1
+                self._changed()
+        finally:
+            with self._lock:
+                self._tracking -= 1
+            self._changed()
+
+    def range(self, *args):
+        """``track(range(*args))``: ``for step in monitor.range(100): ...``."""
+        return self.track(range(*args))
+
+    @property
+    def history(self):
+        """``{metric: (steps, values)}`` as numpy arrays (copies)."""
+        with self._lock:
+            return {k: (s.steps.copy(), s.values.copy()) for k, s in self._series.items()}
+
+    def _cell_ended(self):
+        with self._lock:
+            if self._tracking and self._total is not None and self._done < self._total:
+                # the cell ended with the loop still suspended: a break or an interrupt
+                self._stopped = True
+        super()._cell_ended()
+
+    # drawing ----------------------------------------------------------------------------
+    def _progress_text(self, timing):
+        n, total = self._done, self._total
+        text = f"{n}/{total}" if total is not None else f"{n} steps"
+        if self._stopped:
+            text += " (stopped early)"
+        if timing:
+            spent = max(self._clock() - self._start, 0.0)
+            rate = n / spent if spent > 0 else 0.0
+            eta = (f"<{elapsed((total - n) / rate)}" if total is not None and rate > 0
+                   and n < total else "")
+            text += f" [{elapsed(spent)}{eta}, {rate:.2f} it/s]"
+        return text
+
+    def _headline(self):
+        return f"{self.title}: {self._logged} step{'s' if self._logged != 1 else ''} logged"
+
+    def _chart_svgs(self):
+        width, height = self._size
+        out = []
+        for k, (name, s) in enumerate(self._series.items()):
+            log = self._log_y is True or name in (self._log_y or ())
+            ylabel = name + (" (log)" if log else "")
+            out.append(line_chart(s.steps, s.values, width, height, title=name,
+                                  ylabel=ylabel, log_y=log, color=COLORS[k % len(COLORS)]))
+        return out
+
+    def _render(self):
+        with self._lock:
+            charts = "".join(f"<div>{svg}</div>" for svg in self._chart_svgs()) or \
+                "<i>log a metric to start the chart: monitor.log(loss=...)</i>"
+            latest = " · ".join(f"{name} {fmt(s.values[-1])}"
+                                for name, s in self._series.items() if s.n)
+            progress = self._progress_text(timing=True)
+            total, done, stopped = self._total, self._done, self._stopped
+        with self._head.hold_sync(), self._bar.hold_sync(), self._rate.hold_sync(), \
+                self._charts.hold_sync(), self._bar.layout.hold_sync():
+            self._head.value = f"<b>{self._headline()}</b>" + (f" · {latest}" if latest else "")
+            self._bar.layout.display = "none" if total is None else "flex"
+            if total is not None:
+                self._bar.max = max(total, 1)
+                self._bar.value = min(done, max(total, 1))
+                self._bar.bar_style = ("warning" if stopped else
+                                       "success" if done >= total else "")
+            self._rate.value = f"<code>{progress}</code>"
+            self._charts.value = charts
+
+    def _text(self):
+        with self._lock:
+            head = self._headline()
+            if self._total is not None:
+                head += ", " + self._progress_text(timing=False)
+            width = max((len(n) for n in self._series), default=0)
+            rows = [f"{name.ljust(width)}  {s.summary()}" for name, s in self._series.items()]
+            span = max((len(r) for r in rows), default=0)
+            lines = [r.ljust(span) + "  " + blocks(s.values)
+                     for r, s in zip(rows, self._series.values())]
+        return "\n".join([head] + lines)
+
+    def _html(self):
+        with self._lock:
+            charts = "".join(f"<div>{svg}</div>" for svg in self._chart_svgs())
+            summary = "".join(f"<li><b>{html.escape(n)}</b>: {html.escape(s.summary())}</li>"
+                              for n, s in self._series.items())
+            head = self._headline()
+            if self._total is not None:
+                head += ", " + self._progress_text(timing=False)
+        return (f'<div class="nbtape-monitor" style="font-family:sans-serif;font-size:13px">'
+                f"<b>{html.escape(head)}</b><ul style='margin:4px 0'>{summary}</ul>"
+                f"{charts}</div>")
+
+    def _descriptor(self):
+        return f"nt.TrainingMonitor live widget: {self.title}"

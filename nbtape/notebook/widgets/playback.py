@@ -1,0 +1,259 @@
+"""The tape as a sequence of frames: each forward op, then each step of the reverse pass.
+
+This is the story the tape player tells (and its static text): frame 0 is the
+whole tape; then every op the target depends on, in recording order, with the
+value it produced; then the reverse pass in the engine's own order (newest op
+first, as ``graph.backward_steps`` lists it), each step showing the chain-rule
+product that sends the op's adjoint ("grad") to its inputs; the last frame
+gives the gradients.  Values come from what the tape kept; a non-persistent
+tape whose gradient was taken has freed the operands, and the steps then say
+which grads flowed without the local products.
+"""
+import collections
+
+import numpy as np
+
+from ...backward import call_vjp
+from ...rules.util import unbroadcast
+from ...tensor import Tensor, TensorLike
+from ..graph import backward_steps
+from ..graph_labels import number, where_text
+from ..graph_model import TapeModel, ids_of, operand_arg
+from .summary import describe
+
+Frame = collections.namedtuple("Frame", "phase op caption options")
+Frame.__doc__ = ("One picture: ``phase`` is 'start', 'forward', 'backward' or 'done'; "
+                 "``op`` a tape position or None; ``options`` for ``tape_graph``.")
+
+
+def _plain(a):
+    if type(a) is Tensor:
+        return a._value
+    if isinstance(a, list):
+        return [x._value if type(x) is Tensor else x for x in a]
+    return a
+
+
+def value_str(v):
+    """A value as the pictures print it: numbers for scalars, a summary for arrays.
+
+    >>> value_str(np.float64(9.0)), value_str(np.array([1.0, 2.0])), value_str(None)
+    ('9.0', '[1, 2]', '?')
+    """
+    if v is None:
+        return "?"
+    a = np.asarray(v)
+    return number(a.item()) if a.size == 1 and a.ndim == 0 else describe(a)
+
+
+class Playback:
+    """The frames of one tape and target (see the module docstring).
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(3.0, name="x")
+    >>> with nt.GradientTape(persistent=True) as tape:
+    ...     y = x * x
+    >>> pb = Playback(tape, y, names={y: "y"})
+    >>> for f in pb.frames: print(f.caption)
+    The tape recorded 1 op; the target y depends on 1 of them. Play it forward, then back.
+    Forward 1/1 (line 2): y = np.multiply(x, x) = 9.0
+    Backward 1/1: y = np.multiply(x, x) passes grad(y) = 1.0 to its input. grad(x) += grad(y) × ∂y/∂x = 1.0 × 3.0 = 3.0, twice (x is used 2 times here): grad(x) = 6.0, complete.
+    Done: d(y)/d(x) = 6.0.
+    """
+
+    def __init__(self, tape, target=None, sources=None, names=None):
+        self.tape = tape
+        record = tape.last_gradient
+        if target is None and record is None:
+            raise ValueError(
+                "TapePlayer needs a target to play the reverse pass towards: "
+                "nt.TapePlayer(tape, loss), or call tape.gradient(loss, sources) first so "
+                "that the player can use the same target and sources.")
+        model = TapeModel(tape, names)
+        objects = (ids_of(target, "target") if target is not None else []) + \
+            (ids_of(sources, "sources") if sources is not None else [])
+        model.objects = {t._id: t for t in objects}
+        self.model = model
+        if target is not None:
+            self.target_ids = [t._id for t in ids_of(target, "target")]
+        else:
+            self.target_ids = list(record.target_ids)
+        if sources is not None:
+            self.source_ids = [t._id for t in ids_of(sources, "sources")]
+        elif record is not None and set(record.target_ids) == set(self.target_ids):
+            self.source_ids = list(record.source_ids)
+        else:
+            self.source_ids = [t for t, leaf in model.leaves.items() if leaf.kind != "constant"]
+        for t in self.source_ids:
+            model.add_leaf(t)
+        self._labels = {}
+        self.options = dict(target=target, sources=sources, names=names)
+        self.frames = self._frames()
+
+    # names ---------------------------------------------------------------------------
+    def label(self, tid):
+        """What the captions call a tensor: the user's name, else ``op3`` (its producer)."""
+        if tid in self._labels:
+            return self._labels[tid]
+        name = self.model.name(tid)
+        if name is None:
+            where = self.model.producer.get(tid)
+            if where is not None:
+                i, m = where
+                name = f"op{i}" + (f"[{m}]" if self.model.ops[i].rule.multi else "")
+            else:
+                leaf = self.model.leaves.get(tid)
+                name = f"{leaf.kind} {leaf.index}" if leaf is not None else "a value"
+        self._labels[tid] = name
+        return name
+
+    def _call_text(self, i):
+        op = self.model.ops[i]
+        args = []
+        for k, tid in enumerate(op.in_ids):
+            if tid is not None:
+                args.append(self.label(tid))
+            else:
+                arg = operand_arg(op, k)
+                # a constant operand the rule did not need to keep
+                args.append(value_str(_plain(arg)) if arg is not None else "const")
+        outs = [self.label(o) for o in op.out_ids if o is not None]
+        lhs = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
+        return f"{lhs} = {op.rule.name}({', '.join(args)})"
+
+    # frames ---------------------------------------------------------------------------
+    def _frames(self):
+        model = self.model
+        known = [t for t in self.target_ids if model.known(t)]
+        tname = ", ".join(self.label(t) for t in self.target_ids) or "target"
+        shown, _ = model.upstream(known, through_stop=True) if known else (set(), set())
+        forward = sorted(shown)
+        n = len(model.ops)
+        opts = dict(self.options)
+        frames = [Frame("start", None,
+                        f"The tape recorded {n} op{'s' if n != 1 else ''}; the target "
+                        f"{tname} depends on {len(forward)} of them. Play it forward, "
+                        "then back.", dict(opts, show_grads=False))]
+        for k, i in enumerate(forward):
+            op = model.ops[i]
+            out = [o for o in op.out_ids if o is not None]
+            value = value_str(model.value(out[0])) if out else "?"
+            frames.append(Frame("forward", i,
+                                f"Forward {k + 1}/{len(forward)} ({where_text(op.where)}): "
+                                f"{self._call_text(i)} = {value}",
+                                dict(opts, highlight=i, show_grads=False)))
+        path_ops, path_t = model.path(self.source_ids, known) if known else (set(), set())
+        if not path_ops:
+            frames.append(Frame("done", None,
+                                f"No gradient flows: {tname} does not depend on the sources "
+                                "through recorded, differentiable ops.",
+                                dict(opts, show_grads=False)))
+            return frames
+        steps = backward_steps(self.tape, self.options["target"] if self.options["target"]
+                               is not None else None, self.options["sources"])
+        adj, note = model.adjoints(known, self.source_ids, path_t)
+        walk = _Walk(self, path_ops, path_t, adj or {})
+        for k, i in enumerate(steps):
+            frames.append(Frame("backward", i,
+                                f"Backward {k + 1}/{len(steps)}: " + walk.step(i),
+                                dict(opts, backward_step=k)))
+        frames.append(Frame("done", None, self._done_text(tname, adj, note),
+                            dict(opts, backward_step=len(steps))))
+        return frames
+
+    def _done_text(self, tname, adj, note):
+        if adj is None:
+            return f"Done: the gradients are not shown ({note})."
+        parts = []
+        for s in self.source_ids:
+            g = adj.get(s)
+            parts.append(f"d({tname})/d({self.label(s)}) = "
+                         + (value_str(g) if g is not None else "None (no path)"))
+        return "Done: " + "; ".join(parts) + "."
+
+
+class _Walk:
+    """Replays the reverse pass op by op, keeping how much of each grad has arrived."""
+
+    def __init__(self, pb, path_ops, path_t, adj):
+        self.pb, self.model, self.adj = pb, pb.model, adj
+        self.path_t = path_t
+        self.uses = {t: sum(1 for j, _ in self.model.consumers.get(t, ()) if j in path_ops)
+                     for t in path_t}
+        self.arrived = collections.Counter()
+
+    def step(self, i):
+        model, pb = self.model, self.pb
+        op = model.ops[i]
+        outs = [o for o in op.out_ids if o is not None]
+        g = [self.adj.get(o) for o in outs]
+        gtext = ", ".join(f"grad({pb.label(o)}) = {value_str(x)}" for o, x in zip(outs, g))
+        inputs = [(k, t) for k, t in enumerate(op.in_ids) if t is not None and t in self.path_t]
+        head = (f"{pb._call_text(i)} passes {gtext} to its "
+                f"input{'s' if len({t for _, t in inputs}) != 1 else ''}.")
+        contrib, why = self._contributions(i, g)
+        partials, _ = model.partials(i) if not op.rule.multi else ([None] * len(op.in_ids),
+                                                                    "multi")
+        texts, seen = [], collections.Counter(t for _, t in inputs)
+        done = set()
+        for k, t in inputs:
+            if t in done:
+                continue
+            done.add(t)
+            reps = seen[t]
+            self.arrived[t] += reps
+            texts.append(self._share(i, k, t, reps, outs, g, contrib, partials))
+        tail = f" ({why})" if why else ""
+        return head + " " + "; ".join(texts) + "." + tail
+
+    def _share(self, i, k, t, reps, outs, g, contrib, partials):
+        """The sentence for operand ``k`` (tensor ``t``) of op ``i``."""
+        pb, op = self.pb, self.model.ops[i]
+        name = pb.label(t)
+        out = pb.label(outs[0]) if len(outs) == 1 else f"op{i}"
+        c = contrib[k] if contrib is not None else None
+        p = partials[k] if partials is not None else None
+        if c is None:
+            text = f"grad({name}) gets its share"
+        elif p is not None and np.size(p) == 1 and np.size(c) == 1 and len(g) == 1:
+            text = (f"grad({name}) += grad({out}) × ∂{out}/∂{name} = "
+                    f"{value_str(g[0])} × {value_str(np.reshape(p, ()))} = "
+                    f"{value_str(np.reshape(c, ()))}")
+        else:
+            text = (f"grad({name}) += the VJP of {op.rule.name} applied to grad({out}) "
+                    f"= {value_str(c)}")
+        if reps > 1:
+            text += f", {_times(reps)} ({name} is used {reps} times here)"
+        if self.arrived[t] >= self.uses.get(t, 0) and t in self.adj:
+            return text + f": grad({name}) = {value_str(self.adj[t])}, complete"
+        return text + f" ({self.arrived[t]} of {self.uses.get(t, 0)} uses done)"
+
+    def _contributions(self, i, g):
+        """Each operand's share of the adjoint, exactly as the engine computes it."""
+        op = self.model.ops[i]
+        if op.args is None:
+            return None, ("the tape freed the values needed for each product in its "
+                          "gradient() call; record with GradientTape(persistent=True) to see "
+                          "them")
+        if any(x is None for x in g) or op.rule.multi:
+            return None, ""
+        if not op.rule.has_vjp:
+            return None, f"{op.rule.name} has no gradient rule, so the engine stops here"
+        needs = [t is not None and t in self.path_t for t in op.in_ids]
+        args = [_plain(a) for a in op.args]
+        kwargs = {k: _plain(v) for k, v in op.kwargs.items()} if op.kwargs else None
+        ans = op.ans if op.ans is not None else op.out
+        ans = ans._value if isinstance(ans, TensorLike) else ans
+        try:
+            grads = call_vjp(op.rule, np.asarray(g[0]), ans, args, kwargs, needs)
+        except Exception as exc:          # the caption says what went wrong, the player goes on
+            return None, f"its VJP failed: {type(exc).__name__}: {str(exc)[:120]}"
+        out = []
+        for gi, need, meta in zip(grads, needs, op.metas):
+            out.append(unbroadcast(np.asarray(gi), meta[0], meta[1])
+                       if need and gi is not None and meta is not None else None)
+        return out, ""
+
+
+def _times(n):
+    return {2: "twice", 3: "three times"}.get(n, f"{n} times")

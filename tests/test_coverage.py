@@ -1,0 +1,164 @@
+"""nt.coverage(): built from numpy's lists and the rule registry, never stale."""
+import numpy as np
+import pytest
+
+import nbtape as nt
+from nbtape.coverage import KINDS, STATUSES, Coverage, Row
+from nbtape.errors import NoGradientRuleError
+from nbtape.rules.core_ops import primitive
+from nbtape.rules.registry import POSITIONAL, RULES, defjvp, defnondiff, defrule, defvjp
+
+
+def test_table_shape_and_totals():
+    table = nt.coverage()
+    assert isinstance(table, Coverage) and len(table) > 300
+    assert all(isinstance(r, Row) and r.kind in KINDS and r.status in STATUSES for r in table)
+    counts = table.summary()
+    assert list(counts) == list(STATUSES) and sum(counts.values()) == len(table)
+    assert sum(sum(c.values()) for c in table.by_kind().values()) == len(table)
+    assert len({r.name for r in table}) == len(table)
+
+
+def test_every_numpy_ufunc_has_one_row():
+    ufuncs = {u.__name__ for u in vars(np).values() if isinstance(u, np.ufunc)}
+    rows = nt.coverage(kind="ufunc")
+    assert {r.name for r in rows} >= {"np." + n for n in ufuncs}
+    assert "np.divide" in rows and "np.true_divide" not in rows     # one object, one row
+
+
+@pytest.mark.parametrize("name, kind, reverse, forward, status", [
+    ("np.sin", "ufunc", "yes", "yes", "differentiable"),
+    ("np.matmul", "ufunc", "yes", "yes", "differentiable"),
+    ("np.floor", "ufunc", "zero", "zero", "non-differentiable"),
+    ("np.isnan", "ufunc", "none", "none", "non-differentiable"),
+    ("np.cumprod", "function", "yes", "yes", "differentiable"),
+    ("np.median", "function", "yes", "yes", "differentiable"),
+    ("np.emath.sqrt", "function", "yes", "yes", "differentiable"),
+    ("np.add.reduce", "ufunc method", "yes", "yes", "differentiable"),
+    ("np.multiply.accumulate", "ufunc method", "yes", "yes", "differentiable"),
+    ("np.busday_count", "function", "no", "no", "unsupported"),
+])
+def test_well_known_entries(name, kind, reverse, forward, status):
+    assert nt.coverage()[name] == Row(name, kind, reverse, forward, status)
+
+
+def test_linalg_and_fft_are_listed():
+    names = {r.name for r in nt.coverage()}
+    assert {"np.linalg.inv", "np.linalg.svd", "np.fft.fft", "np.fft.irfft"} <= names
+
+
+def test_registering_a_rule_changes_the_table():
+    def triple(x):
+        return 3 * x
+    wrapped = primitive(triple)
+    key = wrapped.raw
+    try:
+        name = RULES[key].name
+        assert nt.coverage()[name] == Row(name, "nbtape", "no", "no", "unsupported")
+        defvjp(key, lambda g, ans, x: 3 * g)
+        assert nt.coverage()[name] == Row(name, "nbtape", "yes", "via VJP", "differentiable")
+        x = nt.constant([1.0, 2.0])
+        with nt.ForwardAccumulator(x, nt.constant([1.0, 1.0])) as acc:   # the claim holds
+            y = wrapped(x)
+        np.testing.assert_array_equal(acc.jvp(y).numpy(), [3.0, 3.0])
+        defjvp(key, lambda t, ans, x: 3 * t)
+        assert nt.coverage()[name].forward == "yes"
+    finally:
+        del RULES[key]
+    assert name not in nt.coverage()
+
+
+def test_a_numpy_function_moves_when_a_rule_is_added():
+    fn = np.busday_count
+    assert RULES.get(fn) is None
+    try:
+        defnondiff(fn)
+        assert nt.coverage()["np.busday_count"].status == "non-differentiable"
+    finally:
+        del RULES[fn]
+    assert nt.coverage()["np.busday_count"].status == "unsupported"
+
+
+def test_multi_output_rule_without_jvp_has_no_forward_mode():
+    def pair(x):
+        return x, 2 * x
+    try:
+        defrule(pair, lambda g, ans, args, kw, needs: [g[0] + 2 * g[1]], kind=POSITIONAL,
+                multi=True)
+        row = nt.coverage("pair")["pair"]
+        assert (row.reverse, row.forward, row.status) == ("yes", "no", "differentiable")
+    finally:
+        del RULES[pair]
+
+
+def _sample(u):
+    """Arguments a float ufunc accepts, or None if it takes no float inputs."""
+    if u.signature:      # generalized ufuncs (matmul, vecdot, ...): 2 along each core axis
+        cores = u.signature.split("->")[0].split("),(")
+        args = [np.full((2,) * (c.count(",") + 1 if c.strip("()") else 0), 0.3) for c in cores]
+    else:
+        args = [np.array([0.3, 0.6])] * u.nin
+    try:
+        with np.errstate(all="ignore"):
+            u(*args)
+    except TypeError:
+        return None
+    return args
+
+
+@pytest.mark.parametrize("row", nt.coverage(kind="ufunc").rows, ids=lambda r: r.name)
+def test_ufunc_rows_tell_the_truth(row):
+    u = getattr(np, row.name[3:])
+    args = _sample(u)
+    if args is None or u.nout != 1:
+        pytest.skip("no float inputs or several outputs")
+    xs = [nt.constant(a) for a in args]
+    with np.errstate(all="ignore"), nt.GradientTape() as tape:
+        tape.watch(xs)
+        y = u(*xs)
+        total = np.sum(y) if y.dtype.kind == "f" else None
+    if row.reverse == "none":
+        assert len(tape._ops) == 0
+        return
+    with np.errstate(all="ignore"):
+        if row.status == "unsupported":
+            with pytest.raises(NoGradientRuleError):
+                tape.gradient(total, xs)
+        elif row.reverse == "yes":
+            assert any(g is not None for g in tape.gradient(total, xs))
+        else:
+            assert row.reverse == "zero"
+            assert all(np.all(g.numpy() == 0) for g in tape.gradient(total, xs))
+
+
+def test_filters():
+    linalg = nt.coverage("linalg")
+    assert len(linalg) >= 25 and all("linalg" in r.name for r in linalg)
+    unsupported = nt.coverage(status="unsupported")
+    assert all(r.status == "unsupported" for r in unsupported)
+    assert nt.coverage("np.fft.").summary() == nt.coverage().filter("np.fft.").summary()
+    both = nt.coverage("cum", status="differentiable", forward="yes")
+    assert "np.cumsum" in both and all(r.forward == "yes" for r in both)
+    with pytest.raises(ValueError, match="status='bogus' is not one of"):
+        nt.coverage(status="bogus")
+    with pytest.raises(KeyError, match="np.sin"):
+        nt.coverage("cos")["np.sin"]
+
+
+def test_text_view_groups_and_totals():
+    text = str(nt.coverage())
+    counts = nt.coverage().summary()
+    assert f"differentiable      {counts['differentiable']:4d}" in text
+    for group in ("ufuncs (", "functions (", "np.linalg (", "np.fft (", "ufunc methods ("):
+        assert group in text
+    assert "np.tanh" in text and repr(nt.coverage("np.tanh")).startswith("<nbtape coverage")
+
+
+def test_html_view():
+    page = nt.coverage("np.sin")._repr_html_()
+    assert "<table>" in page and "<code>np.sin</code>" in page and "differentiable" in page
+
+
+def test_callable_even_after_the_submodule_is_imported():
+    import nbtape.coverage  # noqa: F401  (binds the module to nbtape.coverage)
+    assert nt.coverage("np.sin")["np.sin"].status == "differentiable"

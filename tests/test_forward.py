@@ -1,0 +1,202 @@
+"""nt.ForwardAccumulator: forward-mode Jacobian-vector products."""
+import numpy as np
+import pytest
+
+import nbtape as nt
+
+
+def numeric_jvp(f, x, v, eps=1e-6):
+    return (np.asarray(f(x + eps * v)) - np.asarray(f(x - eps * v))) / (2 * eps)
+
+
+CASES = [
+    ("sin", lambda x: np.sin(x), (3,)),
+    ("poly", lambda x: x ** 3 - 2.0 * x * x + 1.0 / (1.0 + x * x), (4,)),
+    ("reduce", lambda x: np.sum(np.exp(x) * x), (2, 3)),
+    ("matmul", lambda x: x @ x.T, (2, 3)),
+    ("index", lambda x: x[1:] * x[:-1], (5,)),
+    ("mean", lambda x: np.mean(np.tanh(x), axis=0), (3, 2)),
+    ("stack", lambda x: np.stack([x, np.sqrt(x * x + 1.0)]), (3,)),
+]
+
+
+@pytest.mark.parametrize("name, f, shape", CASES, ids=[c[0] for c in CASES])
+def test_jvp_matches_finite_differences(name, f, shape):
+    rng = np.random.default_rng(3)
+    x0 = rng.standard_normal(shape)
+    v = rng.standard_normal(shape)
+    x = nt.constant(x0)
+    with nt.ForwardAccumulator(x, v) as acc:
+        y = f(x)
+    j = acc.jvp(y)
+    assert type(j) is nt.Tensor
+    assert j.shape == np.shape(f(x0))
+    np.testing.assert_allclose(j.numpy(), numeric_jvp(f, x0, v), rtol=1e-5, atol=1e-7)
+
+
+def test_jvp_scalar():
+    x = nt.constant(2.0)
+    with nt.ForwardAccumulator(x, 1.0) as acc:
+        y = x ** 3
+    assert float(acc.jvp(y)) == 12.0
+
+
+def test_jvp_of_the_primal_is_the_tangent():
+    x = nt.constant([1.0, 2.0])
+    with nt.ForwardAccumulator(x, np.array([5.0, 6.0])) as acc:
+        pass
+    np.testing.assert_array_equal(acc.jvp(x).numpy(), [5.0, 6.0])
+
+
+def test_several_primals_sum_their_contributions():
+    a = nt.constant(2.0)
+    b = nt.constant(3.0)
+    with nt.ForwardAccumulator([a, b], [np.array(1.0), np.array(10.0)]) as acc:
+        y = a * b
+    assert float(acc.jvp(y)) == 3.0 * 1.0 + 2.0 * 10.0
+
+
+def test_tangent_as_a_tensor():
+    x = nt.constant([1.0, 2.0])
+    with nt.ForwardAccumulator(x, nt.constant([1.0, 1.0])) as acc:
+        y = x * x
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), [2.0, 4.0])
+
+
+def test_variable_primal():
+    w = nt.Variable([1.0, 2.0])
+    with nt.ForwardAccumulator(w, np.array([1.0, 0.0])) as acc:
+        y = np.sum(w * w * w)
+    assert float(acc.jvp(y)) == 3.0
+
+
+def test_jvp_structure():
+    x = nt.constant(2.0)
+    with nt.ForwardAccumulator(x, 1.0) as acc:
+        a = x * x
+        b = np.sin(x)
+    ja, (jb,) = acc.jvp([a, (b,)])
+    assert float(ja) == 4.0
+    np.testing.assert_allclose(float(jb), np.cos(2.0))
+
+
+def test_unconnected_none_and_zero():
+    x = nt.constant(2.0)
+    other = nt.constant([1.0, 2.0])
+    with nt.ForwardAccumulator(x, 1.0) as acc:
+        y = other * 3.0
+    assert acc.jvp(y) is None
+    assert acc.jvp(y, unconnected_gradients="none") is None
+    for policy in ("zero", nt.UnconnectedGradients.ZERO):
+        z = acc.jvp(y, unconnected_gradients=policy)
+        assert z.shape == (2,) and not np.any(z.numpy())
+
+
+def test_ops_after_the_block_are_not_tracked():
+    x = nt.constant(2.0)
+    with nt.ForwardAccumulator(x, 1.0) as acc:
+        y = x * x
+    z = y * 3.0
+    assert acc.jvp(z) is None
+    assert float(acc.jvp(y)) == 4.0
+
+
+def test_tangent_shape_mismatch_is_value_error():
+    with pytest.raises(ValueError):
+        nt.ForwardAccumulator(nt.constant([1.0, 2.0]), np.ones(3))
+
+
+def test_primal_tangent_count_mismatch_is_value_error():
+    a, b = nt.constant(1.0), nt.constant(2.0)
+    with pytest.raises(ValueError):
+        nt.ForwardAccumulator([a, b], [np.array(1.0)])
+
+
+def test_plain_primal_is_type_error():
+    with pytest.raises(TypeError):
+        nt.ForwardAccumulator(np.ones(2), np.ones(2))
+
+
+def test_float32_tangent_stays_float32():
+    x = nt.constant([1.0, 2.0], dtype="float32")
+    with nt.ForwardAccumulator(x, np.ones(2, dtype=np.float32)) as acc:
+        y = np.sin(x) * 2.0
+    assert acc.jvp(y).dtype == np.float32
+
+
+def test_complex_jvp_is_the_holomorphic_derivative():
+    """Forward mode on a holomorphic function gives f'(z) * v (no conjugation)."""
+    z0 = np.array([1.0 + 2.0j, -0.5 + 0.3j])
+    v = np.array([1.0 + 0.0j, 0.0 + 1.0j])
+    z = nt.constant(z0)
+    with nt.ForwardAccumulator(z, v) as acc:
+        y = z * z * z
+    np.testing.assert_allclose(acc.jvp(y).numpy(), 3 * z0 ** 2 * v)
+
+
+def test_jvp_through_custom_gradient():
+    @nt.custom_gradient
+    def log1pexp(x):
+        e = np.exp(x)
+
+        def grad(dy):
+            return dy * (1 - 1 / (1 + e))
+        return np.log(1 + e), grad
+
+    x = nt.constant(0.5)
+    with nt.ForwardAccumulator(x, 2.0) as acc:
+        y = log1pexp(x)
+    np.testing.assert_allclose(float(acc.jvp(y)), 2.0 / (1 + np.exp(-0.5)))
+
+
+def test_nested_accumulators_second_derivative():
+    x = nt.constant(1.5)
+    with nt.ForwardAccumulator(x, 1.0) as outer:
+        with nt.ForwardAccumulator(x, 1.0) as inner:
+            y = x ** 4
+        d1 = inner.jvp(y)
+    d2 = outer.jvp(d1)
+    np.testing.assert_allclose(float(d1), 4 * 1.5 ** 3)
+    np.testing.assert_allclose(float(d2), 12 * 1.5 ** 2)
+
+
+def test_three_nested_accumulators():
+    x = nt.constant(0.3)
+    with nt.ForwardAccumulator(x, 1.0) as a3:
+        with nt.ForwardAccumulator(x, 1.0) as a2:
+            with nt.ForwardAccumulator(x, 1.0) as a1:
+                y = np.sin(x)
+            d1 = a1.jvp(y)
+        d2 = a2.jvp(d1)
+    d3 = a3.jvp(d2)
+    np.testing.assert_allclose([float(d1), float(d2), float(d3)],
+                               [np.cos(0.3), -np.sin(0.3), -np.cos(0.3)])
+
+
+def test_inner_accumulator_does_not_see_outer_primals():
+    x = nt.constant(1.0)
+    w = nt.constant(2.0)
+    with nt.ForwardAccumulator(w, 1.0) as outer:
+        with nt.ForwardAccumulator(x, 1.0) as inner:
+            y = x * w
+        assert float(inner.jvp(y)) == 2.0
+    assert float(outer.jvp(y)) == 1.0
+
+
+def test_forward_matches_reverse_jacobian_columns():
+    rng = np.random.default_rng(11)
+    x0 = rng.standard_normal(3)
+    W = rng.standard_normal((2, 3))
+
+    def f(x):
+        return np.tanh(W @ x) * x[0]
+
+    x = nt.constant(x0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    J = tape.jacobian(y, x).numpy()
+    for k, e in enumerate(np.eye(3)):
+        with nt.ForwardAccumulator(x, e) as acc:
+            yk = f(x)
+        np.testing.assert_allclose(acc.jvp(yk).numpy(), J[:, k], rtol=1e-12)

@@ -1,0 +1,189 @@
+import numpy as np
+import pytest
+
+import nbtape as nt
+from nbtape.layers import Dense, Layer, Sequential
+
+
+def test_dense_builds_on_first_call_from_the_input_width():
+    layer = Dense(4)
+    assert not layer.built and layer.variables == []
+    y = layer(np.ones((2, 3)))
+    assert layer.built and y.shape == (2, 4)
+    assert [(v.name, v.shape) for v in layer.trainable_variables] == [
+        ("dense/kernel", (3, 4)), ("dense/bias", (4,))]
+    assert layer.kernel is layer.trainable_variables[0]
+    np.testing.assert_array_equal(layer.bias.numpy(), np.zeros(4))
+    np.testing.assert_allclose(y.numpy(), np.ones((2, 3)) @ layer.kernel.numpy(), rtol=1e-6)
+
+
+def test_dense_kernel_is_glorot_uniform():
+    layer = Dense(300, seed=0)
+    layer.build((None, 200))
+    k = layer.kernel.numpy()
+    limit = np.sqrt(6 / (200 + 300))
+    assert np.abs(k).max() <= limit and np.abs(k).max() > 0.99 * limit
+    assert k.var() == pytest.approx(limit ** 2 / 3, rel=0.02)
+    assert abs(k.mean()) < 0.01 * limit
+
+
+def test_dense_weights_are_reproducible_from_a_seed_or_a_shared_generator():
+    a, b, c = Dense(3, seed=7), Dense(3, seed=7), Dense(3, seed=8)
+    for layer in (a, b, c):
+        layer.build((None, 5))
+    np.testing.assert_array_equal(a.kernel.numpy(), b.kernel.numpy())
+    assert not np.array_equal(a.kernel.numpy(), c.kernel.numpy())
+
+    def model(seed):
+        rng = np.random.default_rng(seed)
+        m = Sequential([Dense(4, "relu", seed=rng), Dense(2, seed=rng)])
+        m.build((None, 3))
+        return m.get_weights()
+    w1, w2 = model(0), model(0)
+    for x, y in zip(w1, w2):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(w1[0][:, :2], w1[2][:2, :])      # layers differ from each other
+
+
+def test_dense_is_float32_like_keras_and_casts_inputs():
+    layer = Dense(2, seed=0)
+    y = layer(np.ones((1, 3)))                 # float64 input
+    assert layer.kernel.dtype == np.float32 and y.dtype == np.float32
+    y64 = Dense(2, dtype="float64", seed=0)(np.ones((1, 3), dtype="float32"))
+    assert y64.dtype == np.float64
+    x = nt.constant(np.ones((1, 3)))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = layer(x)
+    assert tape.gradient(y, x).dtype == np.float64   # the cast is recorded
+
+
+@pytest.mark.parametrize("activation, f", [
+    (None, lambda z: z), ("linear", lambda z: z), ("relu", lambda z: np.maximum(z, 0)),
+    ("sigmoid", lambda z: 1 / (1 + np.exp(-z))), ("tanh", np.tanh),
+    ("softmax", lambda z: np.exp(z) / np.exp(z).sum(-1, keepdims=True)),
+    (np.sin, np.sin),
+])
+def test_dense_activations(activation, f):
+    layer = Dense(3, activation=activation, dtype="float64", seed=1)
+    x = np.random.default_rng(0).standard_normal((4, 2))
+    y = layer(x)
+    z = x @ layer.kernel.numpy() + layer.bias.numpy()
+    np.testing.assert_allclose(np.asarray(y), f(z), rtol=1e-12)
+
+
+def test_dense_without_bias_and_with_custom_initializers():
+    layer = Dense(2, use_bias=False, kernel_initializer="ones")
+    layer(np.ones((1, 3)))
+    assert [v.name for v in layer.variables] == ["dense/kernel"]
+    np.testing.assert_array_equal(layer.kernel.numpy(), np.ones((3, 2)))
+    layer = Dense(2, kernel_initializer=lambda shape, dtype: np.full(shape, 0.5, dtype))
+    np.testing.assert_array_equal(layer(np.ones((1, 2))).numpy(), [[1.0, 1.0]])
+
+
+def test_dense_user_mistakes():
+    with pytest.raises(ValueError, match="unknown activation 'relux'"):
+        Dense(2, activation="relux")
+    with pytest.raises(ValueError, match="positive whole number"):
+        Dense(0)
+    with pytest.raises(ValueError, match="unknown initializer"):
+        Dense(2, kernel_initializer="orthogonalish")(np.ones((1, 2)))
+    with pytest.raises(ValueError, match="known last dimension"):
+        Dense(2).build((None, None))
+
+
+def test_gradients_flow_through_a_dense_layer():
+    layer = Dense(2, activation="sigmoid", dtype="float64", seed=3)
+    x = np.random.default_rng(1).standard_normal((3, 4))
+    assert nt.check_gradients(layer, x) < 1e-6
+    with nt.GradientTape() as tape:
+        y = np.sum(layer(x) ** 2)
+    gk, gb = tape.gradient(y, layer.trainable_variables)
+    assert gk.shape == (4, 2) and gb.shape == (2,)
+
+
+def test_sequential_calls_layers_in_order_and_collects_variables():
+    model = nt.Sequential([Dense(5, "relu", seed=0), Dense(3, seed=1)])
+    assert model.trainable_variables == [] and not model.built
+    x = np.random.default_rng(0).standard_normal((4, 2))
+    y = model(x)
+    l1, l2 = model.layers
+    manual = np.maximum(x @ l1.kernel.numpy() + l1.bias.numpy(), 0) @ l2.kernel.numpy() \
+        + l2.bias.numpy()
+    np.testing.assert_allclose(y.numpy(), manual, rtol=1e-5)
+    assert [v.name for v in model.trainable_variables] == [
+        "dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"]
+    assert model.variables == model.trainable_variables
+    assert model.count_params() == 2 * 5 + 5 + 5 * 3 + 3
+
+
+def test_sequential_accepts_functions_and_add():
+    model = Sequential([Dense(3, seed=0)])
+    model.add(nt.nn.softmax)
+    model.add(lambda t: t * 2)
+    y = model(np.ones((2, 4)))
+    np.testing.assert_allclose(np.sum(y.numpy(), axis=-1), [2.0, 2.0], rtol=1e-6)
+    assert [layer.name for layer in model.layers] == ["dense", "softmax", "lambda"]
+    with pytest.raises(TypeError, match="layers or functions"):
+        model.add(3)
+    with pytest.raises(ValueError, match="already has a layer named 'out'"):
+        Sequential([Dense(2, name="out"), Dense(3, name="out")])
+
+
+def test_summary_is_a_readable_table():
+    model = Sequential([Dense(64, "relu", seed=0), Dense(10, seed=0)], name="digits")
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = lines[0]
+    assert 'Model: "digits"' in text and "0 (unbuilt)" in text
+    model.build((None, 64))
+    lines.clear()
+    model.summary(print_fn=lines.append)
+    text = lines[0]
+    assert "dense (Dense)" in text and "(None, 64)" in text and "4160" in text
+    assert "dense_1 (Dense)" in text and "(None, 10)" in text and "650" in text
+    assert "Total params: 4,810" in text and "Trainable params: 4,810" in text
+    assert all(line == line.rstrip() for line in text.splitlines())
+
+
+def test_freezing_a_layer_removes_its_variables_from_training():
+    model = Sequential([Dense(3, seed=0), Dense(2, seed=1)])
+    model(np.ones((1, 2)))
+    first, second = model.layers
+    first.trainable = False
+    assert model.trainable_variables == second.trainable_variables
+    assert model.non_trainable_variables == first.variables
+    with nt.GradientTape() as tape:
+        y = np.sum(model(np.ones((1, 2))))
+    assert set(tape.watched_variables()) == set(second.trainable_variables)
+    model.trainable = False
+    assert model.trainable_variables == []
+    model.trainable = True
+    assert len(model.trainable_variables) == 4
+
+
+def test_get_and_set_weights_round_trip():
+    model = Sequential([Dense(3, seed=0)])
+    model(np.ones((1, 2)))
+    saved = model.layers[0].get_weights()
+    model.layers[0].set_weights([np.zeros((2, 3)), np.ones(3)])
+    np.testing.assert_array_equal(model(np.ones((1, 2))).numpy(), [[1.0, 1.0, 1.0]])
+    model.layers[0].set_weights(saved)
+    np.testing.assert_array_equal(model.layers[0].kernel.numpy(), saved[0])
+    with pytest.raises(ValueError, match="has 2 weights"):
+        model.layers[0].set_weights([np.zeros((2, 3))])
+
+
+def test_a_custom_layer():
+    class Scale(Layer):
+        def build(self, input_shape):
+            self.s = self.add_weight("s", (input_shape[-1],), "ones")
+
+        def call(self, x):
+            return x * self.s
+    model = Sequential([Scale(), Dense(1, kernel_initializer="ones")])
+    with nt.GradientTape() as tape:
+        y = np.sum(model(np.array([[1.0, 2.0]])))
+    g = tape.gradient(y, model.trainable_variables)
+    np.testing.assert_allclose(g[0].numpy(), [1.0, 2.0])
+    assert model.trainable_variables[0].name == "scale/s"

@@ -1,0 +1,394 @@
+"""nbtape/rules/linalg.py: products, einsum and np.linalg against finite differences."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import nbtape as nt
+from gradcheck import check_both
+from test_rules_shapes import check_hvp
+
+rng = np.random.default_rng(2)
+
+
+def randn(*shape):
+    return rng.standard_normal(shape)
+
+
+def crandn(*shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def well_conditioned(*shape, complex_=False):
+    a = (crandn if complex_ else randn)(*shape)
+    return a + 3 * np.eye(shape[-1])
+
+
+def spd(*shape, complex_=False):
+    """A symmetric (Hermitian) positive-definite matrix with well separated eigenvalues."""
+    a = (crandn if complex_ else randn)(*shape)
+    return a @ np.conj(np.swapaxes(a, -1, -2)) + np.diag(np.arange(1.0, shape[-1] + 1))
+
+
+def sym(a):
+    """The function under test sees sym(A), so finite differences stay symmetric."""
+    return 0.5 * (a + np.conj(np.swapaxes(a, -1, -2)))
+
+
+# --- products -------------------------------------------------------------------------------------
+PRODUCTS = [
+    (np.dot, [(3,), (3,)]),
+    (np.dot, [(2, 3), (3,)]),
+    (np.dot, [(3,), (3, 4)]),
+    (np.dot, [(2, 3), (3, 4)]),
+    (np.dot, [(), (2, 3)]),
+    (np.dot, [(2, 3), ()]),
+    (np.dot, [(2, 3, 4), (4,)]),
+    (np.dot, [(4,), (2, 4, 3)]),
+    (np.dot, [(2, 3, 4), (5, 4, 2)]),
+    (lambda a, b: a.dot(b), [(2, 2), (2,)]),
+    (np.vdot, [(2, 3), (6,)]),
+    (np.inner, [(3,), (3,)]),
+    (np.inner, [(2, 3), (4, 3)]),
+    (np.inner, [(2, 2, 3), (3,)]),
+    (np.inner, [(), (2,)]),
+    (np.outer, [(3,), (2, 2)]),
+    (np.linalg.outer, [(3,), (4,)]),
+    (np.tensordot, [(2, 3, 4), (3, 4, 5)]),
+    (lambda a, b: np.tensordot(a, b, 1), [(2, 3), (3, 4)]),
+    (lambda a, b: np.tensordot(a, b, axes=0), [(2,), (3, 2)]),
+    (lambda a, b: np.tensordot(a, b, axes=([1, 0], [0, 1])), [(2, 3, 4), (3, 2)]),
+    (lambda a, b: np.tensordot(a, b, axes=(1, 0)), [(2, 3), (3, 2)]),
+    (lambda a, b: np.tensordot(a, b, axes=([-1], [0])), [(2, 3), (3,)]),
+    (lambda a, b: np.linalg.tensordot(a, b, axes=1), [(2, 3), (3, 2)]),
+    (np.kron, [(2, 2), (3, 1)]),
+    (np.kron, [(2,), (3,)]),
+    (np.kron, [(2, 3), (2,)]),
+    (np.kron, [(2,), (2, 1, 2)]),
+    (np.linalg.matmul, [(2, 2, 3), (3, 4)]),
+    (np.vecdot, [(3, 4), (4,)]),
+    (lambda a, b: np.vecdot(a, b, axis=0), [(3, 4), (3, 1)]),
+    (np.linalg.vecdot, [(2, 3), (3,)]),
+]
+
+
+@pytest.mark.parametrize("f, shapes", PRODUCTS)
+def test_products(f, shapes):
+    check_both(f, *[randn(*s) for s in shapes])
+
+
+@pytest.mark.parametrize("f, shapes", [
+    (np.dot, [(2, 3), (3,)]), (np.dot, [(2, 3, 2), (2,)]), (np.vdot, [(3,), (3,)]),
+    (np.inner, [(2, 3), (3,)]), (np.kron, [(2,), (2, 2)]), (np.vecdot, [(2, 3), (3,)]),
+    (np.tensordot, [(2, 3), (2, 3)]),
+])
+def test_complex_products(f, shapes):
+    check_both(f, *[crandn(*s) for s in shapes])
+
+
+def test_products_with_a_list_operand():
+    check_both(lambda a: np.dot(a, [1.0, 2.0]), randn(3, 2))
+    check_both(lambda a: np.tensordot([[1.0, 2.0]], a, 1), randn(2, 3))
+
+
+# --- einsum ---------------------------------------------------------------------------------------------
+EINSUMS = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij,jk", [(2, 3), (3, 4)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("ii->", [(3, 3)]),
+    ("iij->ij", [(2, 2, 3)]),
+    ("ijj,j->i", [(2, 3, 3), (3,)]),
+    ("i,i", [(3,), (3,)]),
+    ("ij->ji", [(2, 3)]),
+    ("ij->", [(2, 3)]),
+    ("ij->j", [(2, 3)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("ij,ij->i", [(2, 3), (2, 3)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]),
+    ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]),
+    ("...ij,...jk->...ik", [(2, 1, 2, 3), (4, 3, 2)]),
+    ("...ij,...jk", [(2, 2, 3), (1, 3, 2)]),
+    ("...i,...i", [(2, 3), (3,)]),
+    ("i...->...", [(2, 3, 2)]),
+    ("ij,ij->ij", [(1, 3), (2, 3)]),
+    ("Ba,aC->BC", [(2, 3), (3, 2)]),
+    ("ab, bc -> ca", [(2, 3), (3, 2)]),
+]
+
+
+@pytest.mark.parametrize("spec, shapes", EINSUMS)
+def test_einsum(spec, shapes):
+    check_both(lambda *ops: np.einsum(spec, *ops), *[randn(*s) for s in shapes])
+
+
+def test_einsum_interleaved_form_and_options():
+    check_both(lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [2, 0]), randn(2, 3), randn(3, 2))
+    check_both(lambda a, b: np.einsum(a, [0, Ellipsis], b, [Ellipsis]), randn(2, 3), randn(3))
+    check_both(lambda a, b, c: np.einsum("ij,jk,k->i", a, b, c, optimize=True),
+               randn(2, 3), randn(3, 4), randn(4))
+    a, b, c = randn(2, 3), randn(3, 4), randn(4)
+    path = np.einsum_path("ij,jk,k->i", a, b, c, optimize="optimal")[0]
+    check_both(lambda a, b, c: np.einsum("ij,jk,k->i", a, b, c, optimize=path), a, b, c)
+
+
+def test_einsum_complex_and_a_constant_operand():
+    check_both(lambda a, b: np.einsum("ij,jk->ik", a, b), crandn(2, 3), crandn(3, 2))
+    c = randn(3, 2)
+    check_both(lambda a: np.einsum("ij,jk->ki", a, c), randn(2, 3))
+
+
+def test_second_derivative_through_einsum():
+    check_hvp(lambda a: np.einsum("ij,jk->ik", a, a), randn(3, 3))
+    check_hvp(lambda a: np.einsum("ii,ij->j", a, a), randn(3, 3))
+    check_hvp(lambda a: np.einsum("...i,...i", a, a), randn(2, 3))
+
+
+@settings(max_examples=15, deadline=None)
+@given(i=st.integers(1, 3), j=st.integers(1, 3), k=st.integers(1, 3), batch=st.integers(1, 2))
+def test_random_contractions(i, j, k, batch):
+    a, b = randn(batch, i, j), randn(j, k)
+    check_both(lambda a, b: np.einsum("bij,jk->bki", a, b), a, b)
+    check_both(np.dot, a, b)
+    check_both(lambda a, b: np.tensordot(a, b, axes=([2], [0])), a, b)
+
+
+# --- inverses, determinants, solve -----------------------------------------------------------------------------
+@pytest.mark.parametrize("complex_", [False, True])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+def test_inv_det_slogdet(shape, complex_):
+    a = well_conditioned(*shape, complex_=complex_)
+    check_both(np.linalg.inv, a)
+    check_both(np.linalg.det, a)
+    check_both(lambda a: np.linalg.slogdet(a)[1], a)
+    check_both(lambda a: (lambda s, l: 2.0 * s + s * l)(*np.linalg.slogdet(a)), a)
+
+
+def test_slogdet_of_a_negative_determinant():
+    a = well_conditioned(3, 3)
+    a = a[::-1].copy()          # swapping rows makes the sign change
+    assert np.linalg.det(a) < 0
+    check_both(lambda a: np.linalg.slogdet(a).logabsdet, a)
+
+
+def test_second_derivative_through_inv():
+    a = well_conditioned(3, 3)
+    check_hvp(np.linalg.inv, a)
+    check_hvp(np.linalg.det, a)
+
+    # d^2/dx^2 of inv(x * A) at x = 1 is 2 A^-1 (as 1/x does)
+    x = nt.constant(1.0)
+    with nt.GradientTape() as outer:
+        outer.watch(x)
+        with nt.GradientTape() as inner:
+            inner.watch(x)
+            y = np.linalg.inv(x * a)
+        dy = inner.gradient(y, x)
+    np.testing.assert_allclose(outer.gradient(dy, x).numpy(), 2 * np.linalg.inv(a).sum())
+
+
+@pytest.mark.parametrize("complex_", [False, True])
+@pytest.mark.parametrize("ashape, bshape", [
+    ((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((2, 3, 3), (2, 3, 2)),
+    ((3, 3), (2, 3, 1)),
+])
+def test_solve(ashape, bshape, complex_):
+    a = well_conditioned(*ashape, complex_=complex_)
+    b = (crandn if complex_ else randn)(*bshape)
+    check_both(np.linalg.solve, a, b)
+
+
+@pytest.mark.parametrize("shape, complex_", [((4, 3), False), ((3, 4), False), ((2, 3, 3), False),
+                                             ((3, 2), True)])
+def test_pinv(shape, complex_):
+    a = (crandn if complex_ else randn)(*shape)
+    check_both(np.linalg.pinv, a)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, -1, -2])
+def test_matrix_power(n):
+    check_both(lambda a: np.linalg.matrix_power(a, n), well_conditioned(2, 3, 3) / 3)
+
+
+@pytest.mark.parametrize("shapes", [
+    [(2, 3), (3, 4), (4, 2)], [(3,), (3, 4), (4,)], [(3,), (3, 2), (2, 2)], [(2, 3), (3,)],
+    [(2, 2), (2, 3), (3, 3), (3, 1)],
+])
+def test_multi_dot(shapes):
+    check_both(lambda *xs: np.linalg.multi_dot(list(xs)), *[randn(*s) for s in shapes])
+
+
+# --- symmetric factorizations -----------------------------------------------------------------------------
+@pytest.mark.parametrize("complex_", [False, True])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+def test_cholesky(shape, complex_):
+    a = spd(*shape, complex_=complex_)
+    check_both(lambda a: np.linalg.cholesky(sym(a)), a)
+    check_both(lambda a: np.linalg.cholesky(sym(a), upper=True), a)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_eigh_real(shape):
+    a = spd(*shape)
+    check_both(lambda a: np.linalg.eigh(sym(a))[0], a)
+    # eigenvectors are defined up to sign, so test functions that do not see the sign
+    check_both(lambda a: (lambda w, v: w[..., None, :] * v ** 2)(*np.linalg.eigh(sym(a))), a)
+    check_both(lambda a: (lambda w, v: v[..., :, :1] * v[..., :1, :])(*np.linalg.eigh(sym(a))), a)
+    check_both(lambda a: np.linalg.eigvalsh(sym(a)), a)
+
+
+def test_eigh_complex_hermitian():
+    a = spd(3, 3, complex_=True)
+    check_both(lambda a: np.linalg.eigh(sym(a)).eigenvalues, a)
+    check_both(lambda a: (lambda w, v: np.real(v * np.conj(v)) * w)(*np.linalg.eigh(sym(a))), a)
+    check_both(lambda a: np.linalg.eigvalsh(sym(a)), a)
+
+
+def test_eigh_with_repeated_eigenvalues_keeps_eigenvalue_gradients_finite():
+    x = nt.constant(np.eye(3))
+    with nt.GradientTape() as t:
+        t.watch(x)
+        w = np.linalg.eigh(x).eigenvalues
+        y = np.sum(w * np.array([1.0, 2.0, 3.0]))
+    g = t.gradient(y, x).numpy()
+    assert np.all(np.isfinite(g))
+    np.testing.assert_allclose(np.trace(g), 6.0)
+
+
+def test_second_derivative_through_factorizations():
+    a = spd(3, 3)
+    check_hvp(lambda a: np.linalg.cholesky(sym(a)), a)
+    check_hvp(lambda a: np.linalg.eigvalsh(sym(a)), a)
+    check_hvp(lambda a: np.linalg.solve(a, np.ones(3)), a)
+    check_hvp(lambda a: np.linalg.svd(a).S, a)
+    check_hvp(lambda a: np.linalg.qr(a).R, a)
+    check_hvp(lambda a: np.linalg.eigh(sym(a)).eigenvalues, a)
+
+
+# --- singular values and norms -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(3, 2), (2, 4), (2, 3, 3)])
+def test_svdvals(shape):
+    check_both(np.linalg.svdvals, randn(*shape))
+
+
+NORMS = [
+    (lambda x: np.linalg.norm(x), (4,)),
+    (lambda x: np.linalg.norm(x), (2, 3, 2)),
+    (lambda x: np.linalg.norm(x, 1), (4,)),
+    (lambda x: np.linalg.norm(x, 2), (4,)),
+    (lambda x: np.linalg.norm(x, np.inf), (4,)),
+    (lambda x: np.linalg.norm(x, -np.inf), (4,)),
+    (lambda x: np.linalg.norm(x, 3), (4,)),
+    (lambda x: np.linalg.norm(x, 0.5), (4,)),
+    (lambda x: np.linalg.norm(x, 0), (4,)),
+    (lambda x: np.linalg.norm(x, axis=1), (2, 3)),
+    (lambda x: np.linalg.norm(x, 1, axis=0, keepdims=True), (2, 3)),
+    (lambda x: np.linalg.norm(x, np.inf, axis=-1), (2, 3, 4)),
+    (lambda x: np.linalg.norm(x, "fro"), (2, 3)),
+    (lambda x: np.linalg.norm(x, 1), (3, 3)),
+    (lambda x: np.linalg.norm(x, -1), (3, 3)),
+    (lambda x: np.linalg.norm(x, np.inf), (3, 2)),
+    (lambda x: np.linalg.norm(x, -np.inf), (3, 2)),
+    (lambda x: np.linalg.norm(x, 2), (3, 2)),
+    (lambda x: np.linalg.norm(x, -2), (2, 3)),
+    (lambda x: np.linalg.norm(x, "nuc"), (3, 2)),
+    (lambda x: np.linalg.norm(x, axis=(0, 2)), (2, 3, 2)),
+    (lambda x: np.linalg.norm(x, 2, axis=(2, 0), keepdims=True), (3, 2, 4)),
+    (lambda x: np.linalg.norm(x, 1, axis=(-1, -2)), (2, 3, 3)),
+    (lambda x: np.linalg.vector_norm(x), (2, 3)),
+    (lambda x: np.linalg.vector_norm(x, axis=(0, 1), ord=np.inf, keepdims=True), (2, 3, 2)),
+    (lambda x: np.linalg.vector_norm(x, ord=1, axis=-1), (2, 3)),
+    (lambda x: np.linalg.matrix_norm(x), (2, 3, 3)),
+    (lambda x: np.linalg.matrix_norm(x, ord=2), (2, 3, 4)),
+    (lambda x: np.linalg.matrix_norm(x, ord="nuc", keepdims=True), (2, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("f, shape", NORMS)
+def test_norms(f, shape):
+    check_both(f, randn(*shape))
+
+
+@pytest.mark.parametrize("f", [lambda x: np.linalg.norm(x), lambda x: np.linalg.norm(x, 1),
+                               lambda x: np.linalg.norm(x, np.inf), np.linalg.matrix_norm,
+                               lambda x: np.linalg.norm(x, 2)])
+def test_complex_norms(f):
+    check_both(f, crandn(3, 2))
+
+
+def test_complex_norm_follows_tensorflow():
+    z = nt.constant(np.array([3 + 4j, 0j]))
+    with nt.GradientTape() as t:
+        t.watch(z)
+        n2 = np.linalg.norm(z) ** 2
+    np.testing.assert_allclose(t.gradient(n2, z).numpy(), 2 * z.numpy())   # d|z|^2/dz = 2z
+
+
+def test_norm_of_zero_has_a_zero_gradient():
+    x = nt.constant(np.zeros(3))
+    with nt.GradientTape() as t:
+        t.watch(x)
+        n = np.linalg.norm(x)
+    np.testing.assert_array_equal(t.gradient(n, x).numpy(), np.zeros(3))
+
+
+def test_second_derivative_through_norm():
+    check_hvp(lambda x: np.linalg.norm(x, axis=-1), randn(2, 3))
+    check_hvp(lambda x: np.linalg.norm(x, 3), randn(4))
+
+
+# --- svd and qr -------------------------------------------------------------------------------------------------------
+def thin_svd(a):
+    return np.linalg.svd(a, full_matrices=False)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
+def test_svd_real(shape):
+    a = randn(*shape)
+    check_both(lambda a: thin_svd(a).S, a)
+    # singular vectors are defined up to sign: test functions that do not see it
+    check_both(lambda a: (lambda u, s, vh: u * u * s[..., None, :])(*thin_svd(a)), a)
+    check_both(lambda a: (lambda u, s, vh: vh * vh)(*thin_svd(a)), a)
+    check_both(lambda a: (lambda u, s, vh: u[..., :, 1:2] * vh[..., 1:2, :])(*thin_svd(a)), a)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (3, 2), (2, 3)])
+def test_svd_complex(shape):
+    a = crandn(*shape)
+    check_both(lambda a: thin_svd(a).S, a)
+    # and up to a phase shared by u_i and v_i
+    check_both(lambda a: (lambda u, s, vh: np.real(u * np.conj(u)))(*thin_svd(a)), a)
+    check_both(lambda a: (lambda u, s, vh: u[..., :, :1] * vh[..., :1, :])(*thin_svd(a)), a)
+
+
+def test_svd_default_full_matrices_on_square_and_its_limits():
+    check_both(lambda a: (lambda u, s, vh: u[:, :1] * vh[:1, :])(*np.linalg.svd(a)), randn(3, 3))
+    x = nt.constant(randn(3, 2))
+    with nt.GradientTape() as t:
+        t.watch(x)
+        u = np.linalg.svd(x).U
+    with pytest.raises(NotImplementedError, match="full_matrices=False"):
+        t.gradient(u, x)
+    with pytest.raises(TypeError, match="svdvals"):
+        np.linalg.svd(x, compute_uv=False)
+
+
+@pytest.mark.parametrize("shape, complex_", [((3, 3), False), ((4, 3), False), ((2, 4, 2), False),
+                                             ((3, 2), True), ((3, 3), True)])
+def test_qr(shape, complex_):
+    a = (crandn if complex_ else randn)(*shape)
+    check_both(lambda a: np.linalg.qr(a).Q, a)
+    check_both(lambda a: np.linalg.qr(a).R, a)
+    check_both(lambda a: (lambda q, r: q @ r[..., :1])(*np.linalg.qr(a)), a)
+
+
+def test_qr_limits():
+    check_both(lambda a: np.linalg.qr(a, mode="complete").R, randn(3, 3))
+    x = nt.constant(randn(2, 3))
+    with nt.GradientTape() as t:
+        t.watch(x)
+        q = np.linalg.qr(x).Q
+    with pytest.raises(NotImplementedError, match="at least as many rows"):
+        t.gradient(q, x)
+    with pytest.raises(TypeError, match="qr"):
+        np.linalg.qr(x, mode="r")

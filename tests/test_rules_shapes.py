@@ -1,0 +1,236 @@
+"""nbtape/rules/shapes.py: every shape function against finite differences, both modes."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import nbtape as nt
+from gradcheck import check_both
+
+rng = np.random.default_rng(0)
+
+
+def randn(*shape):
+    return rng.standard_normal(shape)
+
+
+def check_hvp(f, x, eps=1e-5, rtol=1e-5, atol=1e-6, seed=3):
+    """Second order: a Hessian-vector product of ``sum(w * f(x)**2)`` by nested tapes
+    (so every VJP used runs on tensors under the outer tape) against central
+    differences of the first-order gradient."""
+    r = np.random.default_rng(seed)
+    w = r.standard_normal(np.shape(f(x)))
+    v = r.standard_normal(np.shape(x))
+
+    def grad(x0):
+        xt = nt.constant(x0)
+        with nt.GradientTape() as t:
+            t.watch(xt)
+            y = np.sum(w * f(xt) ** 2)
+        return t.gradient(y, xt)
+
+    xt = nt.constant(x)
+    with nt.GradientTape() as outer:
+        outer.watch(xt)
+        with nt.GradientTape() as inner:
+            inner.watch(xt)
+            y = np.sum(w * f(xt) ** 2)
+        g = inner.gradient(y, xt)
+        gv = np.sum(g * v)
+    hv = outer.gradient(gv, xt, unconnected_gradients="zero").numpy()
+    num = (grad(x + eps * v).numpy() - grad(x - eps * v).numpy()) / (2 * eps)
+    np.testing.assert_allclose(hv, num, rtol=rtol, atol=atol, err_msg="Hessian-vector product")
+
+
+# --- one array in, one out ------------------------------------------------------------------
+UNARY = [
+    (lambda x: np.reshape(x, (3, 2)), (2, 3)),
+    (lambda x: np.reshape(x, (-1,), order="F"), (2, 3)),
+    (lambda x: np.reshape(x, (2, 6), "F"), (3, 4)),
+    (lambda x: np.reshape(np.transpose(x), (6,), order="A"), (2, 3)),
+    (lambda x: x.reshape(2, 2, 2), (4, 2)),
+    (np.ravel, (2, 3)),
+    (lambda x: np.ravel(x, order="F"), (2, 3, 2)),
+    (lambda x: np.ravel(np.transpose(x), order="K"), (2, 3)),
+    (lambda x: np.ravel(np.transpose(x, (1, 0, 2)), order="K"), (2, 3, 2)),
+    (lambda x: np.ravel(np.transpose(x), order="A"), (3, 2)),
+    (lambda x: x.flatten(), (2, 2)),
+    (np.squeeze, (1, 3, 1)),
+    (lambda x: np.squeeze(x, axis=-1), (2, 1)),
+    (lambda x: np.expand_dims(x, 1), (2, 3)),
+    (lambda x: np.expand_dims(x, (0, -1)), (2,)),
+    (np.atleast_1d, ()),
+    (np.atleast_2d, (3,)),
+    (np.atleast_3d, ()),
+    (np.atleast_3d, (3,)),
+    (np.atleast_3d, (2, 3)),
+    (lambda x: np.swapaxes(x, 0, 2), (2, 3, 4)),
+    (lambda x: np.moveaxis(x, 0, -1), (2, 3, 4)),
+    (lambda x: np.moveaxis(x, [0, 1], [2, 0]), (2, 3, 4)),
+    (lambda x: np.rollaxis(x, 2), (2, 3, 4)),
+    (lambda x: np.rollaxis(x, 0, 3), (2, 3, 4)),
+    (lambda x: np.rollaxis(x, -1, 1), (2, 3, 4)),
+    (lambda x: np.rollaxis(x, 1, -1), (2, 3, 4, 1)),
+    (np.matrix_transpose, (2, 3, 4)),
+    (np.linalg.matrix_transpose, (3, 2)),
+    (lambda x: np.broadcast_to(x, (4, 2, 3)), (2, 1)),
+    (lambda x: np.tile(x, 2), (3,)),
+    (lambda x: np.tile(x, (2, 1, 3)), (2, 2)),
+    (lambda x: np.repeat(x, 3), (2, 2)),
+    (lambda x: np.repeat(x, [1, 0, 2], axis=1), (2, 3)),
+    (lambda x: np.repeat(x, 2, axis=-1), (2, 3)),
+    (np.flip, (2, 3)),
+    (lambda x: np.flip(x, 1), (2, 3)),
+    (lambda x: np.flip(x, (0, 2)), (2, 3, 2)),
+    (np.fliplr, (2, 3)),
+    (np.flipud, (3, 2)),
+    (np.rot90, (2, 3)),
+    (lambda x: np.rot90(x, 2), (2, 3)),
+    (lambda x: np.rot90(x, -1, axes=(1, 2)), (2, 3, 4)),
+    (lambda x: np.rot90(x, 3, axes=(2, 0)), (2, 3, 4)),
+    (lambda x: np.roll(x, 2), (2, 3)),
+    (lambda x: np.roll(x, -1, axis=1), (2, 3)),
+    (lambda x: np.roll(x, (1, 2), axis=(0, 1)), (2, 3)),
+    (lambda x: np.pad(x, 1), (2, 3)),
+    (lambda x: np.pad(x, (1, 2), constant_values=5.0), (2, 3)),
+    (lambda x: np.pad(x, ((0, 1), (2, 0))), (2, 3)),
+    (lambda x: np.pad(x, ((1, 2),), mode="constant"), (3,)),
+    (lambda x: np.pad(x, {1: (1, 2), -3: 1}), (2, 2, 3)),
+    (lambda x: np.pad(x, {0: 2}, mode="reflect"), (3, 2)),
+    (lambda x: np.pad(x, 2, mode="edge"), (2, 3)),
+    (lambda x: np.pad(x, (2, 3), mode="reflect"), (4,)),
+    (lambda x: np.pad(x, ((1, 2), (3, 1)), mode="symmetric"), (2, 3)),
+    (lambda x: np.pad(x, 4, mode="wrap"), (3, 2)),
+    (np.copy, (2, 3)),
+]
+
+
+@pytest.mark.parametrize("f, shape", UNARY)
+def test_unary_shape_functions(f, shape):
+    check_both(f, randn(*shape))
+
+
+@pytest.mark.parametrize("f, shape", [UNARY[k] for k in (0, 8, 21, 31, 34, 41, 46, 52, 53)])
+def test_second_order_through_shape_rules(f, shape):
+    check_hvp(f, randn(*shape))
+
+
+# --- joining ---------------------------------------------------------------------------------------
+JOINS = [
+    (lambda a, b: np.concatenate([a, b]), [(2, 3), (1, 3)]),
+    (lambda a, b: np.concatenate((a, b), axis=1), [(2, 3), (2, 1)]),
+    (lambda a, b: np.concatenate([a, b], axis=-1), [(2, 2, 3), (2, 2, 2)]),
+    (lambda a, b: np.concatenate([a, b], axis=None), [(2, 3), (4,)]),
+    (lambda a, b: np.concat([a, b, a]), [(2,), (3,)]),
+    (lambda a, b: np.stack([a, b]), [(2, 3), (2, 3)]),
+    (lambda a, b: np.stack([a, b, a], axis=1), [(2, 3), (2, 3)]),
+    (lambda a, b: np.stack((a, b), axis=-1), [(2, 3), (2, 3)]),
+    (lambda a, b: np.hstack([a, b]), [(2,), (3,)]),
+    (lambda a, b: np.hstack([a, b]), [(2, 1), (2, 3)]),
+    (lambda a, b: np.hstack([a, b]), [(), (2,)]),
+    (lambda a, b: np.vstack([a, b]), [(3,), (3,)]),
+    (lambda a, b: np.vstack([a, b]), [(3,), (2, 3)]),
+    (lambda a, b: np.dstack([a, b]), [(3,), (3,)]),
+    (lambda a, b: np.dstack([a, b]), [(2, 3), (2, 3, 2)]),
+    (lambda a, b: np.column_stack([a, b]), [(3,), (3, 2)]),
+    (lambda a, b: np.append(a, b), [(2, 2), (3,)]),
+    (lambda a, b: np.append(a, b, axis=0), [(2, 2), (1, 2)]),
+    (lambda a, b: np.append(a, b, axis=1), [(2, 2), (2, 3)]),
+]
+
+
+@pytest.mark.parametrize("f, shapes", JOINS)
+def test_joining(f, shapes):
+    check_both(f, *[randn(*s) for s in shapes])
+
+
+def test_join_with_constants_and_one_watched_operand():
+    c = randn(2, 3)
+    check_both(lambda a: np.concatenate([c, a, [[1.0, 2.0, 3.0]]]), randn(1, 3))
+    check_both(lambda a: np.stack([c, a]), randn(2, 3))
+    check_both(lambda a: np.vstack([np.ones(3), a]), randn(3))
+
+
+def test_broadcast_arrays():
+    f = lambda a, b: (lambda p, q: 2.0 * p + q * q)(*np.broadcast_arrays(a, b))
+    check_both(f, randn(3, 1), randn(4))
+    check_both(lambda a, b: np.broadcast_arrays(a, b)[1], randn(2, 1, 3), randn(3))
+
+
+# --- splitting -------------------------------------------------------------------------------------
+def weighted_sum(parts):
+    return sum((k + 1.0) * p for k, p in enumerate(parts))
+
+
+SPLITS = [
+    (lambda x: weighted_sum(np.split(x, 3)), (6, 2)),
+    (lambda x: weighted_sum(np.split(x, 2, axis=1)), (3, 4)),
+    (lambda x: weighted_sum(np.split(x, 2, axis=-1)), (3, 4)),
+    (lambda x: np.split(x, [1, 3], axis=0)[1], (5, 2)),
+    (lambda x: np.concatenate(np.array_split(x, 3)[::2]), (7,)),
+    (lambda x: weighted_sum(np.hsplit(x, 2)), (4,)),
+    (lambda x: weighted_sum(np.hsplit(x, [1])), (2, 3)),
+    (lambda x: np.vsplit(x, 2)[0], (4, 2)),
+    (lambda x: weighted_sum(np.dsplit(x, 2)), (2, 1, 4)),
+    (lambda x: weighted_sum(np.unstack(x)), (3, 2)),
+    (lambda x: np.unstack(x, axis=1)[2], (2, 3)),
+]
+
+
+@pytest.mark.parametrize("f, shape", SPLITS)
+def test_splitting(f, shape):
+    check_both(f, randn(*shape))
+
+
+def test_second_order_through_join_and_split():
+    check_hvp(lambda x: np.concatenate([x, 2.0 * x[::-1]], axis=0), randn(3, 2))
+    check_hvp(lambda x: weighted_sum(np.split(x, 2, axis=1)), randn(2, 4))
+
+
+# --- errors and dtypes -------------------------------------------------------------------------------
+def test_pad_modes_without_a_rule_say_so():
+    x = nt.constant(randn(3))
+    with nt.GradientTape() as t:
+        t.watch(x)
+        y = np.pad(x, 1, mode="mean")
+    with pytest.raises(NotImplementedError, match="np.pad"):
+        t.gradient(y, x)
+
+
+def test_atleast_with_several_tensors_is_a_clear_error():
+    a, b = nt.constant(1.0), nt.constant([1.0, 2.0])
+    assert np.atleast_2d(a).shape == (1, 1)
+    with pytest.raises(TypeError, match="one array at a time"):
+        np.atleast_2d(a, b)
+
+
+def test_gradients_keep_float32():
+    x = nt.constant(np.ones((2, 3), np.float32))
+    with nt.GradientTape() as t:
+        t.watch(x)
+        y = np.concatenate([np.tile(x, 2), np.flip(x, 0)], axis=1)
+    g = t.gradient(y, x)
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(g.numpy(), np.full((2, 3), 3.0, np.float32))
+
+
+def test_forward_with_one_tangent_into_a_join_keeps_float32():
+    x = nt.constant(np.ones(2, np.float32))
+    c = nt.constant(np.zeros(3, np.float32))
+    with nt.ForwardAccumulator(x, np.ones(2, np.float32)) as acc:
+        y = np.concatenate([c, x])
+    assert acc.jvp(y).dtype == np.float32
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), [0, 0, 0, 1, 1])
+
+
+# --- random shapes ---------------------------------------------------------------------------------------
+shapes = st.lists(st.integers(1, 3), min_size=1, max_size=3).map(tuple)
+
+
+@settings(max_examples=15, deadline=None)
+@given(shape=shapes, data=st.data())
+def test_random_transposes_and_reshapes(shape, data):
+    perm = data.draw(st.permutations(range(len(shape))))
+    x = randn(*shape)
+    check_both(lambda v: np.reshape(np.transpose(v, perm), (-1, shape[0])), x)
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    check_both(lambda a, b: np.concatenate([a, b], axis=axis), x, randn(*shape))

@@ -1,0 +1,631 @@
+"""nt.GradientTape: watch, gradient, persistence, stop_recording, reset."""
+import collections
+import warnings
+
+import numpy as np
+import pytest
+
+import nbtape as nt
+
+
+def watched(*values, **kw):
+    return [nt.constant(v, **kw) for v in values]
+
+
+# --- basics --------------------------------------------------------------------------------------------
+def test_scalar_gradient():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x ** 3
+    g = tape.gradient(y, x)
+    assert type(g) is nt.Tensor
+    assert float(g) == 27.0
+
+
+def test_context_manager_returns_the_tape():
+    tape = nt.GradientTape()
+    with tape as t:
+        assert t is tape
+
+
+def test_ops_after_the_block_are_not_recorded():
+    x = nt.constant(3.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+    z = y * 2.0
+    assert float(tape.gradient(y, x)) == 6.0
+    assert tape.gradient(z, x) is None
+
+
+def test_gradient_with_respect_to_an_intermediate():
+    x = nt.constant([3.0, 3.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        z = y * y
+    np.testing.assert_array_equal(tape.gradient(z, y).numpy(), [18.0, 18.0])
+
+
+def test_gradient_of_a_watched_source_with_respect_to_itself():
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+    np.testing.assert_array_equal(tape.gradient(x, x).numpy(), [1.0, 1.0])
+
+
+def test_watched_after_use_gives_none():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        y = x * x
+        tape.watch(x)
+    assert tape.gradient(y, x) is None
+
+
+def test_reentering_a_persistent_tape_keeps_recording():
+    x = nt.constant(2.0)
+    tape = nt.GradientTape(persistent=True)
+    with tape:
+        tape.watch(x)
+        y = x * x
+    with tape:
+        z = y * x
+    assert float(tape.gradient(z, x)) == 12.0     # d(x^3)/dx
+
+
+# --- persistence ----------------------------------------------------------------------------------
+def test_non_persistent_second_gradient_is_runtime_error():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    tape.gradient(y, x)
+    with pytest.raises(RuntimeError):
+        tape.gradient(y, x)
+
+
+def test_non_persistent_jacobian_after_gradient_is_runtime_error():
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    tape.gradient(y, x)
+    with pytest.raises(RuntimeError):
+        tape.jacobian(y, x)
+
+
+def test_non_persistent_second_jacobian_is_runtime_error():
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    tape.jacobian(y, x)
+    with pytest.raises(RuntimeError):
+        tape.jacobian(y, x)
+    with pytest.raises(RuntimeError):
+        tape.gradient(y, x)
+
+
+def test_persistent_tape_answers_many_times():
+    x = nt.constant(3.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        z = y * y
+    assert float(tape.gradient(z, x)) == 108.0
+    assert float(tape.gradient(y, x)) == 6.0
+    assert float(tape.gradient(z, x)) == 108.0
+    np.testing.assert_array_equal(tape.jacobian(y, x).numpy(), 6.0)
+    assert tape.persistent is True
+
+
+def test_gradient_inside_the_block_is_allowed():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        g = tape.gradient(y, x)
+    assert float(g) == 6.0
+
+
+# --- watch ---------------------------------------------------------------------------------------------------
+def test_watch_list_tuple_dict():
+    a, b, c, d = watched(1.0, 2.0, 3.0, 4.0)
+    with nt.GradientTape() as tape:
+        tape.watch([a, (b, {"c": c})])
+        tape.watch({"d": d})
+        y = a * b * c * d
+    ga, gb, gc, gd = tape.gradient(y, [a, b, c, d])
+    assert [float(g) for g in (ga, gb, gc, gd)] == [24.0, 12.0, 8.0, 6.0]
+
+
+def test_watch_a_variable_list():
+    vs = [nt.Variable(1.0, trainable=False), nt.Variable(2.0, trainable=False)]
+    with nt.GradientTape() as tape:
+        tape.watch(vs)
+        y = vs[0] * vs[1]
+    assert [float(g) for g in tape.gradient(y, vs)] == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("value", [np.array([1.0, 2.0]), 3.0, 2, np.float64(1.0),
+                                   [nt.constant(1.0), np.array(2.0)]],
+                         ids=["ndarray", "float", "int", "npscalar", "list-with-ndarray"])
+def test_watch_plain_values_is_type_error_pointing_to_constant(value):
+    with nt.GradientTape() as tape:
+        with pytest.raises(TypeError, match=r"nt\.constant"):
+            tape.watch(value)
+
+
+def test_watch_twice_is_harmless():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        tape.watch(x)
+        y = x * x
+    assert float(tape.gradient(y, x)) == 4.0
+
+
+# --- watched_variables -----------------------------------------------------------------------------------
+def test_watched_variables_in_creation_order():
+    a = nt.Variable(1.0, name="a")
+    b = nt.Variable(2.0, name="b")
+    c = nt.Variable(3.0, name="c")
+    with nt.GradientTape() as tape:
+        y = c * b
+        y = y * a
+    ws = tape.watched_variables()
+    assert isinstance(ws, tuple)
+    assert [v.name for v in ws] == ["a", "b", "c"]
+
+
+def test_watched_variables_creation_order_with_explicit_watch():
+    a = nt.Variable(1.0, name="a")
+    b = nt.Variable(2.0, name="b")
+    with nt.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch([b, a])
+        tape.watch(nt.constant(1.0))        # tensors are not variables
+    assert tape.watched_variables() == (a, b)
+
+
+def test_watched_variables_creation_order_survives_assign():
+    a = nt.Variable(1.0)
+    b = nt.Variable(2.0)
+    a.assign(5.0)
+    with nt.GradientTape() as tape:
+        _ = a * b
+    assert tape.watched_variables() == (a, b)
+
+
+def test_watch_accessed_variables_false():
+    x = nt.Variable(2.0)
+    y = nt.Variable(3.0)
+    with nt.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        tape.watch(y)
+        z = x + y ** 2
+    assert tape.watched_variables() == (y,)
+    assert tape.gradient(z, x) is None
+    assert float(tape.gradient(z, y)) == 6.0
+
+
+# --- gradient: structure of sources ----------------------------------------------------------------------
+def test_sources_list_tuple_dict_keep_structure():
+    a, b, c = watched(1.0, 2.0, 3.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch([a, b, c])
+        y = a * 1.0 + b * 2.0 + c * 3.0
+    gl = tape.gradient(y, [a, b])
+    assert type(gl) is list and [float(g) for g in gl] == [1.0, 2.0]
+    gt = tape.gradient(y, (a, b))
+    assert type(gt) is tuple and [float(g) for g in gt] == [1.0, 2.0]
+    gd = tape.gradient(y, {"a": a, "c": c})
+    assert type(gd) is dict and list(gd) == ["a", "c"]
+    assert float(gd["a"]) == 1.0 and float(gd["c"]) == 3.0
+
+
+def test_nested_sources_keep_structure():
+    a, b, c, d = watched(1.0, 2.0, 3.0, 4.0)
+    v = nt.Variable(5.0)
+    with nt.GradientTape() as tape:
+        tape.watch([a, b, c, d])
+        y = a + 2.0 * b + 3.0 * c + 4.0 * d + 5.0 * v
+    g = tape.gradient(y, {"x": [a, (b, c)], "y": {"z": d, "v": v}})
+    assert set(g) == {"x", "y"}
+    assert type(g["x"]) is list and type(g["x"][1]) is tuple
+    assert float(g["x"][0]) == 1.0
+    assert [float(t) for t in g["x"][1]] == [2.0, 3.0]
+    assert float(g["y"]["z"]) == 4.0 and float(g["y"]["v"]) == 5.0
+
+
+def test_nested_sources_with_unconnected_leaf():
+    a, b = watched(1.0, 2.0)
+    with nt.GradientTape() as tape:
+        tape.watch([a, b])
+        y = a * 2.0
+    g = tape.gradient(y, {"a": a, "rest": [b]})
+    assert float(g["a"]) == 2.0 and g["rest"] == [None]
+
+
+Pair = collections.namedtuple("Pair", "first second")
+
+
+@pytest.mark.xfail(reason="engine: structure.flatten treats namedtuples as leaves", strict=True)
+def test_namedtuple_sources_keep_structure():
+    """TensorFlow's nest (which GradientTape uses) treats namedtuples as structures."""
+    a, b = watched(1.0, 2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(Pair(a, b))
+        y = a * 3.0 + b * 4.0
+    g = tape.gradient(y, Pair(a, b))
+    assert type(g) is Pair
+    assert float(g.first) == 3.0 and float(g.second) == 4.0
+
+
+def test_same_source_twice():
+    (a,) = watched(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(a)
+        y = a * a
+    g1, g2 = tape.gradient(y, [a, a])
+    assert float(g1) == float(g2) == 4.0
+
+
+def test_non_tensor_source_is_type_error():
+    (a,) = watched(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(a)
+        y = a * a
+    with pytest.raises(TypeError, match=r"nt\.constant"):
+        tape.gradient(y, np.array(2.0))
+
+
+# --- gradient: targets ----------------------------------------------------------------------------------------
+def test_non_scalar_target_is_summed():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * np.array([3.0, 4.0])
+    assert float(tape.gradient(y, x)) == 7.0
+
+
+def test_list_of_targets_is_summed():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y1 = x * x
+        y2 = x * np.array([1.0, 2.0])
+        y3 = np.sin(x)
+    np.testing.assert_allclose(float(tape.gradient([y1, y2, y3], x)),
+                               4.0 + 3.0 + np.cos(2.0))
+
+
+def test_same_target_twice_counts_twice():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    assert float(tape.gradient([y, y], x)) == 8.0
+
+
+def test_target_list_including_the_source():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    assert float(tape.gradient([y, x], x)) == 5.0
+
+
+def test_unconnected_target_in_a_list_is_ignored():
+    x = nt.constant(2.0)
+    other = nt.constant(5.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 3.0
+    assert float(tape.gradient([y, other], x)) == 3.0
+
+
+# --- output_gradients ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("wrap", [np.array, nt.constant], ids=["ndarray", "tensor"])
+def test_output_gradients_weight_the_target(wrap):
+    x = nt.constant([1.0, 2.0, 3.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    g = tape.gradient(y, x, output_gradients=wrap([1.0, 10.0, 100.0]))
+    np.testing.assert_array_equal(g.numpy(), [2.0, 40.0, 600.0])
+
+
+def test_output_gradients_one_per_target():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y1 = x * x
+        y2 = x * np.array([1.0, 1.0])
+    g = tape.gradient([y1, y2], x,
+                      output_gradients=[np.array(3.0), np.array([1.0, 5.0])])
+    assert float(g) == 3.0 * 4.0 + 6.0
+
+
+def test_output_gradients_shape_mismatch_is_clear_value_error():
+    x = nt.constant([1.0, 2.0, 3.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    with pytest.raises(ValueError, match="shape"):
+        tape.gradient(y, x, output_gradients=np.ones(2))
+
+
+def test_output_gradients_count_mismatch_is_value_error():
+    x = nt.constant(1.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y1, y2 = x * 2.0, x * 3.0
+    with pytest.raises(ValueError):
+        tape.gradient([y1, y2], x, output_gradients=[np.array(1.0)])
+
+
+# --- unconnected gradients ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("policy", [None, nt.UnconnectedGradients.NONE, "none"],
+                         ids=["default", "enum", "string"])
+def test_unconnected_gives_none(policy):
+    x = nt.constant([1.0, 2.0])
+    y = nt.constant(1.0)
+    with nt.GradientTape() as tape:
+        tape.watch([x, y])
+        z = y * y
+    kw = {} if policy is None else {"unconnected_gradients": policy}
+    assert tape.gradient(z, x, **kw) is None
+
+
+@pytest.mark.parametrize("policy", [nt.UnconnectedGradients.ZERO, "zero"],
+                         ids=["enum", "string"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_unconnected_zero_policy_gives_zeros_like_the_source(policy, dtype):
+    x = nt.constant(np.ones((2, 3)), dtype=dtype)
+    v = nt.Variable(np.ones(4), dtype=dtype)
+    y = nt.constant(1.0)
+    with nt.GradientTape() as tape:
+        tape.watch([x, y])
+        z = y * y
+    gx, gv = tape.gradient(z, [x, v], unconnected_gradients=policy)
+    for g, src in ((gx, x), (gv, v)):
+        assert type(g) is nt.Tensor
+        assert g.shape == src.shape and g.dtype == src.dtype
+        assert not np.any(g.numpy())
+
+
+def test_unconnected_gradients_enum_values():
+    assert nt.UnconnectedGradients.NONE.value == "none"
+    assert nt.UnconnectedGradients.ZERO.value == "zero"
+
+
+def test_bad_unconnected_policy_is_value_error():
+    x = nt.constant(1.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    with pytest.raises(ValueError):
+        tape.gradient(y, x, unconnected_gradients="sometimes")
+
+
+# --- shape and dtype of gradients ---------------------------------------------------------------------------
+@pytest.mark.parametrize("shape, other", [
+    ((), (3, 2)), ((1,), (4,)), ((3, 1), (3, 4)), ((1, 4), (2, 3, 4)), ((2, 3), (2, 3)),
+])
+def test_gradient_has_the_source_shape_under_broadcasting(shape, other):
+    x = nt.constant(np.full(shape, 2.0))
+    w = np.ones(other)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * w
+    g = tape.gradient(y, x)
+    assert g.shape == shape
+    # each element of x meets prod(broadcast shape) / prod(x.shape) ones of w
+    expected = np.prod(np.broadcast_shapes(shape, other)) / np.prod(shape)
+    np.testing.assert_allclose(g.numpy(), np.full(shape, expected))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_gradient_has_the_source_dtype(dtype):
+    x = nt.constant(np.array([1.0, 2.0]), dtype=dtype)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.abs(x * 2.0 + 1.0) ** 2)
+    g = tape.gradient(y, x)
+    assert g.dtype == np.dtype(dtype)
+    assert g.shape == (2,)
+
+
+def test_non_float_target_gives_none_with_a_warning():
+    """TensorFlow: a bool/int target has no gradient; it says so and returns None."""
+    x = nt.constant([1.0, -1.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x > 0.0
+    with pytest.warns(UserWarning, match="bool"):
+        assert tape.gradient(y, x) is None
+
+
+# --- stop_recording ---------------------------------------------------------------------------------------
+def test_stop_recording_records_nothing_inside():
+    x = nt.Variable(2.0)
+    y = nt.Variable(3.0)
+    with nt.GradientTape() as tape:
+        x_sq = x * x
+        with tape.stop_recording():
+            y_sq = y * y
+        z = x_sq + y_sq
+    g = tape.gradient(z, {"x": x, "y": y})
+    assert float(g["x"]) == 4.0
+    assert g["y"] is None
+
+
+def test_stop_recording_of_watched_tensor():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        with tape.stop_recording():
+            y = x * x
+    assert tape.gradient(y, x) is None
+
+
+def test_recording_resumes_after_stop_recording():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        with tape.stop_recording():
+            a = x * 100.0
+        b = x * x
+        y = a + b
+    assert float(tape.gradient(y, x)) == 6.0
+
+
+def test_gradient_inside_stop_recording():
+    x = nt.constant(3.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        with tape.stop_recording():
+            g = tape.gradient(y, x)
+        z = y * 1.0
+    assert float(g) == 6.0
+    assert float(tape.gradient(z, x)) == 6.0
+
+
+def test_stop_recording_only_pauses_that_tape():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as outer:
+        outer.watch(x)
+        with nt.GradientTape() as inner:
+            inner.watch(x)
+            with inner.stop_recording():
+                y = x * x
+    assert inner.gradient(y, x) is None
+    assert float(outer.gradient(y, x)) == 6.0
+
+
+@pytest.mark.xfail(reason="engine: stop_recording outside a recording tape raises ValueError, "
+                          "TensorFlow documents RuntimeError", strict=True)
+def test_stop_recording_on_a_tape_that_never_recorded_is_runtime_error():
+    tape = nt.GradientTape()
+    with pytest.raises(RuntimeError):
+        with tape.stop_recording():
+            pass
+
+
+@pytest.mark.xfail(reason="engine: stop_recording outside a recording tape raises ValueError, "
+                          "TensorFlow documents RuntimeError", strict=True)
+def test_stop_recording_after_the_block_is_runtime_error():
+    with nt.GradientTape(persistent=True) as tape:
+        pass
+    with pytest.raises(RuntimeError):
+        with tape.stop_recording():
+            pass
+
+
+def test_stop_recording_outside_the_block_is_an_error():
+    """Whatever its class, an error (TensorFlow raises for both cases)."""
+    with nt.GradientTape(persistent=True) as tape:
+        pass
+    with pytest.raises((RuntimeError, ValueError), match="record"):
+        with tape.stop_recording():
+            pass
+
+
+# --- reset -----------------------------------------------------------------------------------------------
+def test_reset_forgets_and_keeps_recording():
+    x = nt.Variable(3.0)
+    with nt.GradientTape() as tape:
+        _ = x * x
+        tape.reset()
+        z = x * 5.0
+    assert tape.watched_variables() == (x,)     # re-watched by the read after reset
+    assert float(tape.gradient(z, x)) == 5.0
+
+
+def test_reset_drops_earlier_recordings():
+    x = nt.Variable(3.0)
+    with nt.GradientTape(persistent=True) as tape:
+        y = x * x
+        tape.reset()
+        z = y * 2.0 + x * 5.0     # y was computed before the reset: a constant now
+    assert tape.gradient(y, x) is None
+    assert float(tape.gradient(z, x)) == 5.0
+
+
+def test_reset_forgets_watched_tensors():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        tape.reset()
+        y = x * x
+    assert tape.gradient(y, x) is None
+
+
+def test_reset_is_equivalent_to_a_new_tape():
+    """TensorFlow's docstring example for reset()."""
+    x = nt.Variable(2.0)
+    with nt.GradientTape() as tape:
+        loss = x * x
+        tape.reset()
+        loss = loss + x * 10.0
+    assert float(tape.gradient(loss, x)) == 10.0
+
+
+def test_reset_makes_a_used_non_persistent_tape_usable_again():
+    x = nt.Variable(3.0)
+    with nt.GradientTape() as tape:
+        y = x * x
+        assert float(tape.gradient(y, x)) == 6.0
+    tape.reset()
+    with tape:
+        z = x * 4.0
+    assert float(tape.gradient(z, x)) == 4.0
+
+
+def test_no_warnings_on_a_plain_gradient():
+    x = nt.Variable([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with nt.GradientTape() as tape:
+            y = np.sum(np.sin(x) * x)
+        tape.gradient(y, x)
+
+
+# --- entering and leaving -----------------------------------------------------------------------------
+def test_error_inside_the_block_stops_recording_and_keeps_the_tape():
+    x = nt.constant(3.0)
+    tape = nt.GradientTape(persistent=True)
+    with pytest.raises(KeyError):
+        with tape:
+            tape.watch(x)
+            y = x * x
+            raise KeyError("boom")
+    z = x * 5.0                                  # after the block: not recorded
+    assert float(tape.gradient(y, x)) == 6.0
+    assert tape.gradient(z, x) is None
+
+
+@pytest.mark.xfail(reason="engine: re-entering an active tape records every op twice "
+                          "(gradient doubled); TensorFlow raises ValueError", strict=True)
+def test_reentering_an_active_tape_is_an_error():
+    x = nt.constant(3.0)
+    tape = nt.GradientTape()
+    with tape:
+        tape.watch(x)
+        with pytest.raises(ValueError):
+            with tape:
+                pass
+        y = x * x
+    assert float(tape.gradient(y, x)) == 6.0
+
+
+def test_output_gradients_may_contain_none():
+    """None in output_gradients means the default ones for that target (TensorFlow)."""
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        a = x * x
+        b = x * 3.0
+    g = tape.gradient([a, b], x, output_gradients=[None, np.array(2.0)])
+    assert float(g) == 4.0 + 6.0
