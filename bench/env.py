@@ -28,6 +28,8 @@ def describe(peers):
         "env": {k: os.environ[k] for k in BLAS_VARS if k in os.environ},
         "blas": _blas(),
     }
+    if "OPENBLAS_CORETYPE" in os.environ or "OPENBLAS_L2_SIZE" in os.environ:
+        info["blas_without_env"] = _native_kernel()
     for name, peer in peers.items():
         info[name] = peer.version
     if "torch" in peers:
@@ -45,17 +47,30 @@ def _loadavg():
 
 
 def _blas():
-    """numpy's BLAS library, kernel ('architecture') and thread count, via threadpoolctl."""
+    """numpy's BLAS library, kernel ('architecture') and threads, via threadpoolctl."""
     try:
         from threadpoolctl import threadpool_info
     except ImportError:
         return [{"note": "pip install threadpoolctl to see the BLAS kernel"}]
-    return [{k: d.get(k) for k in ("internal_api", "version", "architecture", "num_threads",
-                                     "filepath")}
-            for d in threadpool_info() if d.get("user_api") == "blas"
-            and "numpy" in (d.get("filepath") or "")] or \
-           [{k: d.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
-            for d in threadpool_info() if d.get("user_api") == "blas"]
+    keys = ("internal_api", "version", "architecture", "num_threads", "filepath")
+    pools = [d for d in threadpool_info() if d.get("user_api") == "blas"]
+    # torch may load its own BLAS too; numpy's is the one that matters for nbtape
+    mine = [d for d in pools if "numpy" in (d.get("filepath") or "")] or pools
+    return [{k: d.get(k) for k in keys} for d in mine]
+
+
+def _native_kernel():
+    """The kernel OpenBLAS would pick on its own: ask a child process without the overrides."""
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    code = ("import numpy, threadpoolctl; print([d.get('architecture') for d in "
+            "threadpoolctl.threadpool_info() if d.get('user_api') == 'blas'][0])")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=60)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def format_lines(info):
@@ -70,6 +85,11 @@ def format_lines(info):
                                                if k != "filepath" and v is not None))
     out.append("BLAS env: " + (", ".join(f"{k}={v}" for k, v in info["env"].items())
                                or "none of " + "/".join(BLAS_VARS[:2]) + " set"))
+    native = info.get("blas_without_env")
+    if native and native not in [b.get("architecture") for b in info["blas"]]:
+        out.append(f"NOTE: without those variables OpenBLAS would use its {native} kernel; the "
+                   "numpy-based columns share the slower kernel, so their ratios stay fair, "
+                   "but torch (own BLAS) is not slowed")
     if "clock" in info:
         out.append(f"clock: {info['clock']} time ({'process CPU time' if info['clock'] == 'cpu' else 'perf_counter'}), "
                    f"threads option {info.get('threads_option')}")

@@ -16,7 +16,10 @@ def caller(depth=2):
     ``depth`` frames up (the recorder passes the depth where the user's frame
     usually is, so the common case checks a single frame).
     """
-    f = sys._getframe(depth)
+    try:
+        f = sys._getframe(depth)
+    except ValueError:          # a shallow stack (top of a script)
+        f = sys._getframe(1)
     while f is not None:
         code = f.f_code
         if not code.co_filename.startswith(_SKIP):

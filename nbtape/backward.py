@@ -4,6 +4,8 @@ Cost is linear in the number of recorded ops.  Only ops that lie downstream of
 a source are visited, and an op's output adjoint is dropped as soon as the op
 has passed it on, so memory stays at what is live.
 """
+import weakref
+
 import numpy as np
 
 from ._where import describe, source_line
@@ -16,9 +18,11 @@ from .tensor import Tensor
 class Op:
     """One recorded operation: what its VJP needs, and where it happened."""
 
-    __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "where", "out")
+    __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "where", "_out",
+                 "all_ids")
 
-    def __init__(self, rule, args, kwargs, ans, in_ids, metas, out_ids, where, out=None):
+    def __init__(self, rule, args, kwargs, ans, in_ids, metas, out_ids, where, out=None,
+                 all_ids=None):
         self.rule = rule
         self.args = args
         self.kwargs = kwargs
@@ -27,15 +31,28 @@ class Op:
         self.metas = metas
         self.out_ids = out_ids
         self.where = where
-        self.out = out          # the output tensor(s), kept on small tapes for pictures
+        self._out = out         # the output tensor(s), kept on small tapes for pictures
+        # operand ids before untracked ones became None (pictures link them to their ops)
+        self.all_ids = all_ids if all_ids is not None else in_ids
 
     @property
     def name(self):
         return self.rule.name
 
-    def free(self):
-        """Drop saved values (the structure stays, for explain and pictures)."""
+    @property
+    def out(self):
+        """The op's output (Tensor or tuple), or None once freed and collected."""
+        out = self._out
+        return out() if type(out) is weakref.ref else out
+
+    def free(self, keep_output=False):
+        """Drop saved values; the structure stays (for explain and pictures).  The
+        output stays if ``keep_output``, else only while something else (the
+        user's own variable) keeps it alive."""
         self.args = self.kwargs = self.ans = None
+        out = self._out
+        if not keep_output:
+            self._out = weakref.ref(out) if type(out) is Tensor else None
 
 
 def _raw(a):

@@ -13,7 +13,7 @@ def _sum_value(f, args):
 def numerical_gradient(f, args, index, eps):
     """Central differences of ``sum(f(*args))`` with respect to ``args[index]``."""
     x = np.array(np.asarray(args[index]._value if isinstance(args[index], TensorLike)
-                            else args[index]), dtype=np.result_type(args[index], np.float64))
+                            else args[index]), dtype=np.result_type(args[index], np.float64), order="C")
     grad = np.zeros_like(x)
     flat, gflat = x.reshape(-1), grad.reshape(-1)
     parts = [1.0, 1j] if x.dtype.kind == "c" else [1.0]

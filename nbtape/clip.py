@@ -73,7 +73,7 @@ def clip_by_value(t, clip_value_min, clip_value_max):
     return _clip(t, lo, hi)
 
 
-# --- norms ----------------------------------------------------------------------------------------
+# --- norms ---------------------------------------------------------------------------------------
 def _squares(t, axes=None, keepdims=False):
     """Sum of |t|^2 (real even for complex t), differentiable."""
     sq = np.real(t * np.conj(t)) if t.dtype.kind == "c" else t * t
@@ -114,6 +114,15 @@ def clip_by_norm(t, clip_norm, axes=None):
     return t * clip_norm / np.where(norm > clip_norm, norm, clip_norm)
 
 
+def _as_list(t_list, fn):
+    if isinstance(t_list, (TensorLike, np.ndarray)) or not hasattr(t_list, "__iter__"):
+        raise TypeError(
+            f"{fn} expects a list (or tuple) of tensors, such as the gradients from "
+            f"tape.gradient(loss, variables), not a single {type(t_list).__name__}. Wrap a "
+            f"single tensor in a list: {fn}([t], ...).")
+    return list(t_list)
+
+
 def global_norm(t_list):
     """``sqrt(sum of squares of every element of every tensor)``; ``None`` entries are ignored.
 
@@ -121,13 +130,8 @@ def global_norm(t_list):
     >>> float(nt.global_norm([np.array([3.0]), None, np.array([[4.0]])]))
     5.0
     """
-    if isinstance(t_list, (TensorLike, np.ndarray)) or not hasattr(t_list, "__iter__"):
-        raise TypeError(
-            "global_norm expects a list (or tuple) of tensors, such as the gradients from "
-            f"tape.gradient(loss, variables), not a single {type(t_list).__name__}. Wrap a "
-            "single tensor in a list: global_norm([t]).")
     total = None
-    for t in t_list:
+    for t in _as_list(t_list, "global_norm"):
         if t is None:
             continue
         s = _squares(_value(t))
@@ -150,7 +154,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None):
     >>> float(norm), [c.tolist() for c in clipped]
     (5.0, [[0.6], [0.8]])
     """
-    t_list = list(t_list) if not isinstance(t_list, (TensorLike, np.ndarray)) else t_list
+    t_list = _as_list(t_list, "clip_by_global_norm")
     if use_norm is None:
         use_norm = global_norm(t_list)
     use_norm = _value(use_norm)

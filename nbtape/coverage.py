@@ -71,10 +71,10 @@ def _modes(rule):
 def _namespaces():
     """numpy module name -> the public spelling users type (numpy.lib.scimath -> np.emath)."""
     names = {"numpy": "np"}
-    for attr in dir(np):
-        mod = getattr(np, attr, None)
+    # vars, not dir + getattr: numpy loads some submodules lazily on attribute access
+    for attr, mod in list(vars(np).items()):
         if type(mod) is type(np) and mod.__name__.startswith("numpy.") \
-                and mod.__name__ not in names:
+                and mod.__name__ not in names and not attr.startswith("_"):
             names[mod.__name__] = "np." + attr
     return names
 

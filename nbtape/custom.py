@@ -84,7 +84,8 @@ def custom_gradient(f):
             result, grad_fn = f(*args, **kwargs)
         finally:
             tls.stack.remove(watcher)
-        variables = list(watcher.variables.values())
+        arg_ids = {a._id for a in args if isinstance(a, Variable)}
+        variables = [v for i, v in watcher.variables.items() if i not in arg_ids]
         flat_out = flatten(result)
         outs = [Tensor(o._value if isinstance(o, TensorLike) else np.asarray(o))
                 for o in flat_out]

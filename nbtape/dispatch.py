@@ -49,8 +49,12 @@ def _unwrap_nested(a, stack):
     return a, a
 
 
-def apply(rule, args, kwargs=None):
-    """Compute ``rule.fn(*args, **kwargs)`` and offer the op to every recorder."""
+def apply(rule, args, kwargs=None, rule_kwargs=True):
+    """Compute ``rule.fn(*args, **kwargs)`` and offer the op to every recorder.
+
+    ``rule_kwargs=False`` keeps keyword arguments (a ufunc's ``dtype=``,
+    ``casting=``) out of what the rules see.
+    """
     stack = tls.stack
     if rule.kind is SEQUENCE:
         items = [_read(a, stack) for a in args[0]]
@@ -75,6 +79,8 @@ def apply(rule, args, kwargs=None):
     if kwargs:
         kwargs = {k: _read(v, stack) for k, v in kwargs.items()}
         out = rule.fn(*raw, **{k: _val(v) for k, v in kwargs.items()})
+        if not rule_kwargs:
+            kwargs = None
     else:
         kwargs = None
         out = rule.compute(*raw)
@@ -95,7 +101,7 @@ def apply(rule, args, kwargs=None):
 _ARRAYS = (np.ndarray, np.generic)
 
 
-def apply_unknown(fn, args, kwargs):
+def apply_unknown(fn, args, kwargs, name=None):
     """A numpy function with no rule: compute it, and poison any recorded path."""
     stack = tls.stack
     raw, args = _unwrap_nested(tuple(args), stack)
@@ -108,7 +114,7 @@ def apply_unknown(fn, args, kwargs):
         _collect(args, operands)
         _collect(kwargs, operands)
         if operands:
-            rule = Rule(fn)
+            rule = Rule(fn, name)
             rule.kind, rule.start, rule.multi = "varargs", 0, multi
             ids = [a._id for a in operands]
             for rec in stack:
@@ -124,6 +130,10 @@ def _collect(a, into):
             _collect(x, into)
 
 
+# keywords that change what a (g)ufunc computes: the rules don't model them
+_GUFUNC_KWARGS = frozenset(("where", "axes", "axis", "keepdims", "signature"))
+
+
 def array_ufunc(ufunc, method, inputs, kwargs):
     """``Tensor.__array_ufunc__``: route ufunc calls to their rules."""
     if kwargs.get("out") is not None:
@@ -132,11 +142,14 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             "write into one. Drop out= and use the returned tensor instead.")
     key = ufunc if method == "__call__" else (ufunc, method)
     rule = RULES.get(key)
-    if rule is None:
-        if method == "__call__":
-            return apply_unknown(ufunc, inputs, kwargs)
-        return apply_unknown(getattr(ufunc, method), inputs, kwargs)
-    return apply(rule, inputs, kwargs)
+    if rule is None or (kwargs and method == "__call__" and not rule.nondiff and (
+            kwargs.get("where", True) is not True or _GUFUNC_KWARGS.intersection(kwargs))):
+        name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+        if rule is not None:
+            name += " with " + ", ".join(f"{k}=" for k in kwargs if k in _GUFUNC_KWARGS)
+        fn = ufunc if method == "__call__" else getattr(ufunc, method)
+        return apply_unknown(fn, inputs, kwargs, name)
+    return apply(rule, inputs, kwargs, rule_kwargs=method != "__call__")
 
 
 def array_function(func, args, kwargs):

@@ -16,8 +16,10 @@ from ._state import tls
 THRESHOLD = 100
 # Tapes with at most this many ops get their picture in the HTML repr.
 PICTURE_OPS = 30
-# How many watched values a one-line tape repr names before saying "and N more".
+# How many watched values a one-line tape repr names before saying "and N more",
+# and how many rows the HTML table of watched values shows.
 LISTED = 4
+ROWS = 20
 
 
 def value_text(value, threshold=THRESHOLD):
@@ -122,10 +124,13 @@ def watched_entries(tape):
     >>> [(e["kind"], e["name"], e["shape"]) for e in watched_entries(tape)]
     [('variable', 'x', ())]
     """
+    wanted = {i for i, w in tape._watched.items() if w[2] == "tensor"}
     meta = {}
     for op in tape._ops:
+        if len(meta) == len(wanted):
+            break        # a repr of a long tape should not walk all of it
         for i, m in zip(op.in_ids, op.metas or ()):
-            if i is not None and m is not None and i not in meta:
+            if i in wanted and m is not None and i not in meta:
                 meta[i] = m
     out = []
     for i, (serial, _where, kind) in sorted(tape._watched.items(), key=lambda kv: kv[1][0]):
@@ -196,18 +201,28 @@ _BOX = ("display:inline-block;border:1px solid rgba(127,127,127,.45);border-radi
         "font-size:12px")
 _CHIP = ("display:inline-block;border:1px solid rgba(127,127,127,.45);border-radius:8px;"
          "padding:0 6px;margin-left:4px;font-size:11px")
-_CELL = "text-align:left;padding:1px 10px 1px 0;vertical-align:top"
+CELL_STYLE = "text-align:left;padding:1px 10px 1px 0;vertical-align:top"
 
 
 def _chips(words):
     return "".join(f"<span style='{_CHIP}'>{html.escape(w)}</span>" for w in words)
 
 
-def _pre(text):
+def html_pre(text):
+    """Preformatted, escaped text (values keep their numpy layout).
+
+    >>> html_pre("[[1. 2.]] <x>")
+    "<pre style='margin:4px 0 0 0'>[[1. 2.]] &lt;x&gt;</pre>"
+    """
     return f"<pre style='margin:4px 0 0 0'>{html.escape(text)}</pre>"
 
 
-def _card(title, chips, body, cls):
+def html_card(title, chips, body, cls):
+    """The box every nbtape repr draws: a bold title, chips, then the body.
+
+    >>> "<b>nt.Tensor</b>" in html_card("nt.Tensor", ["float64"], "", "nbtape-tensor")
+    True
+    """
     return (f"<div class='nbtape-repr {cls}' style='{_BOX}'><b>{html.escape(title)}</b>"
             f"{_chips(chips)}{body}</div>")
 
@@ -215,11 +230,12 @@ def _card(title, chips, body, cls):
 def html_table(header, rows):
     """A small left-aligned HTML table; every cell is escaped.
 
-    >>> html_table(["a"], [["<b>"]])
-    "<table><tr><th style='text-align:left;padding:1px 10px 1px 0;vertical-align:top'>a</th></tr><tr><td style='text-align:left;padding:1px 10px 1px 0;vertical-align:top'>&lt;b&gt;</td></tr></table>"
+    >>> page = html_table(["a"], [["<b>"]])
+    >>> page.count("<tr>"), "&lt;b&gt;" in page, "<b>" in page
+    (2, True, False)
     """
-    head = "".join(f"<th style='{_CELL}'>{html.escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td style='{_CELL}'>{html.escape(str(c))}</td>"
+    head = "".join(f"<th style='{CELL_STYLE}'>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td style='{CELL_STYLE}'>{html.escape(str(c))}</td>"
                                     for c in row) + "</tr>" for row in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
 
@@ -236,7 +252,7 @@ def tensor_html(t):
         chips.append("not differentiable")
     if _recording_tapes_watching(t):
         chips.append("watched")
-    return _card("nt.Tensor", chips, _pre(value_text(t._value)), "nbtape-tensor")
+    return html_card("nt.Tensor", chips, html_pre(value_text(t._value)), "nbtape-tensor")
 
 
 def variable_html(v):
@@ -252,7 +268,7 @@ def variable_html(v):
         chips.append("not differentiable")
     if _recording_tapes_watching(v):
         chips.append("watched")
-    return _card(f"nt.Variable {v.name!r}", chips, _pre(value_text(v._value)),
+    return html_card(f"nt.Variable {v.name!r}", chips, html_pre(value_text(v._value)),
                  "nbtape-variable")
 
 
@@ -303,15 +319,17 @@ def tape_html(tape):
     entries = watched_entries(tape)
     if entries:
         rows = [[e["kind"], e["name"] or "", "?" if e["shape"] is None else e["shape"],
-                 e["dtype"] if e["dtype"] is not None else "?"] for e in entries]
+                 e["dtype"] if e["dtype"] is not None else "?"] for e in entries[:ROWS]]
         parts.append("<div style='margin-top:4px'>watching:</div>"
                      + html_table(["kind", "name", "shape", "dtype"], rows))
+        if len(entries) > ROWS:
+            parts.append(f"<div>\u2026 and {len(entries) - ROWS} more</div>")
     else:
         parts.append("<div>watching nothing</div>")
     svg = tape_picture_svg(tape)
     if svg:
         parts.append(f"<div class='nbtape-tape-picture' style='margin-top:4px'>{svg}</div>")
-    return _card("nt.GradientTape", tape_state(tape), "".join(parts), "nbtape-tape")
+    return html_card("nt.GradientTape", tape_state(tape), "".join(parts), "nbtape-tape")
 
 
 def replaced_note(where):

@@ -23,6 +23,7 @@ def user_facing(fn):
     """Decorator for public entry points: shorten tracebacks of NbtapeErrors."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841  (IPython and pytest hide this frame)
         try:
             return fn(*args, **kwargs)
         except NbtapeError as e:

@@ -105,16 +105,22 @@ def jacobian(f, argnums=0):
     @user_facing
     def wrapper(*args, **kwargs):
         args, plain = _prepare(args, nums)
-        with GradientTape() as tape:
+        with GradientTape(persistent=True) as tape:
             for i in nums:
                 tape.watch(args[i])
             y = f(*args, **kwargs)
-        if not isinstance(y, TensorLike):
-            y = Tensor(np.asarray(y))
-        js = tape.jacobian(y, [args[i] for i in nums],
-                           unconnected_gradients=UnconnectedGradients.ZERO)
-        js = [_out(j, plain) for j in js]
-        return js[0] if isinstance(argnums, int) else tuple(js)
+        sources = [args[i] for i in nums]
+        outputs = list(y) if isinstance(y, (tuple, list)) else [y]
+        outputs = [o if isinstance(o, TensorLike) else Tensor(np.asarray(o)) for o in outputs]
+        rows = []
+        for k, o in enumerate(outputs):
+            if k == len(outputs) - 1:
+                tape._persistent = False     # the last output may free the tape
+            js = tape.jacobian(o, sources, unconnected_gradients=UnconnectedGradients.ZERO)
+            js = [_out(j, plain) for j in js]
+            rows.append(js[0] if isinstance(argnums, int) else tuple(js))
+        # like jax.jacobian: a tuple of outputs gives a tuple of Jacobians
+        return type(y)(rows) if isinstance(y, (tuple, list)) else rows[0]
     return wrapper
 
 

@@ -16,6 +16,8 @@ def _one_hot(shape, dtype, index):
 def _stack_rows(rows, lead_shape, source, tensor_mode, policy):
     """Stack per-row gradients into ``lead_shape + source.shape`` (None if all unconnected)."""
     from .tape import UnconnectedGradients
+    if not rows:            # an empty target: an empty Jacobian
+        return Tensor(np.zeros(lead_shape + source.shape, dtype=source.dtype))
     if all(r is None for r in rows):
         if policy is UnconnectedGradients.ZERO:
             return Tensor(np.zeros(lead_shape + source.shape, dtype=source.dtype))
@@ -55,14 +57,27 @@ def tape_jacobian(tape, target, sources, policy):
                 adj = backward(tape._ops, seeds, ids, tensor_mode)
             for k, i in enumerate(ids):
                 rows[k].append(adj.get(i))
-    results = [_stack_rows(r, tshape, s, tensor_mode, policy) if s.dtype.kind in "fc" else None
-               for r, s in zip(rows, flat)]
+    results = [_stack_rows(r, tshape, s, tensor_mode, policy) if s.dtype.kind in "fc"
+               else _int_source(s) for r, s in zip(rows, flat)]
     tape._finish()
     return unflatten(sources, results)
 
 
+def _int_source(source):
+    import warnings
+    from .tape import _int_source_message
+    warnings.warn(_int_source_message(source), UserWarning, stacklevel=5)
+    return None
+
+
 def tape_batch_jacobian(tape, target, source, policy):
     tape._check_usable("batch_jacobian")
+    if not isinstance(source, TensorLike):
+        from .tape import _not_a_tensor
+        raise TypeError(_not_a_tensor("batch_jacobian", source, role="source"))
+    if source.dtype.kind not in "fc":
+        tape._finish()
+        return _int_source(source)
     tshape, sshape = target.shape, source.shape
     if not tshape or not sshape or tshape[0] != sshape[0]:
         raise ValueError(f"batch_jacobian needs target and source with the same leading batch "

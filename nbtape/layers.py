@@ -142,6 +142,7 @@ class Layer:
 
     @property
     def non_trainable_variables(self):
+        """The variables that training leaves alone (frozen layers, optimizer-free state)."""
         return [v for v in self.variables if not v.trainable]
 
     @property
@@ -156,6 +157,7 @@ class Layer:
             v.trainable = self._trainable
 
     def count_params(self):
+        """The number of scalar weights (0 before the layer is built)."""
         return int(sum(v.size for v in self.variables))
 
     def get_weights(self):
@@ -181,6 +183,7 @@ class Layer:
         return inputs
 
     def compute_output_shape(self, input_shape):
+        """The output shape for ``input_shape`` (batch as None), found by a run on zeros."""
         shape = tuple(1 if s is None else s for s in input_shape)
         out = self.call(np.zeros(shape, self.dtype))
         return _batchless(np.shape(out._value if isinstance(out, TensorLike) else out))
@@ -248,6 +251,7 @@ class Dense(Layer):
         return self.activation(y) if self.activation is not None else y
 
     def compute_output_shape(self, input_shape):
+        """``input_shape`` with its last axis replaced by ``units``."""
         return _batchless(tuple(input_shape[:-1]) + (self.units,))
 
 
@@ -317,10 +321,12 @@ class Sequential(Layer):
 
     @property
     def layers(self):
+        """The layers, in calling order (functions appear wrapped as layers)."""
         return list(self._layers)
 
     @property
     def variables(self):
+        """Every layer's variables, in layer order, each once."""
         seen, out = set(), []
         for layer in self._layers:
             for v in layer.variables:
@@ -353,12 +359,14 @@ class Sequential(Layer):
         return x if isinstance(x, TensorLike) else np.asarray(x)
 
     def call(self, inputs):
+        """Feed ``inputs`` through each layer in turn."""
         x = inputs
         for layer in self._layers:
             x = layer(x)
         return x
 
     def compute_output_shape(self, input_shape):
+        """The last layer's output shape for inputs of ``input_shape``."""
         shape = tuple(input_shape)
         for layer in self._layers:
             shape = layer.compute_output_shape(shape)

@@ -16,7 +16,7 @@ def _flatten(x, out):
     if isinstance(x, dict):
         for v in x.values():
             _flatten(v, out)
-    elif isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+    elif isinstance(x, (list, tuple)):
         for v in x:
             _flatten(v, out)
     else:
@@ -36,6 +36,8 @@ def unflatten(structure, leaves):
 def _rebuild(x, it):
     if isinstance(x, dict):
         return type(x)((k, _rebuild(v, it)) for k, v in x.items())
-    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*[_rebuild(v, it) for v in x])
+    if isinstance(x, (list, tuple)):
         return type(x)(_rebuild(v, it) for v in x)
     return next(it)

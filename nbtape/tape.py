@@ -1,5 +1,6 @@
 """``GradientTape``: record operations, then play them back in reverse."""
 import enum
+import weakref
 import warnings
 
 import numpy as np
@@ -9,6 +10,7 @@ from ._state import next_id, suspended, tls
 from .backward import Op, backward
 from .errors import NbtapeError, TapeConsumedError, user_facing
 from .observe import Observable
+from .rules.registry import POSITIONAL
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -18,6 +20,9 @@ from .variable import Variable
 # tape player) and every adjoint of their latest gradient; longer tapes keep only
 # what their rules need.
 DISPLAY_OPS = 1000
+# ... and a used non-persistent tape keeps those values and adjoints only while they
+# add up to at most this many bytes (a classroom picture, not a training step).
+DISPLAY_BYTES = 1 << 20
 
 
 class GradientRecord:
@@ -75,6 +80,9 @@ class _Paused:
         pass
 
 
+_NUMBERS = (int, float, complex)
+
+
 def _float_dtype(dt):
     return dt.kind in "fc"
 
@@ -103,6 +111,7 @@ class GradientTape(Observable):
         self._tracked = set()
         self._variables = {}      # id -> Variable, watched
         self._watched = {}        # id -> (serial at watch time, where, object kind)
+        self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
         self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses
         self.last_gradient = None  # GradientRecord of the latest gradient() call
 
@@ -121,6 +130,10 @@ class GradientTape(Observable):
             raise TapeConsumedError(
                 "This non-persistent GradientTape has already computed its gradient; "
                 "make a new tape (or use GradientTape(persistent=True)).")
+        if self.recording:
+            raise ValueError("This tape is already recording (its `with` block is active), so "
+                             "entering it again would record every operation twice. Use the "
+                             "open tape, or make a new nt.GradientTape().")
         tls.stack.append(self)
         return self
 
@@ -149,6 +162,7 @@ class GradientTape(Observable):
                 if t._id not in self._tracked:
                     self._tracked.add(t._id)
                     self._watched[t._id] = (next_id(), _where.caller(), "tensor")
+                    self._leaves[t._id] = weakref.ref(t)
             else:
                 raise TypeError(_not_a_tensor("watch", t))
 
@@ -178,6 +192,7 @@ class GradientTape(Observable):
                 constant_operand = True
         if not connected:
             return
+        all_ids = ids
         if constant_operand:
             # an operand this tape does not watch (yet) is a constant for this op,
             # even if it gets watched later (TensorFlow's semantics)
@@ -191,14 +206,22 @@ class GradientTape(Observable):
             return
         save = rule.save
         if save is not None and not rule.save_all:
-            saved = [a if k < len(save) and save[k] else None for k, a in enumerate(args)]
+            # Python numbers are kept even when unused: they label pictures, and cost nothing
+            saved = [a if (k < len(save) and save[k]) or type(a) in _NUMBERS else None
+                     for k, a in enumerate(args)]
         else:
             saved = args
+        if rule.kind is POSITIONAL:
+            for k in range(min(rule.nargs, len(saved))):
+                if type(saved[k]) is list:      # an array-like constant operand
+                    saved = list(saved)
+                    saved[k] = np.asarray(saved[k])
         metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                  for a in operands]
         ops = self._ops
         ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
-                      out_ids, _where.caller(4), outs if len(ops) < DISPLAY_OPS else None))
+                      out_ids, _where.caller(4), outs if len(ops) < DISPLAY_OPS else None,
+                      all_ids))
         if not rule.stop:
             if len(out_ids) == 1:
                 tracked.add(out_ids[0])
@@ -306,9 +329,12 @@ class GradientTape(Observable):
         with suspended(self):
             tensor_mode = bool(tls.stack)
             adj = backward(self._ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
+        if keep_all and not self._persistent:
+            keep_all = _nbytes(adj.values()) <= DISPLAY_BYTES
+        kept = adj if keep_all else {i: adj[i] for i in ids if i in adj}
         self.last_gradient = GradientRecord(
             list(seeds), ids, {k: (v._value if isinstance(v, Tensor) else v)
-                               for k, v in adj.items()}, keep_all)
+                               for k, v in kept.items()}, keep_all)
         results = []
         for s, i in zip(flat_sources, ids):
             results.append(self._result(s, adj.get(i), policy))
@@ -353,8 +379,10 @@ class GradientTape(Observable):
     def _finish(self):
         if not self._persistent:
             self._consumed = True
-            for op in self._ops:
-                op.free()
+            ops = self._ops
+            small = len(ops) <= DISPLAY_OPS and _nbytes(op.out for op in ops) <= DISPLAY_BYTES
+            for op in ops:
+                op.free(keep_output=small)
             self._pop()
 
     def _tell_observers(self, sources, results):
@@ -413,8 +441,8 @@ class _StopRecording:
                 self.pos = k
                 stack[k] = _Paused(self.tape)
                 return self
-        raise ValueError("stop_recording() needs a tape that is recording: use it inside "
-                         "the tape's `with` block.")
+        raise RuntimeError("stop_recording() needs a tape that is recording: use it inside "
+                           "the tape's `with` block.")
 
     def __exit__(self, *exc):
         stack = tls.stack
@@ -423,6 +451,16 @@ class _StopRecording:
                 stack[k] = self.tape
                 break
         return False
+
+
+def _nbytes(values):
+    total = 0
+    for v in values:
+        if isinstance(v, tuple):
+            total += _nbytes(v)
+        elif v is not None:
+            total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)
+    return total
 
 
 def _not_a_tensor(method, value, role="value"):

@@ -30,7 +30,7 @@ class TensorLike:
 
     def __array__(self, dtype=None, copy=None):
         if tls.stack:
-            _note_escape(self._leaf(), "np.asarray")
+            _note_escape(self._leaf(tls.stack), "np.asarray")
         v = np.asarray(self._value)
         if dtype is not None and v.dtype != dtype:
             return v.astype(dtype)
@@ -77,17 +77,17 @@ class TensorLike:
         array([1., 2.])
         """
         if tls.stack:
-            _note_escape(self._leaf(), ".numpy()")
+            _note_escape(self._leaf(tls.stack), ".numpy()")
         return np.array(self._value)
 
     def item(self):
         if tls.stack:
-            _note_escape(self._leaf(), ".item()")
+            _note_escape(self._leaf(tls.stack), ".item()")
         return np.asarray(self._value).item()
 
     def tolist(self):
         if tls.stack:
-            _note_escape(self._leaf(), ".tolist()")
+            _note_escape(self._leaf(tls.stack), ".tolist()")
         return np.asarray(self._value).tolist()
 
     # Python protocol ---------------------------------------------------------------
@@ -106,7 +106,7 @@ class TensorLike:
 
     def __float__(self):
         if tls.stack:
-            _note_escape(self._leaf(), "float()")
+            _note_escape(self._leaf(tls.stack), "float()")
         return float(self._value)
 
     def __int__(self):
@@ -222,7 +222,7 @@ class Tensor(TensorLike):
         self._value = value
         self._id = next_id()
 
-    def _leaf(self):
+    def _leaf(self, stack=None):
         return self
 
     def __repr__(self):
@@ -251,7 +251,12 @@ def constant(value, dtype=None):
     (dtype('float64'), dtype('float32'))
     """
     if isinstance(value, TensorLike):
-        value = value._value
+        # like tf.constant: an existing tensor stays itself (and stays on the tape);
+        # a variable is read; a dtype change is a recorded cast
+        t = value.value() if not isinstance(value, Tensor) else value
+        if dtype is None or np.dtype(dtype) == t.dtype:
+            return t
+        return t.astype(dtype)
     arr = np.array(value, dtype=dtype)
     if arr.dtype == object:
         raise TypeError(f"nt.constant cannot hold {type(value).__name__} values; "

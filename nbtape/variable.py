@@ -54,8 +54,9 @@ class Variable(TensorLike, Observable):
     def _value(self):
         return self._tensor._value
 
-    def _leaf(self):
-        return self._tensor
+    def _leaf(self, stack=None):
+        # inside a tape, np.asarray(v) is a read (so the tape watches v) that escapes
+        return self._read(stack) if stack else self._tensor
 
     def _read(self, stack):
         for rec in stack:
@@ -63,8 +64,15 @@ class Variable(TensorLike, Observable):
         return self._tensor
 
     def value(self):
-        """The current value as a ``Tensor`` (a recorded read inside a tape)."""
-        return self._read(tls.stack)
+        """The current value as a ``Tensor``.
+
+        Inside a tape this is a read of the variable (the tape follows it); outside
+        any tape it is a plain snapshot, a constant for tapes started later.
+        """
+        stack = tls.stack
+        if not stack:
+            return Tensor(self._tensor._value)
+        return self._read(stack)
 
     def read_value(self):
         return self.value()

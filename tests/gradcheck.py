@@ -31,7 +31,7 @@ def _real_scalar(f, w):
 
 
 def numeric_grad(h, args, k, eps):
-    x = np.array(args[k], dtype=np.result_type(args[k], np.float64))
+    x = np.array(args[k], dtype=np.result_type(args[k], np.float64), order="C")
     g = np.zeros_like(x)
     flat, gflat = x.reshape(-1), g.reshape(-1)
     units = (1.0, 1j) if x.dtype.kind == "c" else (1.0,)

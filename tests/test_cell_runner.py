@@ -115,7 +115,11 @@ def test_await_runs_without_a_loop_and_is_refused_inside_one(shell):
         asyncio.run(inside())
     plain = cr.compile_cell(sh, "%%tape", "1")
     assert not plain.awaits
-    cr.check_runnable(plain)
+
+    async def inside_plain():
+        cr.check_runnable(plain)       # no await: fine inside a kernel's loop
+        return True
+    assert asyncio.run(inside_plain())
 
 
 def test_without_autoawait_await_is_a_syntax_error(shell):

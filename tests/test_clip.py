@@ -52,7 +52,7 @@ def test_clip_by_value_rejects_swapped_bounds():
         nt.clip_by_value(np.zeros(2), 1.0, -1.0)
 
 
-# --- clip_by_norm -----------------------------------------------------------------------------------
+# --- clip_by_norm --------------------------------------------------------------------------------
 def test_clip_by_norm_values():
     np.testing.assert_allclose(nt.clip_by_norm(np.array([3.0, 4.0]), 1.0), [0.6, 0.8])
     np.testing.assert_array_equal(nt.clip_by_norm(np.array([0.3, 0.4]), 1.0), [0.3, 0.4])
@@ -98,7 +98,7 @@ def test_clip_norm_must_be_positive():
         nt.clip_by_global_norm([np.ones(2)], -1.0)
 
 
-# --- global norm -------------------------------------------------------------------------------------
+# --- global norm ---------------------------------------------------------------------------------
 def test_global_norm():
     assert float(nt.global_norm([np.array([3.0]), None, np.array([[4.0]])])) == 5.0
     assert float(nt.global_norm([])) == 0.0
@@ -108,6 +108,8 @@ def test_global_norm():
     assert float(nt.global_norm(ts)) == pytest.approx(expected)
     with pytest.raises(TypeError, match="list"):
         nt.global_norm(np.ones(3))
+    with pytest.raises(TypeError, match="list"):
+        nt.clip_by_global_norm(nt.constant([1.0, 2.0]), 1.0, use_norm=3.0)
 
 
 def test_clip_by_global_norm_scales_all_together():

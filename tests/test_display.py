@@ -9,7 +9,7 @@ import nbtape as nt
 from nbtape import display
 
 
-# text reprs: TensorFlow's layout, deterministic ---------------------------------------------
+# text reprs: TensorFlow's layout, deterministic ----------------------------------------------
 
 @pytest.mark.parametrize("value, dtype, text", [
     (27.0, None, "nt.Tensor(27.0, shape=(), dtype=float64)"),
@@ -65,7 +65,7 @@ def test_variable_repr(kwargs, text):
     assert repr(nt.Variable(**kwargs)) == text
 
 
-# tape repr ----------------------------------------------------------------------------------------
+# tape repr -----------------------------------------------------------------------------------
 
 def test_tape_repr_states():
     x = nt.Variable(3.0, name="x")
@@ -102,6 +102,14 @@ def test_tape_repr_lists_a_few_watched_values_then_counts():
            "shape=(), variable 'v1' shape=() and 4 more>" in text
 
 
+def test_tape_html_cuts_long_watch_lists():
+    vs = [nt.Variable(float(i)) for i in range(display.ROWS + 2)]
+    with nt.GradientTape() as tape:
+        s = sum(vs)
+    html = tape._repr_html_()
+    assert html.count(">variable<") == display.ROWS and "\u2026 and 2 more" in html
+
+
 def test_tape_repr_replaced():
     tape = nt.GradientTape()
     tape._replaced_by = "In[4]"
@@ -109,7 +117,7 @@ def test_tape_repr_replaced():
     assert "ran again (In[4])" in tape._repr_html_()
 
 
-# HTML ----------------------------------------------------------------------------------------------
+# HTML ----------------------------------------------------------------------------------------
 
 def test_tensor_html_escapes_and_shows_facts():
     html = nt.constant([1.0, 2.0])._repr_html_()

@@ -125,7 +125,7 @@ def test_sparse_label_errors_are_clear():
         losses.sparse_categorical_crossentropy([0, 1], np.zeros((3, 2)), axis=0)
 
 
-# --- gradients: every loss passes check_gradients, also at extreme inputs ---------------------------
+# --- gradients: every loss passes check_gradients, also at extreme inputs ------------------------
 YT = rng.uniform(size=(3, 4))
 YP = rng.uniform(0.05, 0.95, size=(3, 4))
 LABELS = np.array([2, 0, 3])

@@ -64,7 +64,7 @@ def magics(sh):
     return sh.magics_manager.registry["TapeMagics"]
 
 
-# loading ----------------------------------------------------------------------------------
+# loading -------------------------------------------------------------------------------------
 
 def test_load_ext_twice_and_unload():
     sh = InteractiveShell.instance()
@@ -100,7 +100,7 @@ def test_help_text_has_usage_options_and_examples(shell):
     assert "Examples" in out and "%%tape --watch x --grad z" in out
 
 
-# the basic run --------------------------------------------------------------------------------
+# the basic run -------------------------------------------------------------------------------
 
 def test_watch_number_grad_and_out(shell):
     run(shell, "x = 3.0")
@@ -168,7 +168,7 @@ def test_watch_kinds(shell):
     ("k = nt.Variable(2)", "--watch k", "int64 variable"),
     ("k = True", "--watch k", "bool"),
     ("k = 'text'", "--watch k", "k is a str, which cannot be differentiated"),
-    ("k = [1, 2]", "--watch k", "holds int64 values"),
+    ("k = [1, 2]", "--watch k", "k is a list of int64 values"),
 ])
 def test_watch_errors_are_short_and_change_nothing(shell, setup, option, message):
     run(shell, setup + "\nx = 1.0\nran = False")
@@ -253,7 +253,7 @@ def test_options_are_not_variable_expanded(shell):
     assert isinstance(r.error_in_exec, UsageError) and "'$n'" in cap.stderr
 
 
-# --grad ---------------------------------------------------------------------------------------
+# --grad --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("body, message", [
     ("y = x * 2", "the cell did not define 'zz'"),
@@ -300,7 +300,7 @@ def test_grad_after_the_cell_used_the_tape(shell):
         in report_text(cap)
 
 
-# --graph and --inspect ---------------------------------------------------------------------------
+# --graph and --inspect -----------------------------------------------------------------------
 
 def test_graph_uses_the_cells_names(shell, monkeypatch):
     graph_module = pytest.importorskip("nbtape.notebook.graph")
@@ -376,7 +376,7 @@ def test_inspect_missing_widgets_is_one_line(shell, monkeypatch):
     assert r.success and "%%tape --inspect: could not show it: ModuleNotFoundError" in cap.stdout
 
 
-# failures ----------------------------------------------------------------------------------------
+# failures ------------------------------------------------------------------------------------
 
 def test_error_in_cell_fails_the_cell_and_keeps_the_tape(shell):
     run(shell, "x = 3.0")
@@ -448,7 +448,7 @@ def test_report_failure_never_hides_the_cells_error(shell, monkeypatch):
     assert "nbtape could not summarise the tape: RuntimeError('report bug')" in cap.stdout
 
 
-# await ---------------------------------------------------------------------------------------------
+# await ---------------------------------------------------------------------------------------
 
 def test_top_level_await_runs_where_no_loop_is_running(shell):
     run(shell, "x = 2.0")
@@ -473,7 +473,7 @@ def test_top_level_await_in_a_kernel_says_it_is_unsupported(shell):
     assert shell.user_ns["ran"] is False and "tape" not in shell.user_ns
 
 
-# size and lifecycle ----------------------------------------------------------------------------------
+# size and lifecycle --------------------------------------------------------------------------
 
 def test_large_tape_says_ops_memory_and_a_tape_per_step(shell):
     magics(shell).large_ops = 50
@@ -550,7 +550,7 @@ def test_no_hint_for_other_errors(shell):
     assert "nbtape:" not in cap.stdout
 
 
-# rich display as a cell's last expression --------------------------------------------------------------
+# rich display as a cell's last expression ----------------------------------------------------
 
 def test_values_display_with_text_and_html(shell):
     run(shell, "x = nt.Variable(3.0, name='x')\nwith nt.GradientTape() as t:\n    y = x ** 3")

@@ -171,7 +171,7 @@ def test_hessian_of_logsumexp_is_diag_p_minus_p_pT():
     np.testing.assert_allclose(np.asarray(h), np.diag(p) - np.outer(p, p), atol=1e-12)
 
 
-# --- cross-entropies from logits ------------------------------------------------------------------
+# --- cross-entropies from logits -----------------------------------------------------------------
 def test_sigmoid_cross_entropy_matches_the_naive_formula_and_its_gradients():
     z = rng.standard_normal(6) * 3
     y = rng.uniform(size=6)

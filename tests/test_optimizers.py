@@ -95,7 +95,7 @@ def test_each_optimizer_minimises_a_quadratic(opt):
     np.testing.assert_allclose(x.numpy(), target, atol=0.05)
 
 
-# --- bookkeeping ------------------------------------------------------------------------------------
+# --- bookkeeping ---------------------------------------------------------------------------------
 def test_state_is_per_variable():
     a, b = nt.Variable([1.0, 1.0], name="a"), nt.Variable(5.0, name="b")
     opt = optimizers.Adam(0.1)

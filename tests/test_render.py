@@ -193,6 +193,17 @@ def test_pipe_uses_nbtapes_engine(only_pure):
 
 
 @needs_pure
+def test_graphviz_style_render_writes_files_without_system_dot(only_pure, tmp_path):
+    g = _small_graph()
+    path = g.render("tape", directory=tmp_path)
+    assert path == str(tmp_path / "tape.svg")
+    assert (tmp_path / "tape").read_text() == g.source
+    assert ET.parse(path).getroot().tag.endswith("svg")
+    png = g.render(outfile=tmp_path / "pic.png", cleanup=True)
+    assert open(png, "rb").read(4) == b"\x89PNG" and not (tmp_path / "pic.gv").exists()
+
+
+@needs_pure
 def test_inline_svg_has_no_prolog(only_pure):
     svg = R.inline_svg("digraph { a }")
     assert svg.startswith("<svg") and "<!DOCTYPE" not in svg

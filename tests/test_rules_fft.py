@@ -4,7 +4,7 @@ import pytest
 
 import nbtape as nt
 from gradcheck import check_both
-from test_rules_shapes import check_hvp
+from test_rules_shapes import check_hvp, check_reverse_over_forward
 
 F = np.fft
 rng = np.random.default_rng(4)
@@ -33,7 +33,8 @@ def test_complex_transforms_1d(fn, norm, shape, kw):
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("fn", [F.fft2, F.ifft2, F.fftn, F.ifftn])
 @pytest.mark.parametrize("shape, kw", [
-    ((3, 4), {}), ((2, 3, 2), {}), ((2, 3, 2), {"axes": (0, 2)}), ((3, 4), {"s": (2, 5), "axes": (0, 1)}),
+    ((3, 4), {}), ((2, 3, 2), {}), ((2, 3, 2), {"axes": (0, 2)}),
+    ((3, 4), {"s": (2, 5), "axes": (0, 1)}),
     ((2, 3, 4), {"s": (4,), "axes": (-2,)}),
 ])
 def test_complex_transforms_nd(fn, norm, shape, kw):
@@ -94,3 +95,5 @@ def test_second_order_through_transforms():
     check_hvp(lambda x: np.abs(F.fft(x)), randn(5))
     check_hvp(lambda x: F.irfft(F.rfft(x) ** 2, n=5), randn(5))
     check_hvp(lambda x: F.fftshift(F.fftn(x, norm="ortho")).real, randn(2, 3))
+    check_reverse_over_forward(lambda x: np.abs(F.fft(x, n=6)) ** 2, randn(5))
+    check_reverse_over_forward(lambda x: F.irfft(F.rfft(x) ** 2, n=5), randn(5))

@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 import nbtape as nt
 from gradcheck import check_both
-from test_rules_shapes import check_hvp
+from test_rules_shapes import check_hvp, check_reverse_over_forward
 
 rng = np.random.default_rng(2)
 
@@ -34,7 +34,7 @@ def sym(a):
     return 0.5 * (a + np.conj(np.swapaxes(a, -1, -2)))
 
 
-# --- products -------------------------------------------------------------------------------------
+# --- products -----------------------------------------------------------------------------
 PRODUCTS = [
     (np.dot, [(3,), (3,)]),
     (np.dot, [(2, 3), (3,)]),
@@ -65,9 +65,8 @@ PRODUCTS = [
     (np.kron, [(2, 3), (2,)]),
     (np.kron, [(2,), (2, 1, 2)]),
     (np.linalg.matmul, [(2, 2, 3), (3, 4)]),
-    (np.vecdot, [(3, 4), (4,)]),
-    (lambda a, b: np.vecdot(a, b, axis=0), [(3, 4), (3, 1)]),
-    (np.linalg.vecdot, [(2, 3), (3,)]),
+    (np.linalg.vecdot, [(3, 4), (4,)]),
+    (lambda a, b: np.linalg.vecdot(a, b, axis=0), [(3, 4), (3, 1)]),
 ]
 
 
@@ -78,7 +77,7 @@ def test_products(f, shapes):
 
 @pytest.mark.parametrize("f, shapes", [
     (np.dot, [(2, 3), (3,)]), (np.dot, [(2, 3, 2), (2,)]), (np.vdot, [(3,), (3,)]),
-    (np.inner, [(2, 3), (3,)]), (np.kron, [(2,), (2, 2)]), (np.vecdot, [(2, 3), (3,)]),
+    (np.inner, [(2, 3), (3,)]), (np.kron, [(2,), (2, 2)]), (np.linalg.vecdot, [(2, 3), (3,)]),
     (np.tensordot, [(2, 3), (2, 3)]),
 ])
 def test_complex_products(f, shapes):
@@ -88,9 +87,10 @@ def test_complex_products(f, shapes):
 def test_products_with_a_list_operand():
     check_both(lambda a: np.dot(a, [1.0, 2.0]), randn(3, 2))
     check_both(lambda a: np.tensordot([[1.0, 2.0]], a, 1), randn(2, 3))
+    check_both(lambda a: np.linalg.matmul(a, [[1.0], [2.0]]), randn(3, 2))
 
 
-# --- einsum ---------------------------------------------------------------------------------------------
+# --- einsum -------------------------------------------------------------------------------
 EINSUMS = [
     ("ij,jk->ik", [(2, 3), (3, 4)]),
     ("ij,jk", [(2, 3), (3, 4)]),
@@ -153,7 +153,7 @@ def test_random_contractions(i, j, k, batch):
     check_both(lambda a, b: np.tensordot(a, b, axes=([2], [0])), a, b)
 
 
-# --- inverses, determinants, solve -----------------------------------------------------------------------------
+# --- inverses, determinants, solve --------------------------------------------------------
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
 def test_inv_det_slogdet(shape, complex_):
@@ -218,7 +218,7 @@ def test_multi_dot(shapes):
     check_both(lambda *xs: np.linalg.multi_dot(list(xs)), *[randn(*s) for s in shapes])
 
 
-# --- symmetric factorizations -----------------------------------------------------------------------------
+# --- symmetric factorizations -------------------------------------------------------------
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
 def test_cholesky(shape, complex_):
@@ -265,7 +265,7 @@ def test_second_derivative_through_factorizations():
     check_hvp(lambda a: np.linalg.eigh(sym(a)).eigenvalues, a)
 
 
-# --- singular values and norms -----------------------------------------------------------------------------------
+# --- singular values and norms ------------------------------------------------------------
 @pytest.mark.parametrize("shape", [(3, 2), (2, 4), (2, 3, 3)])
 def test_svdvals(shape):
     check_both(np.linalg.svdvals, randn(*shape))
@@ -337,7 +337,7 @@ def test_second_derivative_through_norm():
     check_hvp(lambda x: np.linalg.norm(x, 3), randn(4))
 
 
-# --- svd and qr -------------------------------------------------------------------------------------------------------
+# --- svd and qr ---------------------------------------------------------------------------
 def thin_svd(a):
     return np.linalg.svd(a, full_matrices=False)
 
@@ -392,3 +392,21 @@ def test_qr_limits():
         t.gradient(q, x)
     with pytest.raises(TypeError, match="qr"):
         np.linalg.qr(x, mode="r")
+
+
+@pytest.mark.parametrize("f, a", [
+    (np.linalg.inv, well_conditioned(3, 3)),
+    (np.linalg.det, well_conditioned(2, 2)),
+    (lambda a: np.linalg.slogdet(a).logabsdet, well_conditioned(3, 3)),
+    (lambda a: np.linalg.solve(a, np.arange(3.0)), well_conditioned(3, 3)),
+    (lambda a: np.einsum("ij,jk->ik", a, a), randn(2, 2)),
+    (lambda a: np.dot(a, a[0]), randn(3, 3)),
+    (lambda a: np.linalg.cholesky(sym(a)), spd(3, 3)),
+    (lambda a: np.linalg.eigh(sym(a)).eigenvalues, spd(3, 3)),
+    (lambda a: np.linalg.norm(a, axis=0), randn(2, 3)),
+    (lambda a: np.linalg.qr(a).R, randn(3, 2)),
+    (lambda a: np.linalg.matrix_power(a, -2), well_conditioned(2, 2)),
+    (lambda a: np.linalg.pinv(a), randn(3, 2)),
+])
+def test_reverse_over_forward_through_linalg(f, a):
+    check_reverse_over_forward(f, a)

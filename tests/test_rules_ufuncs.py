@@ -219,7 +219,7 @@ def test_nan_to_num_cuts_the_gradient_at_non_finite_values():
     np.testing.assert_array_equal(g, [1.0, 0.0, 0.0, 1.0])
 
 
-# --- two outputs ------------------------------------------------------------------------------------
+# --- two outputs
 def test_modf_divmod_frexp():
     check_both(lambda x: np.modf(x)[0] * 2 + np.modf(x)[1], normal((3, 4)) * 3)
     check_both(lambda x, y: np.divmod(x, y)[1] + 3 * np.divmod(x, y)[0], normal((3, 4)),
@@ -227,7 +227,7 @@ def test_modf_divmod_frexp():
     check_both(lambda x: np.frexp(x)[0], normal((3, 4)) * 10)
 
 
-# --- zero gradients and constants ----------------------------------------------------------------------
+# --- zero gradients and constants
 ZERO = [np.sign, np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, np.spacing,
         lambda x: np.round(x, 2), lambda x: np.floor_divide(x, 0.7)]
 
@@ -270,7 +270,7 @@ def test_integer_ufuncs_are_not_recorded():
     assert [int(y[0]) for y in ys] == [4, 4, 8, 2]
 
 
-# --- dtypes -------------------------------------------------------------------------------------------
+# --- dtypes
 @pytest.mark.parametrize("f", [np.exp, np.tanh, np.arctan, np.sqrt, np.cbrt, np.log1p,
                                lambda x: np.hypot(x, 2.0), lambda x: np.logaddexp(x, 1.0),
                                lambda x: np.clip(x, 0.6, 1.2), np.sinc,
@@ -288,7 +288,7 @@ def test_float32_in_float32_out(f):
     assert acc.jvp(y).dtype == np.float32
 
 
-# --- higher order ---------------------------------------------------------------------------------------
+# --- higher order
 @pytest.mark.parametrize("f, domain", [
     (np.tanh, normal), (np.exp, normal), (np.sinc, nonzero), (np.arcsin, unit),
     (np.arccosh, above1), (np.cbrt, positive), (np.reciprocal, nonzero), (np.tan, unit),
@@ -308,7 +308,7 @@ def test_no_warnings_from_rules_on_ordinary_inputs():
         check_both(np.arctan2, np.array([0.2, -0.4]), np.array([1.0, 1.0]))
 
 
-# --- interp ------------------------------------------------------------------------------------------------
+# --- interp
 XP = np.array([-1.0, -0.2, 0.5, 1.3, 2.0])
 
 
@@ -317,9 +317,23 @@ def test_interp_in_all_three_arguments():
     check_both(np.interp, x, XP, fp)
     check_both(lambda a, b, c: np.interp(a, b, c, -3.0, 4.0), x, XP, fp)
     check_both(lambda a, c: np.interp(a, XP, c), x, fp + 1j * fp[::-1])
-    check_second(lambda a: np.interp(a, XP, normal((5,))), x)
+    check_second(lambda a: np.interp(a, XP, fp), x)
 
 
 def test_interp_is_flat_outside_the_sample_points():
     g, = _grads(lambda a: np.interp(a, XP, XP ** 2), [-5.0, 0.0, 5.0])
     np.testing.assert_allclose(g, [0.0, (0.25 - 0.04) / 0.7, 0.0])
+
+
+# --- i0 and its derivative I1 (rules/special.py)
+def test_i0_gradient_is_i1():
+    from nbtape.rules.special import bessel_i1
+    x = np.linspace(-60, 60, 241)
+    h = 1e-6 * np.maximum(1, np.abs(x))
+    slope = (np.i0(x + h) - np.i0(x - h)) / (2 * h)
+    np.testing.assert_allclose(bessel_i1(x), slope, rtol=1e-7)
+    assert abs(float(bessel_i1(1.0)) - 0.5651591039924851) < 1e-14       # A&S table 9.8
+    assert abs(float(bessel_i1(20.0)) / 4.245497338512777e7 - 1) < 1e-13
+    check_both(np.i0, normal((3, 4)) * 5)
+    check_second(np.i0, np.array([0.0, 3.0, -1.5]))
+    check_second(np.i0, np.array([19.9, 20.1, -20.5]))      # both sides of the switch

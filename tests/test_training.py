@@ -1,4 +1,4 @@
-"""The training examples of the TensorFlow autodiff guides, redone with nbtape (acceptance tests)."""
+"""The training examples of the TensorFlow autodiff guides, redone with nbtape (acceptance)."""
 import importlib.util
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 import nbtape as nt
 
 
-# --- seed example 13: clip a gradient inside a custom gradient --------------------------------------
+# --- seed example 13: clip a gradient inside a custom gradient -----------------------------------
 def test_seed_13_identity_with_gradient_clipped_by_norm():
     @nt.custom_gradient
     def clip_gradients(y):
@@ -25,7 +25,7 @@ def test_seed_13_identity_with_gradient_clipped_by_norm():
     assert float(tape.gradient(plain, v)) == 4.0
 
 
-# --- seed example 17: the three-point SGD loop ------------------------------------------------------
+# --- seed example 17: the three-point SGD loop ---------------------------------------------------
 DATA = np.array([[5.0, 2.0], [3.0, 3.0], [4.0, 1.5]])
 Y_TRUE = np.array([0.75, 0.5, 0.4])
 EXPECTED_17 = np.array([[0.029952], [0.473857]])
@@ -52,7 +52,7 @@ def test_seed_17_three_point_sgd_loop_with_the_optimizer():
     assert np.array2string(w.numpy().round(6).ravel()) == "[0.029952 0.473857]"
 
 
-# --- seed example 18: find the line y = 2x - 8 from ten points --------------------------------------
+# --- seed example 18: find the line y = 2x - 8 from ten points -----------------------------------
 X_LINE = np.arange(1.0, 11.0)
 Y_LINE = 2 * X_LINE - 8
 
@@ -86,7 +86,7 @@ def test_seed_18_the_guides_absolute_error_run_stops_short_of_the_line():
     assert abs(float(m.numpy()) - 2) > 0.05                # short of the line
 
 
-# --- seed example 21: a dense layer ------------------------------------------------------------------
+# --- seed example 21: a dense layer --------------------------------------------------------------
 def test_seed_21_dense_layer_gradients_have_the_shapes_of_the_weights():
     rng = np.random.default_rng(0)
     w = nt.Variable(rng.standard_normal((3, 2)), name="w")
@@ -109,7 +109,7 @@ def test_seed_21_dense_layer_gradients_have_the_shapes_of_the_weights():
         ("dense/kernel", (3, 2)), ("dense/bias", (2,))]
 
 
-# --- seed examples 22 and 23: a digits classifier ----------------------------------------------------
+# --- seed examples 22 and 23: a digits classifier ------------------------------------------------
 needs_digits = pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
                                   reason="the digits ship inside scikit-learn")
 

@@ -104,6 +104,6 @@ def test_real_timer_thread_delivers_the_trailing_refresh():
 
 def test_thread_timer_can_be_cancelled():
     fired = threading.Event()
-    t = thread_timer(0.2, fired.set)
+    t = thread_timer(0.05, fired.set)
     t.cancel()
-    assert not fired.wait(0.3)
+    assert not fired.wait(0.15)

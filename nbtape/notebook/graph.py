@@ -24,7 +24,7 @@ FALLBACK_NODES = 30
 OPTIONS = ("target", "sources", "names", "rankdir", "show_values", "show_grads", "max_nodes",
            "view", "accumulator", "highlight", "backward_step")
 
-__all__ = ["tape_graph", "backward_steps", "render", "tape_mimebundle", "TapeDigraph"]
+__all__ = ["tape_graph", "backward_steps", "render", "inline_svg", "TapeDigraph"]
 
 
 def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_values=True,
@@ -46,7 +46,8 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
 
     * ``target``, ``sources``: draw only what the target depends on (or, with
       sources alone, what depends on them); default: those of the latest
-      ``gradient`` call, else everything.
+      ``gradient`` call, else everything (and, with a target but no sources,
+      every watched value is a source).
     * ``names``: ``{tensor: "y", ...}`` labels results with the user's names.
     * ``rankdir``: "LR", "TB", "RL" or "BT"; ``show_values``, ``show_grads``.
     * ``max_nodes``: past it, the picture keeps the first and last repetition
@@ -66,7 +67,7 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
       flowed along them), the rest of the path dashed.  A tensor shows its grad
       once every op on the path that uses it is done (the target's, its seed 1,
       from step 0); one with some uses done shows "accumulating (j of n uses
-      done)"; the others "grad pending".  ``k = len(steps)`` is the finished
+      done)"; the others "grad: pending".  ``k = len(steps)`` is the finished
       pass; ``k`` outside ``0..len(steps)`` is a ValueError.
 
     >>> import nbtape as nt
@@ -111,29 +112,8 @@ def backward_steps(tape, target=None, sources=None):
     return sorted(path_ops, reverse=True)
 
 
-def tape_mimebundle(tape, include=None, exclude=None):
-    """How a ``GradientTape`` displays in Jupyter: its summary and its picture.
-
-    >>> import nbtape as nt
-    >>> x = nt.Variable(2.0)
-    >>> with nt.GradientTape() as tape:
-    ...     y = x * x
-    >>> bundle = tape_mimebundle(tape)
-    >>> "<svg" in bundle["text/html"], bundle["text/plain"].startswith("<nt.GradientTape")
-    (True, True)
-    """
-    from ..display import tape_html
-    page = tape_html(tape)
-    if tape._ops:
-        svg = inline_svg(tape_graph(tape))
-        page += svg if svg is not None else f"<p>{L.esc(_NO_PICTURE_LINE, 300)}</p>"
-    return {"text/plain": repr(tape), "text/html": page}
-
-
 _NEED_TARGET = ("this needs a target: call tape.gradient(target, sources) first, or pass "
                 "target= (and sources=) to say which gradient to follow.")
-_NO_PICTURE_LINE = ("(No picture: `pip install graphviz-pure`, or install Graphviz so that "
-                    "`dot` is on PATH.)")
 
 
 def _check(o, tape):
@@ -246,12 +226,13 @@ def _build(tape, o, caption_extra=()):
     draw_everything(ctx, drawing, notes, caption)
     if the_plan.collapsed:
         n_groups = len(the_plan.groups)
+        left = the_plan.shown_total - len(the_plan.kept)
         caption.append(
             f"Showing {len(the_plan.kept):,} of {the_plan.shown_total:,} ops "
-            f"(max_nodes={o['max_nodes']}); the other "
-            f"{the_plan.shown_total - len(the_plan.kept):,} are folded into {n_groups} "
-            f"box{'es' if n_groups != 1 else ''}. Pass a larger max_nodes, or a target "
-            "and sources, to see more.")
+            f"(max_nodes={o['max_nodes']}); " + (
+                f"the other {left:,} are" if left != 1 else "the other one is")
+            + f" folded into {n_groups} box{'es' if n_groups != 1 else ''}. Pass a larger "
+            "max_nodes, or a target and sources, to see more.")
     if not model.ops:
         caption.append("This tape recorded no operations: nothing it watched was used "
                        "inside its `with` block.")

@@ -7,6 +7,7 @@ what it drew, by node name, in plain Python (``nbtape_nodes``, ``nbtape_edges``,
 ``nbtape_caption``) for tests and widgets.
 """
 import collections
+import os
 import textwrap
 
 import graphviz
@@ -73,20 +74,55 @@ class TapeDigraph(graphviz.Digraph):
     _nbtape_fallback = None  # () -> a smaller TapeDigraph, for layouts that time out
 
     def _repr_mimebundle_(self, include=None, exclude=None, **_):
-        return R.picture_bundle(self, include, exclude)
+        # IPython asks _repr_svg_ too when the bundle has no SVG; remember the
+        # answer so a graph that cannot be drawn is not laid out (or timed out) twice.
+        key = (self.source, tuple(sorted(include)) if include is not None else None,
+               tuple(sorted(exclude or ())))
+        shown = self.__dict__.get("_nbtape_shown")
+        if shown is None or shown[0] != key:
+            shown = self._nbtape_shown = (key, R.picture_bundle(self, include, exclude))
+        return dict(shown[1])
 
     def _repr_svg_(self):
-        return R.picture_bundle(self).get("image/svg+xml")
+        return self._repr_mimebundle_().get("image/svg+xml")
 
     def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None,
              quiet=False, *, engine=None, encoding=None):
         """Like ``graphviz``'s ``pipe``, but laid out by nbtape's engine (no system dot)."""
         if renderer or formatter or neato_no_op or engine not in (None, "dot") \
                 or (format or self.format) not in R.FORMATS:
-            return super().pipe(format, renderer, formatter, neato_no_op, quiet,
-                                engine=engine, encoding=encoding)
+            return super().pipe(format, renderer=renderer, formatter=formatter,
+                                neato_no_op=neato_no_op, quiet=quiet, engine=engine,
+                                encoding=encoding)
         data = R.render(self, format or self.format)
         return data.decode(encoding) if encoding else data
+
+    def render(self, filename=None, directory=None, view=False, cleanup=False, format=None,
+               renderer=None, formatter=None, neato_no_op=None, quiet=False,
+               quiet_view=False, *, outfile=None, engine=None, **options):
+        """Like ``graphviz``'s ``render`` (save the DOT, then the picture next to it),
+        laid out by nbtape's engine for svg and png, so it works with no system dot."""
+        fmt = format or (os.path.splitext(str(outfile))[1][1:] if outfile else self.format)
+        if renderer or formatter or neato_no_op or options or engine not in (None, "dot") \
+                or fmt not in R.FORMATS:
+            return super().render(filename, directory=directory, view=view, cleanup=cleanup,
+                                  format=format, renderer=renderer, formatter=formatter,
+                                  neato_no_op=neato_no_op, quiet=quiet,
+                                  quiet_view=quiet_view, outfile=outfile, engine=engine,
+                                  **options)
+        if outfile is not None:
+            outfile = os.path.join(directory or "", os.fspath(outfile))
+            if filename is None:
+                filename = os.path.splitext(os.path.basename(outfile))[0] + ".gv"
+        source_path = self.save(filename, directory=directory)
+        outfile = outfile or f"{source_path}.{fmt}"
+        with open(outfile, "wb") as f:
+            f.write(R.render(self, fmt))
+        if cleanup:
+            os.remove(source_path)
+        if view:
+            graphviz.view(outfile, quiet=quiet_view)
+        return os.fspath(outfile)
 
     def __repr__(self):
         n = len(self.nbtape_nodes or ())
@@ -100,7 +136,7 @@ class Drawing:
 
     def __init__(self, rankdir, path_color=PATH):
         self.path_color = path_color
-        self.graph = g = TapeDigraph(name="tape")
+        self.graph = g = TapeDigraph(name="tape", format="svg")
         g.nbtape_nodes, g.nbtape_edges, g.nbtape_caption = {}, [], []
         g.attr(rankdir=rankdir, fontname=L.FONT, nodesep="0.25", ranksep="0.35",
                labelloc="b", labeljust="l")

@@ -149,9 +149,9 @@ class TapeModel:
                     # An operand the tape did not track (a stop_gradient result, say) is
                     # a constant for this op; when its value was saved, link it to the
                     # op that computed it, so the picture can still draw where it came from.
-                    arg = operand_arg(op, k)
-                    if type(arg) is Tensor and arg._id in producer:
-                        links[(i, k)] = arg._id
+                    orig = op.all_ids[k]
+                    if orig is not None and orig in producer:
+                        links[(i, k)] = orig
                     continue
                 consumers.setdefault(tid, []).append((i, k))
                 if tid not in producer and tid not in leaves:
@@ -196,6 +196,9 @@ class TapeModel:
     def value(self, tid):
         """The tensor's value as a plain array, or None when the tape kept none."""
         obj = self.objects.get(tid)
+        if obj is None:
+            ref = self.tape._leaves.get(tid)
+            obj = ref() if ref is not None else None
         if obj is not None:
             return obj._value
         where = self.producer.get(tid)
@@ -204,7 +207,9 @@ class TapeModel:
             out = op.out if op.out is not None else op.ans
             if out is not None:
                 return _plain(out[where[1]] if op.rule.multi else out)
-        for j, k in self.consumers.get(tid, ()):
+        # the latest use first: a variable read in a loop shows the value the last
+        # (drawn) iteration used
+        for j, k in reversed(self.consumers.get(tid, ())):
             arg = operand_arg(self.ops[j], k)
             if isinstance(arg, Tensor):
                 return arg._value

@@ -185,7 +185,7 @@ def _op(ctx, d, i):
     model = ctx.model
     op = model.ops[i]
     kind = _op_kind(op.rule)
-    outs = [t for t in op.out_ids]
+    outs = list(op.out_ids)
     single = not op.rule.multi
     name = model.name(outs[0]) if single and outs[0] is not None else None
     rows = [("title", f"{name} = {op.rule.name}" if name else op.rule.name)]

@@ -51,7 +51,12 @@ class TapeMagics(Magics):
 
     # events -------------------------------------------------------------------
     def start(self):
-        """Listen to the shell's cell events (for cell ids and the used-tape hint)."""
+        """Listen to the shell's cell events (for cell ids and the used-tape hint).
+
+        >>> from IPython.core.interactiveshell import InteractiveShell
+        >>> magics = TapeMagics(InteractiveShell.instance())
+        >>> magics.start(); magics.stop(); magics.stop()    # stopping twice is harmless
+        """
         self.shell.events.register("pre_run_cell", self._pre_run_cell)
         self.shell.events.register("post_run_cell", self._post_run_cell)
 
@@ -73,7 +78,14 @@ class TapeMagics(Magics):
             print(self.used_tape_hint())
 
     def used_tape_hint(self):
-        """What to say after a cell asked a used non-persistent tape again."""
+        """What to say after a cell asked a used non-persistent tape again.
+
+        >>> from IPython.core.interactiveshell import InteractiveShell
+        >>> print(TapeMagics(InteractiveShell.instance()).used_tape_hint())
+        nbtape: in a notebook a tape is often asked again in a later cell. Record it with
+        %%tape (persistent by default) or nt.GradientTape(persistent=True), or re-run the
+        cell that records it.
+        """
         used = [(t, o) for t, o in list(self._origins.items())
                 if t._consumed and not o.persistent]
         if not used:

@@ -46,10 +46,10 @@ def watchable(name, value):
 
     >>> watchable("x", 3)
     nt.Tensor(3.0, shape=(), dtype=float64)
-    >>> watchable("k", np.arange(3))
+    >>> watchable("k", np.arange(3))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    IPython.core.error.UsageError: %%tape --watch k: k is an int64 array, and integer values are never differentiable. Make it float first, e.g. k = k.astype(float).
+    IPython.core.error.UsageError: %%tape --watch k: k is an int64 array, ... k.astype(float).
     """
     prefix = f"%%tape --watch {name}: {name}"
     if isinstance(value, TensorLike):
@@ -75,14 +75,15 @@ def watchable(name, value):
         if arr is not None and arr.dtype.kind in "fc":
             return constant(arr)
         if arr is not None and arr.dtype.kind in "iub":
-            what = "array" if arr.ndim else "number"
-            raise UsageError(
-                f"{prefix} is an {arr.dtype} {what}, and integer values are never "
-                f"differentiable. Make it float first, e.g. {name} = {name}.astype(float)."
-                if isinstance(value, np.ndarray) else
-                f"{prefix} holds {arr.dtype} values, and integer values are never "
-                f"differentiable. Make it float first, e.g. {name} = np.array({name}, "
-                "dtype=float).")
+            if isinstance(value, np.ndarray):
+                what, fix = f"an {arr.dtype} array", f"{name} = {name}.astype(float)"
+            elif isinstance(value, np.generic):
+                what, fix = f"an {arr.dtype} number", f"{name} = float({name})"
+            else:
+                what, fix = f"a {type(value).__name__} of {arr.dtype} values", \
+                    f"{name} = np.array({name}, dtype=float)"
+            raise UsageError(f"{prefix} is {what}, and integer values are never "
+                             f"differentiable. Make it float first, e.g. {fix}.")
     raise UsageError(
         f"{prefix} is a {type(value).__name__}, which cannot be differentiated: --watch "
         "takes numbers, float arrays, nt tensors and nt.Variables.")
@@ -96,10 +97,10 @@ def resolve_watch(ns, names):
 
     >>> resolve_watch({"x": 2.0}, ["x"])
     [('x', nt.Tensor(2.0, shape=(), dtype=float64))]
-    >>> resolve_watch({}, ["q"])
+    >>> resolve_watch({}, ["q"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    IPython.core.error.UsageError: %%tape --watch q: there is no variable named 'q' in the notebook; define it in an earlier cell first.
+    IPython.core.error.UsageError: %%tape --watch q: there is no variable named 'q' in ...
     """
     out = []
     for name in names:

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ..display import _CELL, _card, _pre, html_table, tape_state, value_text
+from ..display import CELL_STYLE, html_card, html_pre, html_table, tape_state, value_text
 from ..tensor import Tensor
 
 # Bookkeeping a recorded op costs beyond its arrays (the op, its tuples, the
@@ -19,6 +19,9 @@ ARRAY_OVERHEAD = sys.getsizeof(np.empty(0))
 SCALAR_OVERHEAD = sys.getsizeof(np.float64(0)) - 8
 # Values with at most this many elements are shown inline in the report.
 INLINE = 6
+# A report lists at most this many watched values, results or gradients (a model's
+# dozens of weights would bury the rest); the count of the others follows.
+LISTED = 12
 
 
 def tape_nbytes(tape):
@@ -175,16 +178,18 @@ class CellReport:
         lines = [self.headline()]
         if self.status:
             lines.append(f"  {self.status}")
-        lines.append("  watched: " + (", ".join(self._described(k, v) for k, v in self.watched)
+        lines.append("  watched: " + (_listed([self._described(k, v) for k, v in self.watched])
                                       or "nothing"))
         if self.results:
-            lines.append("  results: " + ", ".join(self._result_text(k, v)
-                                                   for k, v in self.results))
+            lines.append("  results: " + _listed([self._result_text(k, v)
+                                                  for k, v in self.results]))
         if self.rows is not None:
             lines.append(f"  gradients of {self.target}:" if self.rows else
                          f"  gradients of {self.target}: nothing is watched")
-            for r in self.rows:
+            for r in self.rows[:LISTED]:
                 lines.append(f"    {self._d(r.label)} = " + _grad_text(r, "      "))
+            if len(self.rows) > LISTED:
+                lines.append(f"    ... and {len(self.rows) - LISTED} more")
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -198,25 +203,35 @@ class CellReport:
             parts.append("<div style='margin-top:4px'>watched:</div>" + html_table(
                 ["name", "kind", "shape", "dtype"],
                 [[k, "variable" if not isinstance(v, Tensor) else "tensor", v.shape, v.dtype]
-                 for k, v in self.watched]))
+                 for k, v in self.watched[:LISTED]]) + _more(self.watched))
         else:
             parts.append("<div>watched: nothing</div>")
         if self.results:
             parts.append("<div style='margin-top:4px'>results:</div>" + html_table(
                 ["name", "shape", "dtype", "value"],
                 [[k, v.shape, v.dtype, inline_value(v._value) or "\u2026"]
-                 for k, v in self.results]))
+                 for k, v in self.results[:LISTED]]) + _more(self.results))
         if self.rows is not None:
             parts.append(f"<div style='margin-top:4px'>gradients of "
                          f"{html.escape(self.target)}:</div>")
             cells = "".join(
-                f"<tr><td style='{_CELL}'>{html.escape(self._d(r.label))}</td>"
-                f"<td style='{_CELL}'>{_pre(_grad_text(r, '').strip())}</td></tr>"
-                for r in self.rows)
-            parts.append(f"<table>{cells}</table>" if cells else "<div>nothing is watched</div>")
+                f"<tr><td style='{CELL_STYLE}'>{html.escape(self._d(r.label))}</td>"
+                f"<td style='{CELL_STYLE}'>{html_pre(_grad_text(r, '').strip())}</td></tr>"
+                for r in self.rows[:LISTED])
+            parts.append(f"<table>{cells}</table>{_more(self.rows)}" if cells
+                         else "<div>nothing is watched</div>")
         parts.extend(f"<div style='margin-top:4px'>{html.escape(n)}</div>" for n in self.notes)
         chips = [f"{len(self.tape._ops):,} ops"] + tape_state(self.tape)
-        return _card(f"%%tape \u2192 {self.name}", chips, "".join(parts), "nbtape-cell-report")
+        return html_card(f"%%tape \u2192 {self.name}", chips, "".join(parts), "nbtape-cell-report")
+
+
+def _listed(items):
+    more = f" and {len(items) - LISTED} more" if len(items) > LISTED else ""
+    return ", ".join(items[:LISTED]) + more
+
+
+def _more(items):
+    return f"<div>\u2026 and {len(items) - LISTED} more</div>" if len(items) > LISTED else ""
 
 
 def _grad_text(row, indent):

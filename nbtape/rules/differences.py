@@ -23,7 +23,7 @@ def diff_transpose(g, axis):
     """Adjoint of one ``np.diff`` step along ``axis``.
 
     >>> diff_transpose(np.array([1.0, 10.0]), 0)      # np.diff of [a, b, c] is [b-a, c-b]
-    array([ -1.,  -9.,  10.])
+    array([-1., -9., 10.])
     """
     zero = _slab(g, axis, 1)
     return np.concatenate([zero, g], axis=axis) - np.concatenate([g, zero], axis=axis)

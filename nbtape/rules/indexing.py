@@ -24,6 +24,10 @@ def raw(a):
 
     Inside rules running on tensors (higher-order derivatives), index arrays
     arrive as tensors; they only steer the computation, so use their values.
+
+    >>> import nbtape as nt
+    >>> raw(nt.constant([2, 0])), raw([1, 2])
+    (array([2, 0]), [1, 2])
     """
     return getattr(a, "_value", a)
 
@@ -73,7 +77,7 @@ def defselection(fn):
     return deflinear(fn)
 
 
-# --- selections -------------------------------------------------------------------------
+# --- selections ---------------------------------------------------------------------------
 defselection(np.take)
 defselection(np.take_along_axis)
 defselection(np.diagonal)
@@ -123,7 +127,7 @@ defvjp(np.linalg.trace, lambda g, ans, x, offset=0, dtype=None:
 defjvp(np.linalg.trace, lambda t, ans, x, offset=0, dtype=None: np.linalg.trace(t, offset=offset))
 
 
-# --- sort: a selection whose permutation depends on the values --------------------------------
+# --- sort: a selection whose permutation depends on the values ----------------------------
 def _sorting(x, axis):
     """The permutation np.sort applies (along the flattened array when axis is None)."""
     v = raw(x)
@@ -148,7 +152,7 @@ defvjp(np.sort, _sort_vjp)
 defjvp(np.sort, _sort_jvp)
 
 
-# --- where: route the adjoint to the branch that was taken -----------------------------------
+# --- where: route the adjoint to the branch that was taken --------------------------------
 defvjp(np.where, None,
        lambda g, ans, c, x, y: np.where(c, g, 0.0),
        lambda g, ans, c, x, y: np.where(c, 0.0, g))
@@ -165,7 +169,7 @@ defvjp(np.copy, lambda g, ans, a, *args, **kw: g)
 defjvp(np.copy, lambda t, ans, a, *args, **kw: t)
 
 
-# --- constant-valued: indices, shapes, counts, tests ---------------------------------------
+# --- constant-valued: indices, shapes, counts, tests --------------------------------------
 defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
            np.argmax, np.argmin, np.argsort, np.argpartition, np.argwhere, np.nonzero,
            np.flatnonzero, np.searchsorted, np.digitize, np.lexsort, np.result_type,

@@ -6,6 +6,12 @@ operands.  Products other than matmul are spelled as einsum subscripts, so they
 share einsum's VJP.  Complex values follow TensorFlow: the VJP of a holomorphic
 ``f`` is ``g * conj(f'(x))``, which for matrices means conjugate transposes
 (``_H``).  Matrix functions work on stacks of matrices (the last two axes).
+
+Caveats, as in TensorFlow: cholesky and eigh read one triangle, and their
+gradients are those of f(sym(A)) (symmetric); eigenvector and singular-vector
+gradients need distinct eigen/singular values (repeated ones drop the terms that
+would be infinite); svd and qr are differentiated in their reduced forms only;
+the 2-norm of 0 gets the zero subgradient instead of NaN.
 """
 import string
 
@@ -25,7 +31,7 @@ def _ndim(a):
     return len(shape_of(a))
 
 
-# --- einsum -------------------------------------------------------------------------------------
+# --- einsum -------------------------------------------------------------------------------
 _LABELS = string.ascii_uppercase + string.ascii_lowercase   # in sorting order, as numpy's
 
 
@@ -80,6 +86,10 @@ def contract_adjoint(g, ins, out, operands, k, optimize=False):
 
     A letter only operand ``k`` has was summed there, so it comes back as ones; a
     letter it repeats is a diagonal, so it comes back through an identity matrix.
+
+    >>> contract_adjoint(np.float64(1.0), ["ii"], "", [np.zeros((2, 2))], 0)   # of a trace
+    array([[1., 0.],
+           [0., 1.]])
     """
     terms = [(conj(op), s) for j, (op, s) in enumerate(zip(operands, ins)) if j != k]
     terms.append((g, out))
@@ -101,7 +111,7 @@ def contract_adjoint(g, ins, out, operands, k, optimize=False):
     return np.einsum(",".join(subs) + "->" + target, *ops, optimize=optimize)
 
 
-def contract_tangent(ts, ins, out, operands, optimize=False):
+def _contract_tangent(ts, ins, out, operands, optimize=False):
     """JVP of ``einsum(ins -> out)``: the sum over operands of einsum with one tangent."""
     spec = ",".join(ins) + "->" + out
     total = None
@@ -130,14 +140,14 @@ def _einsum_vjp(g, ans, args, kw, needs):
 
 def _einsum_jvp(ts, ans, args, kw):
     ins, out, pos = einsum_spec(args)
-    return contract_tangent([ts[p] for p in pos], ins, out, [args[p] for p in pos],
+    return _contract_tangent([ts[p] for p in pos], ins, out, [args[p] for p in pos],
                             _optimize(kw))
 
 
 defrule(np.einsum, _einsum_vjp, _einsum_jvp, kind=VARARGS)
 
 
-def contraction_vjps(spec, prepare=None):
+def _contraction_vjps(spec, prepare=None):
     """VJPs of a product of two arrays that is ``einsum(*spec(a, b, ...))``.
 
     ``prepare(a, b)`` gives the arrays the einsum sees (kron adds axes, outer
@@ -158,7 +168,7 @@ def contraction_vjps(spec, prepare=None):
     return vjp(0), vjp(1)
 
 
-def defbilinear(fn, vjps):
+def _defbilinear(fn, vjps):
     """Register a bilinear ``fn(a, b, ...)``: its JVP is ``fn(t, b) + fn(a, t)``."""
     defvjp(fn, *vjps)
 
@@ -222,7 +232,7 @@ def _matmul_like(a, b):
 
 
 # dot is matmul for vectors and matrices (BLAS, and no einsum parsing), einsum otherwise
-_dot_vjps = contraction_vjps(_dot_spec)
+_dot_vjps = _contraction_vjps(_dot_spec)
 
 
 def _dot_vjp(k):
@@ -235,14 +245,15 @@ def _dot_vjp(k):
     return vjp
 
 
-defbilinear(np.dot, (_dot_vjp(0), _dot_vjp(1)))
-defbilinear(np.inner, contraction_vjps(_inner_spec))
-defbilinear(np.tensordot, contraction_vjps(_tensordot_spec))
-defbilinear(np.linalg.tensordot, contraction_vjps(_tensordot_spec))
-defbilinear(np.kron, contraction_vjps(_kron_spec, _kron_prepare))
-defbilinear(np.outer, contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
-defbilinear(np.linalg.outer, contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
-defbilinear(np.linalg.matmul, (_matmul_vjp_x, _matmul_vjp_y))
+_defbilinear(np.dot, (_dot_vjp(0), _dot_vjp(1)))
+_defbilinear(np.inner, _contraction_vjps(_inner_spec))
+_defbilinear(np.tensordot, _contraction_vjps(_tensordot_spec))
+_defbilinear(np.linalg.tensordot, _contraction_vjps(_tensordot_spec))
+_defbilinear(np.kron, _contraction_vjps(_kron_spec, _kron_prepare))
+_defbilinear(np.outer, _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
+_defbilinear(np.linalg.outer, _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
+_defbilinear(np.linalg.matmul, (lambda g, ans, a, b: _matmul_vjp_x(g, ans, _array(a), _array(b)),
+                                lambda g, ans, a, b: _matmul_vjp_y(g, ans, _array(a), _array(b))))
 
 # vdot and vecdot conjugate their first argument, so they are not holomorphic in it:
 # the adjoint of a in sum(conj(a) * b) is conj(g) * b, that of b is g * a.
@@ -258,11 +269,11 @@ def _vecdot_vjp(k):
     return vjp
 
 
-for _fn in (np.vecdot, np.linalg.vecdot):
-    defbilinear(_fn, (_vecdot_vjp(0), _vecdot_vjp(1)))
+# (the ufunc np.vecdot has no rule: its axis= keyword does not reach ufunc rules)
+_defbilinear(np.linalg.vecdot, (_vecdot_vjp(0), _vecdot_vjp(1)))
 
 
-# --- np.linalg: inverses and determinants ------------------------------------------------------
+# --- np.linalg: inverses and determinants -------------------------------------------------
 def _eye_like(a):
     return np.eye(shape_of(a)[-1])
 
@@ -420,7 +431,7 @@ def _multi_dot_jvp(ts, ans, args, kw):
 defrule(np.linalg.multi_dot, _multi_dot_vjp, _multi_dot_jvp, kind=SEQUENCE)
 
 
-# --- np.linalg: factorizations of symmetric (Hermitian) matrices -------------------------------------
+# --- np.linalg: factorizations of symmetric (Hermitian) matrices --------------------------
 # numpy reads one triangle only; nbtape's gradients are those of f(sym(A)), the
 # symmetric (Hermitian) part, so they are symmetric too.
 def _sym(a):
@@ -481,7 +492,7 @@ defjvp(np.linalg.eigvalsh, lambda t, ans, a, UPLO="L":
            *np.linalg.eigh(a, UPLO)))
 
 
-# --- singular values and norms ------------------------------------------------------------------------
+# --- singular values and norms ------------------------------------------------------------
 # d s_i = Re(u_i^H dA v_i) for distinct singular values.  On tensors the SVD
 # below is an op without a rule, so a second derivative says so instead of
 # silently treating u and v as constants.

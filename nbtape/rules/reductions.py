@@ -6,8 +6,9 @@ statistics, ufunc methods), whose modules import the helpers below:
 * ``prod`` never divides, so zeros in the input give exact gradients.
 * ``max``/``min`` share the gradient evenly among tied maxima, like
   TensorFlow's ``reduce_max``.
-* ``where=`` masks are honoured by ``mean``, ``prod``, ``max``/``min``; the
-  others raise a clear error rather than return a gradient that ignores it.
+* ``where=`` masks are honoured by ``mean``, ``prod``, ``max``/``min``,
+  ``nansum``/``nanmax``/``nanmin``/``nanprod`` and the ufunc ``reduce`` methods;
+  the others raise a clear error rather than return a gradient that ignores it.
 """
 import math
 

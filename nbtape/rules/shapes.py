@@ -12,7 +12,7 @@ from .registry import POSITIONAL, SEQUENCE, VARARGS, defjvp, deflinear, defrule,
 from .util import shape_of
 
 
-# --- same elements, new shape: VJP reshapes back, JVP reshapes forward --------------------------
+# --- same elements, new shape: VJP reshapes back, JVP reshapes forward --------------------
 def _reshape_back(g, ans, x, *args, **kw):
     return np.reshape(g, shape_of(x))
 
@@ -84,7 +84,7 @@ defvjp(np.ravel, _ravel_vjp)
 defjvp(np.ravel, _ravel_jvp)
 
 
-# --- axes move: VJP moves them back -----------------------------------------------------------------
+# --- axes move: VJP moves them back -------------------------------------------------------
 def _rollaxis_perm(ndim, axis, start):
     axis, start = axis % ndim, (start + ndim if start < 0 else start)
     axes = [k for k in range(ndim) if k != axis]
@@ -103,7 +103,7 @@ for _fn in (np.matrix_transpose, np.linalg.matrix_transpose):
     defvjp(_fn, lambda g, ans, x: np.swapaxes(g, -1, -2))
     deflinear(_fn)
 
-# --- broadcasting: the engine sums each adjoint back to its operand's shape ------------------------
+# --- broadcasting: the engine sums each adjoint back to its operand's shape ---------------
 defvjp(np.broadcast_to, lambda g, ans, x, shape, **k: g)
 deflinear(np.broadcast_to)
 defrule(np.broadcast_arrays,
@@ -113,7 +113,7 @@ defrule(np.broadcast_arrays,
         kind=VARARGS, multi=True)
 
 
-# --- joining: VJP splits the adjoint at the operands' (promoted) sizes -----------------------------
+# --- joining: VJP splits the adjoint at the operands' (promoted) sizes --------------------
 def _at_least(n):
     """The shape ``np.atleast_{n}d`` gives an array of shape ``s``."""
     def promote(s):
@@ -190,11 +190,13 @@ def _append_part(k):
 
 defvjp(np.append, _append_part(0), _append_part(1))
 defjvp(np.append,
-       lambda t, ans, arr, values, axis=None: np.append(t, np.zeros(shape_of(values), t.dtype), axis),
-       lambda t, ans, arr, values, axis=None: np.append(np.zeros(shape_of(arr), t.dtype), t, axis))
+       lambda t, ans, arr, values, axis=None:
+       np.append(t, np.zeros(shape_of(values), t.dtype), axis),
+       lambda t, ans, arr, values, axis=None:
+       np.append(np.zeros(shape_of(arr), t.dtype), t, axis))
 
 
-# --- splitting: VJP joins the (zero-filled) adjoints back ------------------------------------------
+# --- splitting: VJP joins the (zero-filled) adjoints back ---------------------------------
 def _defsplit(fn, axis_of):
     defrule(fn, lambda g, ans, args, kw, needs: [np.concatenate(list(g), axis=axis_of(args, kw))],
             lambda ts, ans, args, kw: fn(ts[0], *args[1:], **kw),
@@ -210,12 +212,12 @@ defrule(np.unstack, lambda g, ans, args, kw, needs: [np.stack(list(g), axis=kw.g
         lambda ts, ans, args, kw: np.unstack(ts[0], **kw), kind=POSITIONAL, multi=True)
 
 
-# --- copies of elements: selections ------------------------------------------------------------------
+# --- copies of elements: selections -------------------------------------------------------
 defselection(np.tile)
 defselection(np.repeat)
 
 
-# --- reversals and rotations: VJP turns back -----------------------------------------------------------
+# --- reversals and rotations: VJP turns back ----------------------------------------------
 defvjp(np.flip, lambda g, ans, m, axis=None: np.flip(g, axis))
 deflinear(np.flip)
 defvjp(np.fliplr, lambda g, ans, m: np.fliplr(g))
@@ -228,12 +230,13 @@ defvjp(np.roll, lambda g, ans, a, shift, axis=None: np.roll(g, np.negative(raw(s
 deflinear(np.roll)
 
 
-# --- pad: crop the adjoint (constant mode), or a selection (edge, reflect, symmetric, wrap) -----------
+# --- pad: crop the adjoint (constant mode), or a selection (edge, reflect, symmetric, wrap)
 _SELECTING_PADS = ("edge", "reflect", "symmetric", "wrap")
 
 
 def _pad_mode(mode, kw):
-    if mode == "constant" or (mode in _SELECTING_PADS and kw.get("reflect_type", "even") == "even"):
+    even = kw.get("reflect_type", "even") == "even"
+    if mode == "constant" or (mode in _SELECTING_PADS and even):
         return mode
     raise NotImplementedError(
         f"nbtape differentiates np.pad with mode 'constant', 'edge', 'reflect', 'symmetric' or "

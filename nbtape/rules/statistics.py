@@ -93,7 +93,7 @@ defjvp(np.cov,
        aweights=None, *, dtype=None: _cov_tangent(None, t, m, y, rowvar, bias, ddof, ans))
 
 
-# --- corrcoef: R = C / (s s^T), s = sqrt(diag C) ---------------------------------------------------
+# --- corrcoef: R = C / (s s^T), s = sqrt(diag C)
 def _corr_parts(m, y, rowvar):
     xc, _ = _layout(m, y, rowvar)
     c = np.matmul(xc, conj(np.swapaxes(xc, 0, 1))) / _factor(xc, False, None)

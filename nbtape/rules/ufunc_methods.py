@@ -88,7 +88,7 @@ defjvp(_key, lambda t, ans, x, axis=0, dtype=None, out=None:
        cumprod_jvp(t, ans, x, _axis(x, axis)))
 
 
-# --- outer: x's axes come first, y's last ------------------------------------------------------------
+# --- outer: x's axes come first, y's last
 def _over_y(v, y):
     """Sum the trailing (y) axes away: an adjoint for x."""
     k = np.ndim(y)

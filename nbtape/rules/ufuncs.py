@@ -95,7 +95,7 @@ defjvp(np.radians, lambda t, ans, x: t * DEG)
 defvjp(np.degrees, lambda g, ans, x: g / DEG)
 defjvp(np.degrees, lambda t, ans, x: t / DEG)
 
-# --- hyperbolic -------------------------------------------------------------------------------------
+# --- hyperbolic
 defvjp(np.sinh, lambda g, ans, x: g * conj(np.cosh(x)))
 defjvp(np.sinh, lambda t, ans, x: t * np.cosh(x))
 defvjp(np.cosh, lambda g, ans, x: g * conj(np.sinh(x)))
@@ -110,7 +110,7 @@ defjvp(np.arccosh, lambda t, ans, x: t / (np.sqrt(x - 1) * np.sqrt(x + 1)))
 defvjp(np.arctanh, lambda g, ans, x: g / conj(1 - x ** 2))
 defjvp(np.arctanh, lambda t, ans, x: t / (1 - x ** 2))
 
-# --- maxima and minima (ties: TensorFlow's choice, the first argument wins) ----------------------------
+# --- maxima and minima (ties: TensorFlow's choice, the first argument wins)
 defvjp(np.maximum, lambda g, ans, x, y: g * (x >= y),
                    lambda g, ans, x, y: g * (x < y))
 defjvp(np.maximum, lambda t, ans, x, y: t * (x >= y),
@@ -129,7 +129,7 @@ defvjp(np.fmin, lambda g, ans, x, y: g * ((x <= y) | np.isnan(y)),
 defjvp(np.fmin, lambda t, ans, x, y: t * ((x <= y) | np.isnan(y)),
                 lambda t, ans, x, y: t * ~((x <= y) | np.isnan(y)))
 
-# --- signs, remainders, float manipulation -----------------------------------------------------------
+# --- signs, remainders, float manipulation
 defvjp(np.fabs, lambda g, ans, x: g * np.sign(x))
 defjvp(np.fabs, lambda t, ans, x: t * np.sign(x))
 # copysign(x, y) = |x| sign(y): the sign of y is piecewise constant
@@ -162,7 +162,7 @@ defnondiff(np.isnan, np.isinf, np.isfinite, np.signbit, np.isnat, np.gcd, np.lcm
            np.left_shift, np.right_shift, np.bitwise_count)
 
 
-# --- ufuncs with two outputs ----------------------------------------------------------------------------
+# --- ufuncs with two outputs
 def _modf_vjp(g, ans, args, kw, needs):
     # modf(x) = (x - trunc(x), trunc(x)): only the fractional part moves with x
     return [g[0]]

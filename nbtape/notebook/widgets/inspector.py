@@ -15,6 +15,7 @@ from .live import LiveView, weak_callback
 from .sources import Sources, namespace_names
 from .table import Row, html_table, row_html, text_table
 from .summary import SAMPLE
+from .throttle import interval_of
 
 # Static snapshots (text and HTML beside the widget) list at most this many rows.
 SNAPSHOT_ROWS = 50
@@ -22,25 +23,20 @@ SNAPSHOT_ROWS = 50
 POLL = 0.5
 
 
-def interval_of(max_rate):
-    """Seconds between refreshes for at most ``max_rate`` per second (``None``: no limit).
-
-    >>> interval_of(10), interval_of(None)
-    (0.1, 0.0)
-    """
-    if max_rate is None:
-        return 0.0
-    if not (isinstance(max_rate, (int, float)) and max_rate > 0):
-        raise ValueError(f"max_rate is the most refreshes per second, a number > 0 (or None "
-                         f"for no limit), not {max_rate!r}.")
-    return 1.0 / max_rate
-
-
 class Inspector(LiveView):
     """The widget ``nt.inspect`` returns; see ``inspect`` for the options.
 
     ``.widget`` is its root ipywidget; ``.page`` (0-based) and ``.pages`` page
     through long tables; ``.close()`` releases everything.
+
+    >>> import nbtape as nt
+    >>> ws = [nt.Variable(float(k), name=f"w{k}") for k in range(45)]
+    >>> insp = Inspector(ws, page_size=20, display=False)
+    >>> insp.pages, insp.page, insp._where.value
+    (3, 0, 'variables 1–20 of 45 (page 1 of 3)')
+    >>> insp.page = 2; insp._where.value
+    'variables 41–45 of 45 (page 3 of 3)'
+    >>> insp.close()
     """
 
     def __init__(self, objects, max_rate=10, page_size=20, history=200, display=None,
@@ -53,7 +49,6 @@ class Inspector(LiveView):
         self._sources = Sources(objects)
         self._page_size = page_size
         self._history = history
-        self._schedule = self._throttle._schedule
         self._lock = threading.Lock()       # row data: written by events, read by redraws
         self._rows = []
         self._by_id = {}

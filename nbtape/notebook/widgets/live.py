@@ -79,6 +79,10 @@ def _release(subscriptions, widgets, throttle):
         sub.remove()
     del subscriptions[:]
     for w in widgets:
+        # a widget's Layout and Style are widgets of their own, which close() leaves open
+        for part in (getattr(w, "layout", None), getattr(w, "style", None)):
+            if part is not None and hasattr(part, "close"):
+                part.close()
         w.close()
 
 
@@ -93,11 +97,38 @@ class LiveView:
     ``interval`` is the minimum time between refreshes in seconds; ``clock``
     and ``schedule`` replace ``time.monotonic`` and the trailing-edge timer
     (tests and scripted demos drive time by hand with them).
+
+    >>> import ipywidgets as W
+    >>> class Counter(LiveView):           # a live label counting clicks of a button
+    ...     def __init__(self):
+    ...         super().__init__(interval=0.0)
+    ...         self.n = 0
+    ...         self._label = self._add(W.Label())
+    ...         self.widget = self._add(W.VBox([self._label]))
+    ...         self._open(display=False)
+    ...     def click(self):
+    ...         self.n += 1
+    ...         self._changed()
+    ...     def _render(self):
+    ...         self._label.value = f"{self.n} clicks"
+    ...     def _text(self):
+    ...         return f"Counter: {self.n} clicks"
+    ...     def _html(self):
+    ...         return f"<b>Counter</b>: {self.n} clicks"
+    ...     def _descriptor(self):
+    ...         return "Counter live widget"
+    >>> c = Counter(); c.click(); c.click()
+    >>> c._label.value, c
+    ('2 clicks', Counter: 2 clicks)
+    >>> c.close(); c.closed, c.widget.comm is None
+    (True, True)
     """
 
     def __init__(self, interval=0.1, clock=None, schedule=None, snapshot=True):
-        self._throttle = Throttle(weak_callback(self._flush), interval,
-                                  clock or time.monotonic, schedule or thread_timer)
+        self._clock = clock or time.monotonic
+        self._schedule = schedule or thread_timer
+        self._throttle = Throttle(weak_callback(self._flush), interval, self._clock,
+                                  self._schedule)
         self._subs = []
         self._widgets = []
         self._closed = False

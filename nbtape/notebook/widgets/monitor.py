@@ -22,10 +22,10 @@ import numpy as np
 from ...structure import flatten
 from ...tensor import TensorLike
 from .chart import line_chart
-from .inspector import interval_of
 from .live import LiveView
 from .summary import fmt
 from .svg import blocks
+from .throttle import interval_of
 
 COLORS = ("#1f77b4", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e")
 
@@ -78,6 +78,8 @@ class Series:
 
 
 def _number(name, value):
+    if isinstance(value, (float, int)):
+        return float(value)          # the common case, without numpy's overhead
     if isinstance(value, TensorLike):
         value = value._value
     arr = np.asarray(value)
@@ -138,7 +140,6 @@ class TrainingMonitor(LiveView):
     def __init__(self, total=None, title="Training", log_y=(), max_rate=10, width=460,
                  height=160, display=None, snapshot=True, clock=None, schedule=None):
         super().__init__(interval_of(max_rate), clock, schedule, snapshot)
-        self._clock = self._throttle._clock
         self.title = str(title)
         self._log_y = log_y
         self._size = (int(width), int(height))
@@ -207,15 +208,19 @@ class TrainingMonitor(LiveView):
             self._done = 0
             self._stopped = False
             self._start = self._clock()
+        finished = False
         try:
             for item in iterable:
                 yield item
                 with self._lock:
                     self._done += 1
                 self._changed()
+            finished = True
         finally:
+            # left by break, return or an exception in the loop body
             with self._lock:
                 self._tracking -= 1
+                self._stopped = not finished
             self._changed()
 
     def range(self, *args):

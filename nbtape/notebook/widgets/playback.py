@@ -136,8 +136,8 @@ class Playback:
                         "then back.", dict(opts, show_grads=False))]
         for k, i in enumerate(forward):
             op = model.ops[i]
-            out = [o for o in op.out_ids if o is not None]
-            value = value_str(model.value(out[0])) if out else "?"
+            out = [value_str(model.value(o)) for o in op.out_ids if o is not None]
+            value = out[0] if len(out) == 1 else "(" + ", ".join(out) + ")"
             frames.append(Frame("forward", i,
                                 f"Forward {k + 1}/{len(forward)} ({where_text(op.where)}): "
                                 f"{self._call_text(i)} = {value}",
@@ -187,7 +187,11 @@ class _Walk:
         op = model.ops[i]
         outs = [o for o in op.out_ids if o is not None]
         g = [self.adj.get(o) for o in outs]
-        gtext = ", ".join(f"grad({pb.label(o)}) = {value_str(x)}" for o, x in zip(outs, g))
+        if any(x is None for x in g):
+            # a used non-persistent tape keeps only the sources' grads
+            gtext = "its grad" if len(outs) == 1 else "their grads"
+        else:
+            gtext = ", ".join(f"grad({pb.label(o)}) = {value_str(x)}" for o, x in zip(outs, g))
         inputs = [(k, t) for k, t in enumerate(op.in_ids) if t is not None and t in self.path_t]
         head = (f"{pb._call_text(i)} passes {gtext} to its "
                 f"input{'s' if len({t for _, t in inputs}) != 1 else ''}.")
@@ -224,8 +228,10 @@ class _Walk:
                     f"= {value_str(c)}")
         if reps > 1:
             text += f", {_times(reps)} ({name} is used {reps} times here)"
-        if self.arrived[t] >= self.uses.get(t, 0) and t in self.adj:
-            return text + f": grad({name}) = {value_str(self.adj[t])}, complete"
+        if self.arrived[t] >= self.uses.get(t, 0):
+            if t in self.adj:
+                return text + f": grad({name}) = {value_str(self.adj[t])}, complete"
+            return text + f"; grad({name}) is complete"
         return text + f" ({self.arrived[t]} of {self.uses.get(t, 0)} uses done)"
 
     def _contributions(self, i, g):

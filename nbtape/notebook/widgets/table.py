@@ -105,7 +105,13 @@ COLUMNS = ("name", "shape", "dtype", "value", "history", "gradient", "‖gradien
 
 
 def text_cells(st):
-    """The row as text cells, in ``COLUMNS`` order (deterministic)."""
+    """The row as text cells, in ``COLUMNS`` order (deterministic).
+
+    >>> import nbtape as nt
+    >>> row = Row(nt.Variable([3.0, 4.0]), "v"); row.on_gradient(np.array([0.0, 2.0]))
+    >>> text_cells(row.state())
+    ['v', '2', 'float64', '[3, 4]', '▄', '[0, 2]', '2']
+    """
     grad_text = "—" if st.grad is None else describe(st.grad)
     grad_norm = "—" if st.grad is None else fmt(st.grad_history[-1])
     return [st.name, fmt_shape(st.shape), str(st.dtype), describe(st.value),
@@ -136,7 +142,13 @@ _TH = _TD + ";font-weight:600;border-bottom:2px solid #ccc"
 
 
 def row_html(st):
-    """One ``<tr>``: numbers as text (readable even where SVG is stripped) and pictures."""
+    """One ``<tr>``: numbers as text (readable even where SVG is stripped) and pictures.
+
+    >>> import nbtape as nt
+    >>> tr = row_html(Row(nt.Variable(np.eye(2)), "I").state())
+    >>> tr.startswith("<tr>"), "<code>[1, 0, 0, 1]</code>" in tr, tr.count("<rect")
+    (True, True, 4)
+    """
     e = html.escape
     value_text, value_pic = _value_cells(st.value)
     scalar = scalar_of(st.value) is not None and np.ndim(st.value) == 0
@@ -165,7 +177,12 @@ def row_html(st):
 
 
 def html_table(row_htmls, header, notes=()):
-    """The whole table (rows already rendered), with a header line and notes under it."""
+    """The whole table (rows already rendered), with a header line and notes under it.
+
+    >>> page = html_table(["<tr><td>w</td></tr>"], "2 < 3", notes=["a note"])
+    >>> "2 &lt; 3" in page, page.count("<th "), "a note" in page
+    (True, 7, True)
+    """
     heads = "".join(f'<th style="{_TH}">{html.escape(c)}</th>' for c in COLUMNS)
     note_html = "".join(f'<div style="color:#a15c00;font-size:90%">{html.escape(n)}</div>'
                         for n in notes)

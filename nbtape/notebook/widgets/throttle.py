@@ -28,6 +28,20 @@ def thread_timer(delay, fn):
     return timer
 
 
+def interval_of(max_rate):
+    """Seconds between refreshes for at most ``max_rate`` per second (``None``: no limit).
+
+    >>> interval_of(10), interval_of(None)
+    (0.1, 0.0)
+    """
+    if max_rate is None:
+        return 0.0
+    if not (isinstance(max_rate, (int, float)) and max_rate > 0):
+        raise ValueError(f"max_rate is the most refreshes per second, a number > 0 (or None "
+                         f"for no limit), not {max_rate!r}.")
+    return 1.0 / max_rate
+
+
 class Throttle:
     """Call ``flush()`` at most once per ``interval`` seconds, always after the last poke.
 

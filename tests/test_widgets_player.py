@@ -1,0 +1,189 @@
+"""nt.TapePlayer: the tape played forward, then backward (player.py, playback.py)."""
+import gc
+import re
+import warnings
+import weakref
+
+import numpy as np
+import pytest
+from ipywidgets.widgets import widget as widget_module
+
+import nbtape as nt
+from nbtape.notebook.graph import backward_steps
+from nbtape.notebook.render import find_engine
+from nbtape.notebook.widgets.playback import Playback
+
+needs_layout = pytest.mark.skipif(find_engine() is None, reason="no Graphviz layout program")
+
+
+def toy_graph():
+    """Seed example 16: input [[1, 2]], weights [[0.25], [0.15]], y_true 0.75."""
+    x = nt.constant([[1.0, 2.0]])
+    w = nt.Variable([[0.25], [0.15]], name="w")
+    with nt.GradientTape(persistent=True) as tape:
+        yhat = x @ w
+        err = 0.75 - yhat
+        loss = np.sum(err ** 2)
+    return tape, w, loss, {yhat: "yhat", err: "err", loss: "loss"}
+
+
+def player(*args, **kw):
+    return nt.TapePlayer(*args, display=False, **kw)
+
+
+def test_frames_tell_the_forward_then_the_reverse_pass():
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    phases = [f.phase for f in p.frames]
+    assert phases == ["start"] + ["forward"] * 4 + ["backward"] * 4 + ["done"]
+    assert [f.op for f in p.frames if f.phase == "forward"] == [0, 1, 2, 3]
+    assert [f.op for f in p.frames if f.phase == "backward"] == backward_steps(tape, loss)
+    assert [f.options.get("backward_step") for f in p.frames[5:]] == [0, 1, 2, 3, 4]
+    assert p.frames[1].caption.startswith("Forward 1/4 (line ")
+    assert p.frames[1].caption.endswith("): yhat = np.matmul([1, 2], w) = [0.55]")
+    # the true gradient of example 16 (one guide prints it with the wrong sign)
+    assert p.frames[-1].caption == "Done: d(loss)/d(w) = [-0.4, -0.8]."
+    assert "grad(err) += grad(op2) × ∂op2/∂err = [1] × 0.4 = 0.4" in p.frames[6].caption
+    assert "grad(w) = [-0.4, -0.8], complete" in p.frames[8].caption
+    p.close()
+
+
+def test_a_variable_used_twice_accumulates_its_gradient():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape(persistent=True) as tape:
+        y = x * x
+        z = y + x
+    p = player(tape, z, names={y: "y", z: "z"})
+    captions = [f.caption for f in p.frames if f.phase == "backward"]
+    # x is used three times: both operands of x * x, and once in y + x
+    assert "grad(x) += grad(z) × ∂z/∂x = 1.0 × 1.0 = 1.0 (1 of 3 uses done)" in captions[0]
+    assert "twice (x is used 2 times here): grad(x) = 5.0, complete" in captions[1]
+    assert p.frames[-1].caption == "Done: d(z)/d(x) = 5.0."
+    p.close()
+
+
+def test_stepping_from_python_and_from_the_buttons():
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    assert p.frame == 0 and "frame 0 of 9" in p._title.value
+    p.step()
+    assert p.frame == 1 and p._slider.value == 1 and "forward pass" in p._title.value
+    assert "yhat = np.matmul" in p._caption.value
+    p.step(100)
+    assert p.frame == 9 and "gradients" in p._title.value
+    p.step(-3)
+    assert p.frame == 6
+    buttons = {b.description: b for b in p.widget.children[1].children[2:]}
+    buttons["⏮"].click()
+    assert p.frame == 0
+    buttons["▶"].click()
+    buttons["▶"].click()
+    assert p.frame == 2
+    buttons["◀"].click()
+    assert p.frame == 1
+    buttons["⇤ reverse pass"].click()
+    assert p.frames[p.frame].phase == "backward" and p.frame == 5
+    buttons["⏭"].click()
+    assert p.frame == 9
+    p._slider.value = 3                     # what the Play button does, through the link
+    assert p.frame == 3 and p.caption.startswith("Forward 3/4")
+    with pytest.raises(ValueError, match="frame must be"):
+        p.frame = 10
+    p.close()
+
+
+@needs_layout
+def test_pictures_highlight_the_current_op_and_are_cached():
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    p.frame = 2
+    svg = p._picture.value
+    assert "<svg" in svg and "err = np.subtract" in svg
+    assert p.svg(2) is p.svg(2)             # drawn once, then kept
+    p.frame = 6
+    assert "Reverse pass, step 2 of 4" in p._picture.value
+    assert "<svg" in p.snapshot().html
+    p.close()
+
+
+def test_a_used_non_persistent_tape_still_plays_with_fewer_numbers():
+    v = nt.Variable(2.0, name="v")
+    with nt.GradientTape() as tape:
+        z = np.sin(v) * v + v
+    g = tape.gradient(z, v)
+    p = player(tape)                        # target and sources: those of the gradient call
+    assert p.frames[-1].caption == f"Done: d(op2)/d(v) = {float(g):.4g}."
+    back = [f.caption for f in p.frames if f.phase == "backward"]
+    assert all("persistent=True" in c for c in back)
+    assert back[1].startswith("Backward 2/3: op1 = np.multiply(op0, v) passes its grad to its "
+                              "inputs. grad(op0) gets its share; grad(op0) is complete;")
+    assert f"grad(v) = {float(g):.4g}, complete" in back[2]
+    p.close()
+
+
+def test_no_path_and_no_target():
+    a, b = nt.Variable(1.0, name="a"), nt.Variable(2.0, name="b")
+    with nt.GradientTape(persistent=True) as tape:
+        y = a * 3.0
+    p = player(tape, y, sources=[b])
+    assert p.frames[-1].phase == "done" and "No gradient flows" in p.frames[-1].caption
+    p.close()
+    with nt.GradientTape(persistent=True) as fresh:
+        y = a * a
+    with pytest.raises(ValueError, match="needs a target"):
+        player(fresh)
+    with pytest.raises(ValueError, match="interval"):
+        player(fresh, y, interval=0)
+    with pytest.raises(ValueError, match="rankdir"):
+        player(fresh, y, rankdir="sideways")     # fails when made, not mid-play
+
+
+def test_constants_and_multi_output_ops_do_not_break_the_story():
+    a = nt.Variable(np.array([[2.0, 1.0], [1.0, 3.0]]), name="A")
+    with nt.GradientTape(persistent=True) as tape:
+        vals, vecs = np.linalg.eigh(a)
+        s = np.sum(vals) + np.sum(vecs * 0.0)
+    p = player(tape, s, names={s: "s"})
+    text = repr(p)
+    assert "(op0[0], op0[1]) = np.linalg.eigh(A) = ([1.382, 3.618], " in text
+    assert "grad(op0[1]) = [0, 0, 0, 0], complete" in text
+    done = p.frames[-1].caption
+    assert re.fullmatch(r"Done: d\(s\)/d\(A\) = \[1, \S+, \S+, 1\]\.", done)
+    p.close()
+
+
+def test_text_snapshot_is_the_whole_story_and_deterministic():
+    def run():
+        tape, w, loss, names = toy_graph()
+        p = player(tape, loss, names=names)
+        p.frame = 3
+        text = repr(p)
+        p.close()
+        return text
+    a, b = run(), run()
+    assert a == b
+    lines = a.splitlines()
+    assert lines[0] == "nt.TapePlayer: 10 frames" and len(lines) == 11
+    assert lines[4].startswith("▶  3. Forward 3/4") and "0x" not in a
+
+
+def test_close_and_collection_release_the_widgets():
+    tape, w, loss, names = toy_graph()
+    gc.collect()
+    n = len(widget_module._instances)
+    p = player(tape, loss, names=names)
+    p.close()
+    assert len(widget_module._instances) == n
+    p = player(tape, loss, names=names)
+    ref = weakref.ref(p)
+    del p
+    gc.collect()
+    assert ref() is None and len(widget_module._instances) == n
+
+
+def test_the_playback_alone_needs_no_widgets():
+    tape, w, loss, names = toy_graph()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pb = Playback(tape, loss, names=names)
+    assert pb.label(w._id) == "w" and len(pb.frames) == 10
