@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 # Names that live in optional or heavier modules, imported on first use so that
 # ``import nbtape`` stays cheap and the engine never imports the notebook layer.
 _LAZY = {
-    "coverage": ("nbtape.coverage", "coverage"),
+    "coverage": ("nbtape.coverage_table", "coverage"),
     "optimizers": ("nbtape.optimizers", None),
     "losses": ("nbtape.losses", None),
     "nn": ("nbtape.nn", None),

@@ -4,11 +4,13 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 (``np.sin(x)``) or a numpy function (``np.sum(x, axis=0)``), goes through
 ``apply``.  With nothing recording it costs one numpy call plus a wrap.
 """
+import inspect
+
 import numpy as np
 
 from ._state import tls
-from .rules.registry import POSITIONAL, SEQUENCE, RULES, Rule
-from .tensor import Tensor
+from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
+from .tensor import Tensor, TensorLike
 from .variable import Variable
 
 
@@ -76,6 +78,10 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
                 raw.append(a)
         if variables:
             args = [a._read(stack) if type(a) is Variable else a for a in args]
+    if kwargs and rule.params and rule.kind is POSITIONAL:
+        args, kwargs = _bind_operand_keywords(rule, args, kwargs)
+        raw = [_val(_read(a, stack)) for a in args]
+        args = [_read(a, stack) for a in args]
     if kwargs:
         kwargs = {k: _read(v, stack) for k, v in kwargs.items()}
         out = rule.fn(*raw, **{k: _val(v) for k, v in kwargs.items()})
@@ -88,6 +94,11 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         outs = _wrap_multi(out)
     elif isinstance(out, _ARRAYS):
         outs = Tensor(out)
+    elif type(out) is tuple and out and isinstance(out[0], _ARRAYS):
+        # this call returned several arrays where the rule expects one (e.g.
+        # np.average(..., returned=True)): record them, but with no gradient rule
+        rule = _several_outputs(rule)
+        outs = _wrap_multi(out)
     else:
         outs = out
     if stack and not rule.nondiff:
@@ -99,6 +110,36 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
 
 
 _ARRAYS = (np.ndarray, np.generic)
+
+
+def _bind_operand_keywords(rule, args, kwargs):
+    """Move keyword operands (``np.clip(x, min=t)``) into their positions.
+
+    Only when a keyword holds a tensor: rules differentiate positional operands.
+    """
+    if not any(isinstance(v, TensorLike) for v in kwargs.values()):
+        return args, kwargs
+    names = [n for n, _ in rule.params]
+    last = max((names.index(k) for k, v in kwargs.items()
+                if k in names and isinstance(v, TensorLike)), default=-1)
+    if last < len(args):
+        return args, kwargs
+    kwargs = dict(kwargs)
+    args = list(args)
+    for name, default in rule.params[len(args):last + 1]:
+        if name in kwargs:
+            args.append(kwargs.pop(name))
+        elif default is not inspect.Parameter.empty:
+            args.append(default)
+        else:
+            return args[:len(args)], kwargs
+    return args, kwargs
+
+
+def _several_outputs(rule):
+    several = Rule(rule.fn, f"{rule.name} (returning several arrays)")
+    several.kind, several.start, several.multi = VARARGS, 0, True
+    return several
 
 
 def apply_unknown(fn, args, kwargs, name=None):

@@ -275,3 +275,45 @@ def test_stop_gradient_in_forward_mode():
     with nt.ForwardAccumulator(x, 1.0) as acc:
         y = x * nt.stop_gradient(x)
     assert float(acc.jvp(y)) == 2.0
+
+
+@pytest.mark.xfail(reason="engine: custom_gradient's variable watcher also collects "
+                          "non-trainable variables and passes them as variables=", strict=True)
+def test_non_trainable_variable_is_not_passed_to_grad_fn():
+    """TensorFlow only reports trainable variables to a custom gradient's watcher."""
+    scale = nt.Variable(3.0, trainable=False)
+
+    @nt.custom_gradient
+    def scaled(x):
+        return x * scale, lambda dy: dy * scale
+
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = scaled(x)
+    assert float(tape.gradient(y, x)) == 3.0
+
+
+def test_grad_fn_without_variables_keyword_when_variables_are_read_is_type_error():
+    w = nt.Variable(3.0)
+
+    @nt.custom_gradient
+    def scaled(x):
+        return x * w, lambda dy: dy * w
+
+    x = nt.constant(2.0)
+    with pytest.raises(TypeError, match="variables"):
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            y = scaled(x)
+        tape.gradient(y, x)
+
+
+def test_stop_gradient_of_a_list():
+    a, b = nt.constant(1.0), nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch([a, b])
+        sa, sb = nt.stop_gradient([a, b])
+        y = sa * b + a * sb
+    ga, gb = tape.gradient(y, [a, b])
+    assert (float(ga), float(gb)) == (2.0, 1.0)

@@ -200,3 +200,15 @@ def test_forward_matches_reverse_jacobian_columns():
         with nt.ForwardAccumulator(x, e) as acc:
             yk = f(x)
         np.testing.assert_allclose(acc.jvp(yk).numpy(), J[:, k], rtol=1e-12)
+
+
+def test_complex_jvp_of_real_valued_function():
+    """d|z|^2 along v is 2 Re(conj(z) v)."""
+    z0 = np.array([1.0 + 2.0j, -0.5 + 0.3j])
+    v = np.array([0.3 - 1.0j, 2.0 + 0.5j])
+    z = nt.constant(z0)
+    with nt.ForwardAccumulator(z, v) as acc:
+        y = np.abs(z) ** 2
+    j = acc.jvp(y)
+    assert j.dtype == np.float64
+    np.testing.assert_allclose(j.numpy(), 2 * np.real(np.conj(z0) * v))

@@ -272,3 +272,30 @@ def test_jacobian_of_empty_target_has_shape_target_plus_source():
         y = x[:0] * 2.0
     J = tape.jacobian(y, x)
     assert J is not None and J.shape == (0, 3)
+
+
+def test_batch_jacobian_inside_an_outer_tape():
+    x = nt.constant([[1.0, 2.0], [3.0, 4.0]])
+    with nt.GradientTape() as outer:
+        outer.watch(x)
+        with nt.GradientTape() as inner:
+            inner.watch(x)
+            y = x ** 3
+        B = inner.batch_jacobian(y, x)            # diag(3 x_b^2) per row
+    np.testing.assert_array_equal(B.numpy()[1], np.diag([27.0, 48.0]))
+    np.testing.assert_array_equal(outer.gradient(B, x).numpy(), 6 * x.numpy())
+
+
+def test_jacobian_accepts_tensorflow_keyword_arguments():
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+    J = tape.jacobian(y, x, parallel_iterations=4, experimental_use_pfor=False)
+    np.testing.assert_array_equal(J.numpy(), np.diag([2.0, 4.0]))
+    xb = nt.constant([[1.0], [2.0]])
+    with nt.GradientTape() as tape2:
+        tape2.watch(xb)
+        yb = xb ** 2
+    B = tape2.batch_jacobian(yb, xb, experimental_use_pfor=False)
+    np.testing.assert_array_equal(B.numpy().ravel(), [2.0, 4.0])

@@ -222,10 +222,6 @@ def test_ufunc_reduce_and_accumulate(f):
     check_both(f, distinct((3, 4)))
 
 
-@pytest.mark.xfail(strict=True, raises=NoGradientRuleError,
-                   reason="dispatch.array_ufunc sends every ufunc call with where= to "
-                          "apply_unknown, ufunc methods included, so the reduce rules' "
-                          "where= support is never reached")
 @pytest.mark.parametrize("f", [lambda a: np.add.reduce(a, 1, where=a > 0),
                                lambda a: np.multiply.reduce(a, where=a > 0),
                                lambda a: np.maximum.reduce(a, 1, where=a < 0.5, initial=-9.0)])

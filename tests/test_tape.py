@@ -629,3 +629,14 @@ def test_output_gradients_may_contain_none():
         b = x * 3.0
     g = tape.gradient([a, b], x, output_gradients=[None, np.array(2.0)])
     assert float(g) == 4.0 + 6.0
+
+
+def test_dict_of_targets_is_summed_with_matching_output_gradients():
+    x = nt.constant(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        targets = {"square": x * x, "triple": x * 3.0}
+    assert float(tape.gradient(targets, x)) == 7.0
+    g = tape.gradient(targets, x, output_gradients={"square": np.array(1.0),
+                                                     "triple": np.array(10.0)})
+    assert float(g) == 34.0

@@ -575,3 +575,41 @@ def test_constant_of_a_recorded_tensor_is_not_a_silent_cut():
 def test_ufunc_keyword_arguments_are_differentiable(call):
     (g,) = grad_of(lambda x: np.sum(call(x)), np.array([1.0, 2.0]))
     np.testing.assert_allclose(g, [3.0, 3.0])
+
+
+METHODS = {
+    "copy": lambda x: x.copy(), "flatten": lambda x: x.flatten(), "ravel": lambda x: x.ravel(),
+    "reshape(*shape)": lambda x: x.reshape(3, 2), "reshape(shape)": lambda x: x.reshape((3, 2)),
+    "reshape(-1)": lambda x: x.reshape(-1), "transpose()": lambda x: x.transpose(),
+    "transpose(axes)": lambda x: x.transpose(1, 0), "sum(axis)": lambda x: x.sum(axis=0),
+    "mean": lambda x: x.mean(), "prod": lambda x: x.prod(), "max(axis)": lambda x: x.max(axis=1),
+    "min": lambda x: x.min(), "std": lambda x: x.std(), "var(axis)": lambda x: x.var(axis=0),
+    "cumsum": lambda x: x.cumsum(), "squeeze": lambda x: x[None].squeeze(),
+    "swapaxes": lambda x: x.swapaxes(0, 1), "dot": lambda x: x.dot(np.arange(3.0)),
+    "clip": lambda x: x.clip(-1.5, 2.0), "conj": lambda x: x.conj(),
+    "repeat": lambda x: x.repeat(2, axis=0), "take": lambda x: x.take([0, 2], axis=1),
+    "diagonal": lambda x: x.diagonal(), "trace": lambda x: x.trace(), "T": lambda x: x.T,
+}
+M = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_ndarray_methods_are_recorded(name):
+    f = METHODS[name]
+    r = f(nt.constant(M))
+    assert type(r) is nt.Tensor
+    np.testing.assert_allclose(r.numpy(), f(M))
+    (g,) = grad_of(lambda x: np.sum(f(x) * np.cos(f(x))), M)
+    np.testing.assert_allclose(g, numeric_grad(lambda v: f(v) * np.cos(f(v)), M),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_astype_method_is_recorded():
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x.astype(np.float32) * 3.0
+    assert y.dtype == np.float32
+    g = tape.gradient(y, x)
+    assert g.dtype == np.float64
+    np.testing.assert_array_equal(g.numpy(), [3.0, 3.0])

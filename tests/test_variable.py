@@ -241,3 +241,24 @@ def test_gradient_with_respect_to_one_read():
         r = v.value()
         y = r * v
     assert float(tape.gradient(y, r)) == 2.0
+
+
+def test_gradient_uses_the_value_read_not_the_value_after_assign():
+    v = nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        y = v * v            # read at 2.0
+        v.assign(5.0)
+        z = v * v            # read at 5.0
+    assert float(tape.gradient(y, v)) == 4.0
+    assert float(tape.gradient(z, v)) == 10.0
+    v.assign(100.0)          # after the tape: changes nothing recorded
+    assert float(tape.gradient(y, v)) == 4.0
+
+
+def test_explicitly_watched_variable_then_assigned():
+    v = nt.Variable(2.0, trainable=False)
+    with nt.GradientTape() as tape:
+        tape.watch(v)
+        v.assign(3.0)
+        y = v ** 3
+    assert float(tape.gradient(y, v)) == 27.0

@@ -139,6 +139,10 @@ def test_log_scale_for_chosen_metrics(sched):
     charts = mon._charts.value
     assert ">loss (log)<" in charts and ">acc<" in charts and ">acc (log)<" not in charts
     mon.close()
+    one = make(sched, log_y="loss", max_rate=None)
+    one.log(loss=1.0, los=2.0)
+    assert ">loss (log)<" in one._charts.value and ">los (log)<" not in one._charts.value
+    one.close()
 
 
 def test_a_long_run_draws_a_bounded_picture_quickly(sched):

@@ -115,9 +115,26 @@ def test_a_used_non_persistent_tape_still_plays_with_fewer_numbers():
     assert p.frames[-1].caption == f"Done: d(op2)/d(v) = {float(g):.4g}."
     back = [f.caption for f in p.frames if f.phase == "backward"]
     assert all("persistent=True" in c for c in back)
+    # whether the engine kept the intermediate grads or not, nothing is shown as unknown
+    assert back[1].startswith("Backward 2/3: op1 = np.multiply(op0, v) passes ")
+    assert "grad(op0) gets its share" in back[1] and "?" not in " ".join(back)
+    assert f"grad(v) = {float(g):.4g}, complete" in back[2]
+    p.close()
+
+
+def test_when_only_the_sources_grads_were_kept():
+    v = nt.Variable(2.0, name="v")
+    with nt.GradientTape() as tape:
+        z = np.sin(v) * v + v
+    g = tape.gradient(z, v)
+    record = tape.last_gradient          # what a big non-persistent tape keeps
+    record.adjoints = {v._id: record.adjoints[v._id]}
+    record.complete = False
+    p = player(tape)
+    back = [f.caption for f in p.frames if f.phase == "backward"]
     assert back[1].startswith("Backward 2/3: op1 = np.multiply(op0, v) passes its grad to its "
                               "inputs. grad(op0) gets its share; grad(op0) is complete;")
-    assert f"grad(v) = {float(g):.4g}, complete" in back[2]
+    assert f"grad(v) = {float(g):.4g}, complete" in back[2] and "?" not in " ".join(back)
     p.close()
 
 
@@ -179,6 +196,32 @@ def test_close_and_collection_release_the_widgets():
     del p
     gc.collect()
     assert ref() is None and len(widget_module._instances) == n
+
+
+def test_a_long_tape_sends_a_window_of_the_story():
+    w = nt.Variable(np.ones(3), name="w")
+    with nt.GradientTape(persistent=True) as tape:
+        y = w
+        for _ in range(150):
+            y = np.sin(y) + w
+        loss = np.sum(y)
+    p = player(tape, loss)
+    assert len(p.frames) == 1 + 301 + 301 + 1
+    p.frame = 400
+    story = p._story.value
+    assert story.count("<li") == 13 and "… 394 earlier frames" in story
+    assert "… 197 more frames" in story and 'value="400" style="background' in story
+    lines = repr(p).splitlines()
+    assert len(lines) == 1 + 120 + 2 and lines[-2] == "   … 483 more frames …"
+    assert lines[-1].startswith("  603. Done: d(op300)/d(w) = ")
+    p.close()
+
+
+def test_a_short_tape_lists_every_frame():
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    assert p._story.value.count("<li") == 10 and "earlier" not in p._story.value
+    p.close()
 
 
 def test_the_playback_alone_needs_no_widgets():

@@ -161,10 +161,15 @@ defjvp(np.transpose, lambda t, ans, x, axes=None: np.transpose(t, axes))
 
 
 # --- sum (every unbroadcast needs it) ----------------------------------------------------------
-defvjp(np.sum, lambda g, ans, x, axis=None, dtype=None, out=None, keepdims=False, **kw:
-       expand_reduced(g, shape_of(x), axis, keepdims))
-defjvp(np.sum, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=False, **kw:
-       np.sum(t, axis=axis, keepdims=keepdims))
+def _sum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+             where=True):
+    g = expand_reduced(g, shape_of(x), axis, keepdims)
+    return g if where is True else np.where(where, g, 0.0)
+
+
+defvjp(np.sum, _sum_vjp)
+defjvp(np.sum, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None,
+       where=True: np.sum(t, axis=axis, keepdims=keepdims, where=where))
 
 
 # --- constant-valued and piecewise-constant ------------------------------------------------------

@@ -30,7 +30,7 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute")
+                 "compute", "params")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -50,6 +50,7 @@ class Rule:
         self.stop = False       # stop_gradient: recorded for explain, never followed
         self.zero = False       # piecewise constant: gradient is zero, not None
         self.nargs = 0          # POSITIONAL: how many leading arguments are operands
+        self.params = None      # POSITIONAL: [(name, default)] of the arguments, to bind keywords
 
     @property
     def has_vjp(self):
@@ -118,6 +119,20 @@ def _positional_params(fn):
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
+def _param_defaults(fn):
+    """``[(name, default)]`` of a VJP's argument parameters (after ``g, ans``)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())[2:]
+    except (TypeError, ValueError):
+        return None
+    out = []
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            break
+        out.append((p.name, p.default))
+    return out
+
+
 def _compute_save(rule):
     """Decide which positional arguments (and whether ``ans``) the VJPs need."""
     fns = [f for f in rule.vjps if f is not None]
@@ -151,6 +166,7 @@ def defvjp(fn, *vjps, name=None):
     r.vjps = tuple(vjps)
     r.nargs = max(r.nargs, len(r.vjps))
     _compute_save(r)
+    r.params = _param_defaults(next((f for f in vjps if f is not None), None))
     return r
 
 

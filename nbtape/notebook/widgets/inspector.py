@@ -52,7 +52,7 @@ class Inspector(LiveView):
         self._lock = threading.Lock()       # row data: written by events, read by redraws
         self._rows = []
         self._by_id = {}
-        self._cache = {}                    # variable id -> (row version, <tr> html)
+        self._cache = {}                    # variable id -> (row version, name, <tr> html)
         self._page = 0
         self._header = self._add(W.HTML())
         self._table = self._add(W.HTML())
@@ -75,13 +75,17 @@ class Inspector(LiveView):
         """Add rows for variables the sources gained (a tape watched more, a model built)."""
         found = self._sources.variables() if self._sources.growing or not self._rows \
             else ()
-        new = [(name, v) for name, v in found if v._id not in self._by_id]
-        if not new:
+        candidates = [(name, v) for name, v in found if v._id not in self._by_id]
+        if not candidates:
             return False
-        names = namespace_names(self._shell, [v for _, v in new])
-        taken = {r.name for r in self._rows}
-        with self._lock:
-            for name, v in new:
+        names = namespace_names(self._shell, [v for _, v in candidates])
+        new = []
+        with self._lock:      # a redraw on the timer thread may be syncing too
+            taken = {r.name for r in self._rows}
+            for name, v in candidates:
+                if v._id in self._by_id:
+                    continue
+                new.append((name, v))
                 label = _unique(name or names.get(v._id) or v.name, taken)
                 taken.add(label)
                 row = Row(v, label, self._history)
@@ -89,7 +93,7 @@ class Inspector(LiveView):
                 self._by_id[v._id] = row
         for _, v in new:
             self._subscribe(v)
-        return True
+        return bool(new)
 
     def _poll(self):
         if self._closed:

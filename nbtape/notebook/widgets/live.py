@@ -99,7 +99,7 @@ class LiveView:
     (tests and scripted demos drive time by hand with them).
 
     >>> import ipywidgets as W
-    >>> class Counter(LiveView):           # a live label counting clicks of a button
+    >>> class Counter(LiveView):           # a live label counting calls of click()
     ...     def __init__(self):
     ...         super().__init__(interval=0.0)
     ...         self.n = 0
@@ -147,7 +147,7 @@ class LiveView:
         return widget
 
     def _subscribe(self, observable):
-        """Follow ``observable``'s events (held weakly by the engine)."""
+        """Follow ``observable``'s events with ``self._on_event`` (held weakly by the engine)."""
         self._subs.append(observable.observe(self._on_event))
 
     def _open(self, display):

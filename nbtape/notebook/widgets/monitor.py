@@ -141,7 +141,8 @@ class TrainingMonitor(LiveView):
                  height=160, display=None, snapshot=True, clock=None, schedule=None):
         super().__init__(interval_of(max_rate), clock, schedule, snapshot)
         self.title = str(title)
-        self._log_y = log_y
+        # log_y="loss" means the metric named loss, not every name inside that string
+        self._log_y = (log_y,) if isinstance(log_y, str) else log_y
         self._size = (int(width), int(height))
         self._lock = threading.Lock()
         self._series = {}
@@ -277,7 +278,8 @@ class TrainingMonitor(LiveView):
             total, done, stopped = self._total, self._done, self._stopped
         with self._head.hold_sync(), self._bar.hold_sync(), self._rate.hold_sync(), \
                 self._charts.hold_sync(), self._bar.layout.hold_sync():
-            self._head.value = f"<b>{self._headline()}</b>" + (f" · {latest}" if latest else "")
+            self._head.value = (f"<b>{html.escape(self._headline())}</b>"
+                                + (f" · {html.escape(latest)}" if latest else ""))
             self._bar.layout.display = "none" if total is None else "flex"
             if total is not None:
                 self._bar.max = max(total, 1)

@@ -17,6 +17,10 @@ from ..render import inline_svg
 from .live import LiveView, weak_callback
 from .playback import Playback
 
+# The list of steps under the picture shows this many frames either side of the
+# current one; static snapshots list at most STORY_LINES frames (and the last).
+STORY_AROUND = 6
+STORY_LINES = 120
 PHASES = {"start": "the tape", "forward": "forward pass", "backward": "reverse pass",
           "done": "gradients"}
 
@@ -155,12 +159,24 @@ class TapePlayer(LiveView):
                     "Graphviz for the tape's graph; the captions tell the same story.</i>")
         return f'<div style="max-width:100%">{svg}</div>'
 
-    def _story_html(self, current):
+    def _window(self, current, before, after):
+        """Frame numbers to list around ``current`` (a long tape is not sent whole)."""
+        n, size = len(self.frames), before + after + 1
+        lo = max(0, min(current - before, n - size))    # a full window at either end too
+        return range(lo, min(n, lo + size))
+
+    def _story_html(self, current, before=STORY_AROUND, after=STORY_AROUND):
+        ks = self._window(current, before, after)
         items = []
-        for k, f in enumerate(self.frames):
+        for k in ks:
             style = "background:#fde68a;font-weight:600" if k == current else ""
-            items.append(f'<li style="{style}">{html.escape(f.caption)}</li>')
-        return f'<ol start="0" style="margin:0;font-size:12px">{"".join(items)}</ol>'
+            items.append(f'<li value="{k}" style="{style}">'
+                         f"{html.escape(self.frames[k].caption)}</li>")
+        more = len(self.frames) - 1 - ks[-1]
+        head = f"<div style='color:#888'>… {ks[0]} earlier frames</div>" if ks[0] else ""
+        tail = f"<div style='color:#888'>… {more} more frames</div>" if more else ""
+        return (f'{head}<ol start="{ks[0]}" style="margin:0;font-size:12px">'
+                f'{"".join(items)}</ol>{tail}')
 
     def _render(self):
         k = self._frame
@@ -176,15 +192,22 @@ class TapePlayer(LiveView):
 
     def _text(self):
         lines = [f"nt.TapePlayer: {len(self.frames)} frames"]
-        for k, f in enumerate(self.frames):
-            lines.append(f"{'▶' if k == self._frame else ' '} {k:>2}. {f.caption}")
+        ks = self._window(0, 0, STORY_LINES - 1)
+        for k in ks:
+            lines.append(f"{'▶' if k == self._frame else ' '} {k:>2}. {self.frames[k].caption}")
+        if ks[-1] < len(self.frames) - 1:
+            last = len(self.frames) - 1
+            lines.append(f"   … {last - ks[-1] - 1} more frames …")
+            lines.append(f"{'▶' if last == self._frame else ' '} {last:>2}. "
+                         f"{self.frames[last].caption}")
         return "\n".join(lines)
 
     def _html(self):
         last = len(self.frames) - 1
         return (f'<div class="nbtape-player" style="font-family:sans-serif">'
                 f"<b>nt.TapePlayer</b>: {len(self.frames)} frames; the picture shows the "
-                f"last one.{self._picture_html(last)}{self._story_html(self._frame)}</div>")
+                f"last one.{self._picture_html(last)}"
+                f"{self._story_html(0, 0, STORY_LINES - 1)}</div>")
 
     def _descriptor(self):
         return f"nt.TapePlayer live widget: {len(self.frames)} frames"

@@ -27,7 +27,6 @@ submodules (``np.fft``, ``np.linalg``, ``np.polynomial``) are imported first.
 import html
 import sys
 import textwrap
-import types
 from typing import NamedTuple
 
 import numpy as np
@@ -324,19 +323,5 @@ def coverage(query=None, *, status=None, kind=None, forward=None, reverse=None):
                                           reverse=reverse)
 
 
-class _CallableModule(types.ModuleType):
-    """This module, callable as ``coverage()``.
-
-    Importing ``nbtape.coverage`` makes Python bind the *module* to the package
-    attribute ``nbtape.coverage``, the very name the public function ``nt.coverage``
-    lives under; whichever import happens first, ``nt.coverage(...)`` must work.
-    """
-
-    def __call__(self, *args, **kwargs):
-        return coverage(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
-
-if __name__ == "__main__":     # python -m nbtape.coverage prints the table
+if __name__ == "__main__":     # python -m nbtape.coverage_table prints the table
     sys.stdout.write(str(coverage()))
