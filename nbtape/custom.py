@@ -47,7 +47,8 @@ class _VariableWatcher:
         self.variables = {}
 
     def on_variable_read(self, v):
-        self.variables.setdefault(v._id, v)
+        if v.trainable:         # as TensorFlow: only trainable variables are reported
+            self.variables.setdefault(v._id, v)
 
     def record(self, *a):
         pass

@@ -208,8 +208,6 @@ def test_custom_gradient_non_scalar():
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 1 / (1 + np.exp(-x0)))
 
 
-@pytest.mark.xfail(reason="engine: a Variable passed as an argument is also passed to grad_fn "
-                          "as variables=", strict=True)
 def test_custom_gradient_of_variable_argument():
     """TensorFlow: grad_fn gets variables= only for variables that are not arguments."""
     v = nt.Variable(1.0)
@@ -277,8 +275,6 @@ def test_stop_gradient_in_forward_mode():
     assert float(acc.jvp(y)) == 2.0
 
 
-@pytest.mark.xfail(reason="engine: custom_gradient's variable watcher also collects "
-                          "non-trainable variables and passes them as variables=", strict=True)
 def test_non_trainable_variable_is_not_passed_to_grad_fn():
     """TensorFlow only reports trainable variables to a custom gradient's watcher."""
     scale = nt.Variable(3.0, trainable=False)

@@ -241,8 +241,6 @@ def test_integer_values_mix_with_float_values():
     np.testing.assert_array_equal(g.numpy(), [3.0, 4.0])
 
 
-@pytest.mark.xfail(reason="engine: tape.jacobian returns None for an integer source without "
-                          "the UserWarning", strict=True)
 def test_jacobian_with_respect_to_integer_source_warns():
     i = nt.constant([1, 2])
     with nt.GradientTape() as tape:
@@ -252,8 +250,6 @@ def test_jacobian_with_respect_to_integer_source_warns():
         assert tape.jacobian(y, i) is None
 
 
-@pytest.mark.xfail(reason="engine: tape.batch_jacobian differentiates an integer source "
-                          "(returns an int tensor)", strict=True)
 def test_batch_jacobian_with_respect_to_integer_source_is_none_with_warning():
     i = nt.constant([[1], [2]])
     with nt.GradientTape() as tape:

@@ -187,8 +187,6 @@ def test_hessian_argnums_int():
     np.testing.assert_allclose(H, np.diag([6.0, 24.0]))
 
 
-@pytest.mark.xfail(reason="engine: hessian with an argnums tuple silently returns zeros",
-                   strict=True)
 def test_hessian_argnums_tuple_gives_all_blocks():
     """Blocks H[i][j] = d^2 f / d arg_i d arg_j (the JAX layout), never silently zero."""
     a0, b0 = np.array([1.0, 2.0]), np.array([3.0, 4.0])
@@ -200,8 +198,6 @@ def test_hessian_argnums_tuple_gives_all_blocks():
     np.testing.assert_allclose(np.asarray(H[1][1]), np.zeros((2, 2)))
 
 
-@pytest.mark.xfail(reason="engine: functional.jacobian turns a tuple of tensors into a "
-                          "constant (np.asarray) and returns zeros", strict=True)
 def test_jacobian_of_a_tuple_valued_function_is_not_silently_zero():
     """A function returning several arrays either works per output or raises; never zeros."""
     a0 = np.array([1.0, 2.0])

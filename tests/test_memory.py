@@ -163,8 +163,6 @@ def test_persistent_tape_keeps_what_later_gradients_need():
     np.testing.assert_array_equal(g1, g2)
 
 
-@pytest.mark.xfail(reason="engine: Op.out (kept for pictures on tapes <= DISPLAY_OPS) holds "
-                          "intermediates after a non-persistent gradient", strict=True)
 def test_non_persistent_tape_frees_intermediates_after_gradient():
     x = nt.constant(np.linspace(0.0, 1.0, BIG))
     with nt.GradientTape() as tape:
@@ -178,8 +176,6 @@ def test_non_persistent_tape_frees_intermediates_after_gradient():
     assert _collected(ref), "the used tape still holds the intermediate"
 
 
-@pytest.mark.xfail(reason="engine: a used non-persistent tape still holds intermediates "
-                          "(Op.out) and every adjoint (last_gradient)", strict=True)
 def test_non_persistent_tape_memory_after_gradient():
     """Once the gradient is taken, the tape should hold (almost) nothing big."""
     x = nt.constant(np.linspace(0.0, 1.0, BIG))

@@ -249,7 +249,6 @@ def test_nested_sources_with_unconnected_leaf():
 Pair = collections.namedtuple("Pair", "first second")
 
 
-@pytest.mark.xfail(reason="engine: structure.flatten treats namedtuples as leaves", strict=True)
 def test_namedtuple_sources_keep_structure():
     """TensorFlow's nest (which GradientTape uses) treats namedtuples as structures."""
     a, b = watched(1.0, 2.0)
@@ -504,8 +503,6 @@ def test_stop_recording_only_pauses_that_tape():
     assert float(outer.gradient(y, x)) == 6.0
 
 
-@pytest.mark.xfail(reason="engine: stop_recording outside a recording tape raises ValueError, "
-                          "TensorFlow documents RuntimeError", strict=True)
 def test_stop_recording_on_a_tape_that_never_recorded_is_runtime_error():
     tape = nt.GradientTape()
     with pytest.raises(RuntimeError):
@@ -513,8 +510,6 @@ def test_stop_recording_on_a_tape_that_never_recorded_is_runtime_error():
             pass
 
 
-@pytest.mark.xfail(reason="engine: stop_recording outside a recording tape raises ValueError, "
-                          "TensorFlow documents RuntimeError", strict=True)
 def test_stop_recording_after_the_block_is_runtime_error():
     with nt.GradientTape(persistent=True) as tape:
         pass
@@ -606,8 +601,6 @@ def test_error_inside_the_block_stops_recording_and_keeps_the_tape():
     assert tape.gradient(z, x) is None
 
 
-@pytest.mark.xfail(reason="engine: re-entering an active tape records every op twice "
-                          "(gradient doubled); TensorFlow raises ValueError", strict=True)
 def test_reentering_an_active_tape_is_an_error():
     x = nt.constant(3.0)
     tape = nt.GradientTape()

@@ -208,8 +208,6 @@ def test_unread_variable_gives_none_or_zeros():
     np.testing.assert_array_equal(z.numpy(), [0.0, 0.0])
 
 
-@pytest.mark.xfail(reason="engine: Variable.value() outside a tape shares the variable's "
-                          "identity", strict=True)
 def test_value_read_outside_the_tape_is_a_plain_snapshot():
     """As in TensorFlow, a read done before the tape is a constant, not the variable."""
     v = nt.Variable(1.0)

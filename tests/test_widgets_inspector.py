@@ -11,6 +11,7 @@ from ipywidgets.widgets import widget as widget_module
 import nbtape as nt
 from nbtape.notebook.widgets import Inspector
 from nbtape.notebook.widgets.sources import Sources, namespace_names
+from nbtape.notebook.widgets.summary import fmt
 from nbtape.notebook.widgets.table import Row, picture
 from nbtape.notebook.widgets.throttle import ManualScheduler
 
@@ -62,7 +63,7 @@ def test_rows_follow_assigns_and_gradients(sched):
     assert rw.grad_history[-1] == pytest.approx(np.linalg.norm(rw.grad))
     html = insp._table.value
     assert html.count("<tr>") == 3 and "60 assigns" not in html and "3 assigns" in html
-    assert nt.notebook.widgets.summary.fmt(float(b.numpy())) in html
+    assert fmt(float(b.numpy())) in html
     text = repr(insp)
     assert text.splitlines()[0] == "nt.inspect: 2 variables"
     assert text.splitlines()[2].split()[:3] == ["w", "2×1", "float64"]
@@ -365,3 +366,27 @@ def test_row_state_is_a_frozen_copy():
     s = row.state()
     row.on_assign(np.array(5.0))
     assert s.history == (1.0,) and row.state().history == (1.0, 5.0)
+
+
+def test_a_real_timer_thread_and_a_busy_loop_get_along(monkeypatch):
+    import threading
+    errors = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
+    tape = nt.GradientTape(persistent=True)
+    w = nt.Variable(np.zeros((3, 3)), name="w")
+    insp = nt.inspect([tape, w], max_rate=200, display=False)
+    end = time.perf_counter() + 0.4
+    n = 0
+    while time.perf_counter() < end:
+        with tape:
+            loss = np.sum(w * w)
+        w.assign_add(tape.gradient(loss, w) * 0.0 + 1.0)
+        tape.reset()
+        n += 1
+    deadline = time.perf_counter() + 5
+    final = f"mean {fmt(n)},"
+    while final not in insp._table.value and time.perf_counter() < deadline:
+        time.sleep(0.01)                  # the trailing refresh comes from the timer thread
+    assert final in insp._table.value
+    assert not errors and insp.refreshes < n + 5 and len(insp.variables) == 1
+    insp.close()

@@ -48,7 +48,9 @@ class Shell:
 
     def run(self, fn, cell_id="cell-1", source="the cell"):
         """Run ``fn`` as one cell; a returned value is shown as IPython's display hook does."""
-        result = ExecutionResult(ExecutionInfo(source, True, False, True, cell_id))
+        info = ExecutionInfo(source, True, False, True, cell_id)
+        result = ExecutionResult(info)
+        self.events.trigger("pre_run_cell", info)
         self.displayhook.exec_result = result
         try:
             value = fn()
@@ -182,6 +184,13 @@ def test_rerunning_a_cell_closes_what_it_made_before(shell):
     second = shell.run(inspect_in_loop(v, n=1))
     assert first.closed and not other.closed and not second.closed
     assert len(v._observers) == 2
+
+
+def test_rerunning_a_cell_that_makes_nothing_now_still_closes_the_old_widgets(shell):
+    v = nt.Variable(0.0)
+    first = shell.run(inspect_in_loop(v, n=1))
+    shell.run(lambda: None)              # the same cell, its nt.inspect line deleted
+    assert first.closed and not v._observers and shell.registry.held() == 0
 
 
 def test_without_cell_ids_the_source_text_identifies_the_cell(shell):

@@ -106,6 +106,17 @@ def test_pictures_highlight_the_current_op_and_are_cached():
     p.close()
 
 
+def test_without_a_layout_program_the_captions_carry_on(monkeypatch):
+    import nbtape.notebook.widgets.player as mod
+    monkeypatch.setattr(mod, "inline_svg", lambda graph: None)
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    p.step(6)
+    assert "No picture" in p._picture.value and "Backward 2/4" in p._caption.value
+    assert "No picture" in p.snapshot().html
+    p.close()
+
+
 def test_a_used_non_persistent_tape_still_plays_with_fewer_numbers():
     v = nt.Variable(2.0, name="v")
     with nt.GradientTape() as tape:

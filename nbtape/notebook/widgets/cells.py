@@ -57,9 +57,11 @@ def cell_key(info):
 class CellWidgets:
     """Per-shell bookkeeping of live nbtape widgets (see the module docstring).
 
-    Use ``CellWidgets.of(shell)``; it registers one ``post_run_cell`` handler
-    that brings every live widget up to date when a cell ends (also after an
-    error or a KeyboardInterrupt) and shows the snapshots that cell asked for.
+    Use ``CellWidgets.of(shell)``; it registers a ``pre_run_cell`` handler that
+    closes what a cell made when the cell runs again, and a ``post_run_cell``
+    handler that brings every live widget up to date when a cell ends (also
+    after an error or a KeyboardInterrupt) and shows the snapshots that cell
+    asked for.
 
     >>> from IPython.core.events import EventManager, available_events
     >>> class Shell:                  # the three things a shell must offer
@@ -74,6 +76,7 @@ class CellWidgets:
         self._cells = {}                   # cell key -> (ExecutionInfo of its run, [views])
         self._live = weakref.WeakSet()     # every open view, to flush at cell end
         self._end_of_cell = []             # callables for the end of the current cell
+        shell.events.register("pre_run_cell", self._pre_run_cell)
         shell.events.register("post_run_cell", self._post_run_cell)
 
     @classmethod
@@ -128,6 +131,16 @@ class CellWidgets:
     def at_cell_end(self, fn):
         """Call ``fn()`` once, when the running cell ends."""
         self._end_of_cell.append(fn)
+
+    def _pre_run_cell(self, info=None):
+        # A cell starting again closes what its last run made, even when this run
+        # will make nothing (its outputs are cleared anyway); ``adopt`` covers the
+        # first run after the registry appeared, which has no hook yet.
+        entry = self._cells.get(cell_key(info)) if info is not None else None
+        if entry is not None and entry[0] is not info:
+            del self._cells[cell_key(info)]
+            for old in entry[1]:
+                old.close()
 
     def _post_run_cell(self, result=None):
         errors = []

@@ -59,7 +59,9 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
     y = np.asarray(ys, dtype=float)
     left, right, top, bottom = 58, 12, 22 if title else 8, 34
     pw, ph = width - left - right, height - top - bottom
-    parts = [f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fafafa" '
+    # an opaque background: dark notebook themes would hide dark labels otherwise
+    parts = [f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+             f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fafafa" '
              f'stroke="#e5e7eb"/>']
     if title:
         parts.append(_text(left, 14, title, size=12, weight="bold"))

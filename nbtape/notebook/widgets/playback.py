@@ -149,8 +149,8 @@ class Playback:
                                 "through recorded, differentiable ops.",
                                 dict(opts, show_grads=False)))
             return frames
-        steps = backward_steps(self.tape, self.options["target"] if self.options["target"]
-                               is not None else None, self.options["sources"])
+        # the engine's own order, as the picture's backward_step counts it
+        steps = backward_steps(self.tape, self.options["target"], self.options["sources"])
         adj, note = model.adjoints(known, self.source_ids, path_t)
         walk = _Walk(self, path_ops, path_t, adj or {})
         for k, i in enumerate(steps):
