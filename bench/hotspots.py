@@ -13,6 +13,7 @@ import numpy as np
 
 import cases
 import nbtape as nt
+from timing import clock
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -64,7 +65,8 @@ def format_lines(prof):
 
 
 # Fixed costs a small loop pays (the classroom loop (e) is 5 ops per tape), measured
-# one by one with timeit (best of 7, GC on).  Differences between lines isolate a cost.
+# one by one with timeit (best of 7, GC on, the benchmark's clock).  Differences between
+# lines isolate a cost.
 def _micro_cases():
     from nbtape import _where
     a0 = np.array(0.5)
@@ -116,7 +118,7 @@ def micro_costs(number=2000, repeat=7):
         for _ in range(repeat):
             if around:
                 around[0]()
-            t = timeit.timeit(fn, number=number)
+            t = timeit.Timer(fn, timer=clock).timeit(number)
             if around:
                 around[1]()
             best = min(best, t)
@@ -125,6 +127,6 @@ def micro_costs(number=2000, repeat=7):
 
 
 def format_micro(rows):
-    out = ["Fixed costs (timeit, best of 7; differences isolate a cost):"]
+    out = ["Fixed costs (timeit, best of 7, GC on; differences between lines isolate a cost):"]
     out += [f"  {us:8.2f} us  {label}" for label, us in rows]
     return out

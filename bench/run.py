@@ -15,6 +15,7 @@ HIPS autograd and PyTorch columns appear when they import.  Not run in CI: timin
 depend on the machine; see bench/README.md for how to read them.
 """
 import argparse
+import gc
 import json
 import os
 import sys
@@ -79,6 +80,12 @@ def main(argv=None):
         timing.use_wall_clock()     # CPU time would add up the threads
     info = env.describe(peers)
     info["threads_option"] = args.threads
+    # Move everything imported so far (torch alone brings ~150k objects) to the GC's
+    # permanent generation: full collections, ours between samples and those a tape
+    # triggers, then walk only what the benchmark itself creates, as in a process that
+    # never imported the peers.
+    gc.collect()
+    gc.freeze()
     info["clock"] = timing.clock_name()
     print("nbtape benchmark" + (" (--quick)" if args.quick else ""))
     for line in env.format_lines(info):
