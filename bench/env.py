@@ -27,6 +27,7 @@ def describe(peers):
         "nbtape": getattr(nbtape, "__version__", "?"),
         "env": {k: os.environ[k] for k in BLAS_VARS if k in os.environ},
         "blas": _blas(),
+        "commit": _commit(),
     }
     if "OPENBLAS_CORETYPE" in os.environ or "OPENBLAS_L2_SIZE" in os.environ:
         info["blas_without_env"] = _native_kernel()
@@ -37,6 +38,25 @@ def describe(peers):
         info["torch_threads"] = torch.get_num_threads()
         info["torch_blas"] = "MKL" if torch.backends.mkl.is_available() else "bundled"
     return info
+
+
+def _commit():
+    """The engine's commit, and whether nbtape/ has uncommitted changes (read-only git)."""
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def git(*args):
+        out = subprocess.run(["git", "--no-optional-locks", *args], cwd=root,
+                             capture_output=True, text=True, timeout=30)
+        return out.stdout.strip() if out.returncode == 0 else None
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "nbtape")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if head is None:
+        return None
+    return head + (" + uncommitted changes in nbtape/" if dirty else "")
 
 
 def _loadavg():
@@ -77,7 +97,8 @@ def format_lines(info):
     out = [f"python {info['python']} ({info['machine']}, {info['cpus']} cpus, "
            f"load {info['loadavg']:.2f})" if info["loadavg"] is not None else
            f"python {info['python']} ({info['machine']}, {info['cpus']} cpus)"]
-    versions = [f"numpy {info['numpy']}", f"nbtape {info['nbtape']}"]
+    versions = [f"numpy {info['numpy']}", f"nbtape {info['nbtape']}"
+                + (f" ({info['commit']})" if info.get("commit") else "")]
     versions += [f"{k} {info[k]}" for k in ("autograd", "torch") if k in info]
     out.append(", ".join(versions))
     for b in info["blas"]:

@@ -65,8 +65,8 @@ def format_lines(prof):
 
 
 # Fixed costs a small loop pays (the classroom loop (e) is 5 ops per tape), measured
-# one by one with timeit (best of 7, GC on, the benchmark's clock).  Differences between
-# lines isolate a cost.
+# with timeit (round-robin, best of 15, GC on, the benchmark's clock).  Differences
+# between lines isolate a cost.
 def _micro_cases():
     from nbtape import _where
     a0 = np.array(0.5)
@@ -111,22 +111,23 @@ def _micro_cases():
     ]
 
 
-def micro_costs(number=2000, repeat=7):
-    rows = []
-    for label, fn, around in _micro_cases():
-        best = float("inf")
-        for _ in range(repeat):
+def micro_costs(number=1000, repeat=15):
+    """Best time per call of each case, the cases taken round-robin (as in ``timing``), so
+    a slow spell of the machine hits them all instead of one."""
+    cases_ = _micro_cases()
+    best = [float("inf")] * len(cases_)
+    for _ in range(repeat):
+        for k, (label, fn, around) in enumerate(cases_):
             if around:
                 around[0]()
             t = timeit.Timer(fn, timer=clock).timeit(number)
             if around:
                 around[1]()
-            best = min(best, t)
-        rows.append((label, best / number * 1e6))
-    return rows
+            best[k] = min(best[k], t)
+    return [(label, b / number * 1e6) for (label, _, _), b in zip(cases_, best)]
 
 
 def format_micro(rows):
-    out = ["Fixed costs (timeit, best of 7, GC on; differences between lines isolate a cost):"]
+    out = ["Fixed costs (timeit, round-robin best of 15, GC on; differences between lines isolate a cost):"]
     out += [f"  {us:8.2f} us  {label}" for label, us in rows]
     return out

@@ -102,11 +102,7 @@ def main(argv=None):
             continue
         t0 = time.perf_counter()
         print(f"running ({key}) {sections.SECTIONS[key].__name__} ...", file=sys.stderr, flush=True)
-        if key == "c":
-            new = sections.scaling(ctx, million=not args.quick)
-        else:
-            new = sections.SECTIONS[key](ctx)
-        rows += new
+        rows += sections.SECTIONS[key](ctx)
         timings[key] = time.perf_counter() - t0
 
     columns = [c for c in report.COLUMNS if c in ("nbtape", "numpy") or c in peers]

@@ -41,3 +41,28 @@ class suspended:
     def __exit__(self, *exc):
         tls.stack = self.saved
         return False
+
+
+class outer_only:
+    """Run a block with only the recorders entered before ``recorder`` active.
+
+    An accumulator computes tangents this way: recorders outside it must see the
+    computation (reverse-over-forward), recorders inside it have no business with it.
+    """
+
+    __slots__ = ("recorder", "saved")
+
+    def __init__(self, recorder):
+        self.recorder = recorder
+
+    def __enter__(self):
+        self.saved = stack = tls.stack
+        for k, r in enumerate(stack):
+            if r is self.recorder:
+                tls.stack = stack[:k]
+                return
+        tls.stack = [r for r in stack if r is not self.recorder]
+
+    def __exit__(self, *exc):
+        tls.stack = self.saved
+        return False

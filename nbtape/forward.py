@@ -1,7 +1,9 @@
 """``ForwardAccumulator``: forward-mode differentiation (Jacobian-vector products)."""
+import weakref
+
 import numpy as np
 
-from ._state import suspended, tls
+from ._state import outer_only, tls
 from .backward import _raw, _raw_ans
 from .errors import NoGradientRuleError, user_facing
 from .rules.util import shape_of
@@ -76,7 +78,9 @@ class ForwardAccumulator:
         if len(ps) != len(ts):
             raise ValueError(f"ForwardAccumulator got {len(ps)} primals but {len(ts)} tangents; "
                              "give one tangent per primal, with the primal's shape.")
-        self._tangents = {}
+        self._tangents = {}     # tensor id -> tangent
+        self._refs = {}         # tensor id -> weakref to the tensor (None for primals)
+        self._limit = 256       # purge tangents of dead tensors past this many entries
         for p, t in zip(ps, ts):
             if not isinstance(p, TensorLike):
                 raise TypeError("ForwardAccumulator primals must be nbtape tensors or "
@@ -88,6 +92,7 @@ class ForwardAccumulator:
             if not isinstance(tv, Tensor):
                 tv = np.asarray(tv, dtype=p.dtype)
             self._tangents[p._id] = tv
+            self._refs[p._id] = None
 
     def __enter__(self):
         tls.stack.append(self)
@@ -115,7 +120,8 @@ class ForwardAccumulator:
             from . import _where
             self._store(outs, _NoJvp(rule.name, _where.caller()), rule)
             return
-        with suspended(self):
+        # only recorders outside this accumulator see the tangent computations
+        with outer_only(self):
             tensor_mode = bool(tls.stack)
             if tensor_mode:
                 tangent = call_jvp(rule, ts, outs, args, kwargs)
@@ -131,9 +137,21 @@ class ForwardAccumulator:
         if rule.multi:
             for o, t in zip(outs, tangent):
                 if isinstance(o, Tensor) and o.dtype.kind in "fc" and t is not None:
-                    self._tangents[o._id] = t if type(t) is _NoJvp else _fit(t, o)
+                    self._keep(o, t if type(t) is _NoJvp else _fit(t, o))
         elif isinstance(outs, Tensor) and outs.dtype.kind in "fc":
-            self._tangents[outs._id] = tangent if type(tangent) is _NoJvp else _fit(tangent, outs)
+            self._keep(outs, tangent if type(tangent) is _NoJvp else _fit(tangent, outs))
+
+    def _keep(self, tensor, tangent):
+        # a tangent lives as long as its tensor (as in TensorFlow): dead ones are
+        # purged in batches, so forward mode's memory follows what is alive
+        tans = self._tangents
+        tans[tensor._id] = tangent
+        self._refs[tensor._id] = weakref.ref(tensor)
+        if len(tans) > self._limit:
+            refs = self._refs
+            for i in [i for i, r in refs.items() if r is not None and r() is None]:
+                del refs[i], tans[i]
+            self._limit = max(256, 2 * len(tans))
 
     def on_variable_read(self, v):
         pass

@@ -325,12 +325,13 @@ class GradientTape(Observable):
 
     def _run(self, seeds, flat_sources, policy):
         ids = [s._id for s in flat_sources]
-        keep_all = len(self._ops) <= DISPLAY_OPS
+        # every adjoint is kept for pictures only on a small tape (its adjoints are
+        # about the size of its outputs), so the pass never doubles a big tape's memory
+        ops = self._ops
+        keep_all = len(ops) <= DISPLAY_OPS and _nbytes(op.out for op in ops) <= DISPLAY_BYTES
         with suspended(self):
             tensor_mode = bool(tls.stack)
-            adj = backward(self._ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
-        if keep_all and not self._persistent:
-            keep_all = _nbytes(adj.values()) <= DISPLAY_BYTES
+            adj = backward(ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
         kept = adj if keep_all else {i: adj[i] for i in ids if i in adj}
         self.last_gradient = GradientRecord(
             list(seeds), ids, {k: (v._value if isinstance(v, Tensor) else v)

@@ -212,3 +212,31 @@ def test_complex_jvp_of_real_valued_function():
     j = acc.jvp(y)
     assert j.dtype == np.float64
     np.testing.assert_allclose(j.numpy(), 2 * np.real(np.conj(z0) * v))
+
+
+def test_tangents_of_dead_tensors_are_dropped():
+    """Forward mode's memory follows what is alive, not how long the computation ran."""
+    x = nt.constant(np.linspace(0.0, 1.0, 1000))
+    v = x
+    with nt.ForwardAccumulator(x, np.ones(1000)) as acc:
+        for _ in range(2000):
+            v = np.sin(v)
+        assert len(acc._tangents) <= 600
+    expected = np.ones(1000)
+    w = np.linspace(0.0, 1.0, 1000)
+    for _ in range(2000):
+        expected = expected * np.cos(w)
+        w = np.sin(w)
+    np.testing.assert_allclose(acc.jvp(v).numpy(), expected, rtol=1e-10)
+    assert acc.jvp(x) is not None      # primals are never dropped
+
+
+def test_inner_tape_does_not_record_the_accumulators_tangent_work():
+    x = nt.constant(2.0)
+    with nt.ForwardAccumulator(x, 1.0) as acc:
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            y = np.sin(x) * x
+    assert [op.name for op in tape._ops] == ["np.sin", "np.multiply"]
+    assert float(tape.gradient(y, x)) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0))
+    assert float(acc.jvp(y)) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0))

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 import nbtape as nt
 from gradcheck import check_both
-from test_rules_shapes import check_hvp, check_reverse_over_forward
+from test_rules_shapes import check_hvp, check_reverse_over_forward, needs_numpy, numpy_param
 
 rng = np.random.default_rng(1)
 
@@ -124,8 +124,9 @@ SELECTIONS = [
     (lambda x: np.diagonal(x, 1), (3, 4)),
     (lambda x: np.diagonal(x, -1, axis1=2, axis2=0), (3, 2, 4)),
     (lambda x: x.diagonal(), (2, 3)),
-    (np.linalg.diagonal, (2, 3, 3)),
-    (lambda x: np.linalg.diagonal(x, offset=-1), (4, 3)),
+    numpy_param("linalg.diagonal", (2, 3, 3)),
+    pytest.param(lambda x: np.linalg.diagonal(x, offset=-1), (4, 3),
+                 marks=needs_numpy("linalg.diagonal")),
     (np.diag, (3,)),
     (lambda x: np.diag(x, -2), (3,)),
     (np.diag, (3, 4)),
@@ -140,8 +141,8 @@ SELECTIONS = [
     (lambda x: np.trace(x, -1, axis1=1, axis2=2), (2, 3, 3)),
     (lambda x: np.trace(x, 0, 2, 0), (3, 2, 4)),
     (lambda x: x.trace(), (4, 4)),
-    (np.linalg.trace, (2, 3, 3)),
-    (lambda x: np.linalg.trace(x, offset=1), (3, 3)),
+    numpy_param("linalg.trace", (2, 3, 3)),
+    pytest.param(lambda x: np.linalg.trace(x, offset=1), (3, 3), marks=needs_numpy("linalg.trace")),
 ]
 
 

@@ -38,8 +38,8 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
     ``sources`` given on a tape that still holds its values) every node on a
     path from a source to the target shows its adjoint ``grad`` = d(target)/d(node),
     the path is drawn in orange and the rest in grey; ``stop_gradient`` ops are
-    dashed red, ``custom_gradient`` ops double-bordered purple, ops without a
-    gradient rule dashed orange, and notes mark values that left the tape,
+    grey and dashed, ``custom_gradient`` ops filled purple with a double border,
+    ops without a gradient rule dashed orange, and notes mark values that left the tape,
     assignments and ops run inside ``stop_recording``.
 
     Options:

@@ -127,7 +127,8 @@ class TapeDigraph(graphviz.Digraph):
     def __repr__(self):
         n = len(self.nbtape_nodes or ())
         e = len(self.nbtape_edges or ())
-        return (f"<nbtape tape graph: {n} nodes, {e} edges; displays as SVG in Jupyter, "
+        return (f"<nbtape tape graph: {_count(n, 'node')}, {_count(e, 'edge')}; displays as "
+                "SVG in Jupyter, "
                 "nt.render(graph) gives the picture's bytes, .source its DOT>")
 
 
@@ -188,3 +189,7 @@ class Drawing:
             self.graph.nbtape_caption.extend(lines)
             wrapped = [part for line in lines for part in textwrap.wrap(line, 110)]
             self.graph.attr(label=L.html_label(wrapped, size=10, color="#374151"))
+
+
+def _count(n, noun):
+    return f"{n} {noun}" + ("" if n == 1 else "s")

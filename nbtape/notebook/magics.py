@@ -275,7 +275,7 @@ class TapeMagics(Magics):
         target = None
         if opts.grad is not None:
             try:
-                target = self._grad_target(opts.grad)
+                target = self._grad_target(opts.grad, tape)
             except UsageError:
                 display(report)      # the cell ran: show what it recorded, then the error
                 raise
@@ -299,16 +299,20 @@ class TapeMagics(Magics):
         from .widgets import inspect
         self._inspectors[key] = inspect(tape, display=True)
 
-    def _grad_target(self, name):
+    def _grad_target(self, name, tape):
         value = self.shell.user_ns.get(name, _MISSING)
         if value is _MISSING:
             raise UsageError(f"%%tape --grad {name}: the cell did not define {name!r}; "
                              "--grad takes the name of a tensor the cell computes.")
         if not isinstance(value, TensorLike):
+            if not tape._ops:
+                hint = ("nothing in the cell was a tensor the tape follows: name its inputs "
+                        "with --watch (e.g. %%tape --watch r --grad " + name + ")")
+            else:
+                hint = "did it leave the tape through np.asarray, float() or .numpy()?"
             raise UsageError(
                 f"%%tape --grad {name}: {name} is a {type(value).__name__}, not a tensor, so "
-                "the tape cannot differentiate it (did it leave the tape through "
-                "np.asarray, float() or .numpy()?).")
+                f"the tape cannot differentiate it ({hint}).")
         if value.dtype.kind not in "fc":
             raise UsageError(f"%%tape --grad {name}: {name} has dtype {value.dtype}; only "
                              "float or complex targets have gradients.")

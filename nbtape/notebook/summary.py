@@ -221,7 +221,8 @@ class CellReport:
             parts.append(f"<table>{cells}</table>{_more(self.rows)}" if cells
                          else "<div>nothing is watched</div>")
         parts.extend(f"<div style='margin-top:4px'>{html.escape(n)}</div>" for n in self.notes)
-        chips = [f"{len(self.tape._ops):,} ops"] + tape_state(self.tape)
+        n = len(self.tape._ops)
+        chips = [f"{n:,} op" + ("" if n == 1 else "s")] + tape_state(self.tape)
         return html_card(f"%%tape \u2192 {self.name}", chips, "".join(parts), "nbtape-cell-report")
 
 

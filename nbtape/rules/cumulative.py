@@ -7,7 +7,7 @@ running product with that zero left out, and everything after it has none.
 """
 import numpy as np
 
-from .registry import defjvp, defvjp
+from .registry import defalias, defjvp, defvjp, numpy_function
 from .reductions import value_of
 from .util import conj, shape_of
 
@@ -105,9 +105,14 @@ defvjp(np.cumsum, _cumsum_vjp)
 defjvp(np.cumsum, lambda t, ans, x, axis=None, dtype=None, out=None: np.cumsum(t, axis=axis))
 defvjp(np.cumprod, _cumprod_vjp)
 defjvp(np.cumprod, _cumprod_jvp)
+defalias(numpy_function("cumproduct"), np.cumprod)     # numpy 1 only, deprecated
 
 
-# --- the array-API spellings: keyword-only axis, optional leading identity element ------------
+# --- the array-API spellings (numpy >= 2.1): keyword-only axis, optional leading identity -----
+cumulative_sum = numpy_function("cumulative_sum")
+cumulative_prod = numpy_function("cumulative_prod")
+
+
 def _drop_initial(v, axis, include_initial):
     return v[(slice(None),) * axis + (slice(1, None),)] if include_initial else v
 
@@ -124,12 +129,12 @@ def _cumulative_axis(x, axis):
     return 0 if axis is None else axis % len(shape_of(x))
 
 
-defvjp(np.cumulative_sum, lambda g, ans, x, *, axis=None, dtype=None, out=None,
+defvjp(cumulative_sum, lambda g, ans, x, *, axis=None, dtype=None, out=None,
        include_initial=False: rev_cumsum(_drop_initial(g, _cumulative_axis(x, axis),
                                                       include_initial),
                                          _cumulative_axis(x, axis)))
-defjvp(np.cumulative_sum, lambda t, ans, x, *, axis=None, dtype=None, out=None,
-       include_initial=False: np.cumulative_sum(t, axis=axis, include_initial=include_initial))
+defjvp(cumulative_sum, lambda t, ans, x, *, axis=None, dtype=None, out=None,
+       include_initial=False: cumulative_sum(t, axis=axis, include_initial=include_initial))
 
 
 def _cumulative_prod_vjp(g, ans, x, *, axis=None, dtype=None, out=None, include_initial=False):
@@ -144,8 +149,8 @@ def _cumulative_prod_jvp(t, ans, x, *, axis=None, dtype=None, out=None, include_
     return _add_initial(inner, ax, include_initial)
 
 
-defvjp(np.cumulative_prod, _cumulative_prod_vjp)
-defjvp(np.cumulative_prod, _cumulative_prod_jvp)
+defvjp(cumulative_prod, _cumulative_prod_vjp)
+defjvp(cumulative_prod, _cumulative_prod_jvp)
 
 
 # --- NaN-skipping versions: a NaN counts as 0 in a sum and as 1 in a product -----------------

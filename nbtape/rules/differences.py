@@ -1,4 +1,4 @@
-"""Differences and integrals along an axis: diff, ediff1d, trapezoid.
+"""Differences and integrals along an axis: diff, ediff1d, trapezoid (numpy 1: trapz).
 
 All three are linear in their data, so the VJP is the transposed stencil: the
 adjoint of ``y_i = x_{i+1} - x_i`` is ``xbar_k = ybar_{k-1} - ybar_k`` (with
@@ -8,7 +8,7 @@ points ``x`` and the spacing ``dx``.
 import numpy as np
 
 from .reductions import given
-from .registry import defjvp, defvjp
+from .registry import defalias, defjvp, defvjp, numpy_function
 from .util import shape_of
 
 
@@ -150,9 +150,12 @@ def _trap_jvp_x(t, ans, y, x=None, dx=1.0, axis=-1):
     return np.sum(tl * _x_coefficient(yl), axis=-1)
 
 
-defvjp(np.trapezoid, _trap_vjp_y, _trap_vjp_x, _trap_vjp_dx)
-defjvp(np.trapezoid,
-       lambda t, ans, y, x=None, dx=1.0, axis=-1: np.trapezoid(t, x, dx, axis),
+# numpy 2.0 renamed trapz to trapezoid; trapz was deprecated, then removed in 2.4
+trapezoid = numpy_function("trapezoid") or numpy_function("trapz")
+defvjp(trapezoid, _trap_vjp_y, _trap_vjp_x, _trap_vjp_dx)
+defjvp(trapezoid,
+       lambda t, ans, y, x=None, dx=1.0, axis=-1: trapezoid(t, x, dx, axis),
        _trap_jvp_x,
        lambda t, ans, y, x=None, dx=1.0, axis=-1:
-       t * (np.trapezoid(y, None, 1.0, axis) if x is None else 0.0))
+       t * (trapezoid(y, None, 1.0, axis) if x is None else 0.0))
+defalias(numpy_function("trapz"), trapezoid)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .core_ops import scatter_add
 from .reductions import refuse, value_of
-from .registry import defjvp, defnondiff, defvjp, defzero
+from .registry import defalias, defjvp, defnondiff, defvjp, defzero, numpy_function
 from .util import conj, shape_of
 
 
@@ -48,6 +48,7 @@ defjvp(np.clip,
        t * _clip_masks(x, a_min, a_max, kw)[2])
 
 defzero(np.round, np.around, np.fix)
+defalias(numpy_function("round_"), np.round)        # numpy 1 only, deprecated
 
 
 # sinc(x) = sin(pi x) / (pi x); its derivative (cos(pi x) - sinc(x)) / x tends to 0 at 0

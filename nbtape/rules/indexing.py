@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .core_ops import scatter_add
-from .registry import deflinear, defjvp, defnondiff, defvjp
+from .registry import deflinear, defjvp, defnondiff, defvjp, numpy_function
 from .util import shape_of
 
 
@@ -81,7 +81,7 @@ def defselection(fn):
 defselection(np.take)
 defselection(np.take_along_axis)
 defselection(np.diagonal)
-defselection(np.linalg.diagonal)
+defselection(numpy_function("linalg.diagonal"))       # numpy 2 only
 defselection(np.delete)
 
 
@@ -122,9 +122,10 @@ def _trace_vjp(g, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 defvjp(np.trace, _trace_vjp)
 defjvp(np.trace, lambda t, ans, a, offset=0, axis1=0, axis2=1, dtype=None, out=None:
        np.trace(t, offset, axis1, axis2))
-defvjp(np.linalg.trace, lambda g, ans, x, offset=0, dtype=None:
+linalg_trace = numpy_function("linalg.trace")            # numpy 2 only
+defvjp(linalg_trace, lambda g, ans, x, offset=0, dtype=None:
        _trace_vjp(g, ans, x, offset, -2, -1))
-defjvp(np.linalg.trace, lambda t, ans, x, offset=0, dtype=None: np.linalg.trace(t, offset=offset))
+defjvp(linalg_trace, lambda t, ans, x, offset=0, dtype=None: linalg_trace(t, offset=offset))
 
 
 # --- sort: a selection whose permutation depends on the values ----------------------------
@@ -175,4 +176,5 @@ defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_lik
            np.flatnonzero, np.searchsorted, np.digitize, np.lexsort, np.result_type,
            np.allclose, np.isclose, np.array_equal, np.array_equiv, np.count_nonzero,
            np.isin, np.tril_indices_from, np.triu_indices_from, np.diag_indices_from,
-           np.ravel_multi_index, np.unravel_index, np.linalg.matrix_rank)
+           np.ravel_multi_index, np.unravel_index, np.linalg.matrix_rank,
+           numpy_function("in1d"))        # deprecated in numpy 2.0, removed in 2.4

@@ -11,7 +11,7 @@ zero subgradient instead of NaN.  Products and einsum live in ``products.py``.
 import numpy as np
 
 from .products import _H, _ndim
-from .registry import POSITIONAL, SEQUENCE, defjvp, defrule, defvjp, rule_for
+from .registry import POSITIONAL, SEQUENCE, defjvp, defrule, defvjp, numpy_function, rule_for
 from .util import conj, shape_of
 
 
@@ -242,9 +242,10 @@ def _svd(a):
     return np.linalg.svd(a, full_matrices=False)
 
 
-defvjp(np.linalg.svdvals, lambda g, ans, x:
+svdvals = numpy_function("linalg.svdvals")           # numpy 2 only
+defvjp(svdvals, lambda g, ans, x:
        (lambda u, s, vh: (u * g[..., None, :]) @ vh)(*_svd(x)))
-defjvp(np.linalg.svdvals, lambda t, ans, x:
+defjvp(svdvals, lambda t, ans, x:
        (lambda u, s, vh: np.real(np.diagonal(_H(u) @ t @ _H(vh), axis1=-2, axis2=-1)))(*_svd(x)))
 
 
@@ -365,7 +366,8 @@ def _tuple_modes_only(fn, returns_one, instead):
 
 defrule(np.linalg.svd, _svd_vjp, _svd_jvp, kind=POSITIONAL, multi=True)
 _tuple_modes_only(np.linalg.svd, lambda full_matrices=True, compute_uv=True, hermitian=False:
-                  not compute_uv, "np.linalg.svdvals(x)")
+                  not compute_uv, "np.linalg.svdvals(x)" if svdvals else
+                  "np.linalg.svd(x, full_matrices=False).S")
 defrule(np.linalg.qr, _qr_vjp, _qr_jvp, kind=POSITIONAL, multi=True)
 _tuple_modes_only(np.linalg.qr, lambda mode="reduced": mode == "r", "np.linalg.qr(x).R")
 
@@ -453,5 +455,5 @@ def _matrix_norm_args(x, keepdims=False, ord="fro"):
 
 
 _defnorm(np.linalg.norm, _norm_args)
-_defnorm(np.linalg.vector_norm, _vector_norm_args)
-_defnorm(np.linalg.matrix_norm, _matrix_norm_args)
+_defnorm(numpy_function("linalg.vector_norm"), _vector_norm_args)    # numpy 2 only
+_defnorm(numpy_function("linalg.matrix_norm"), _matrix_norm_args)

@@ -12,7 +12,7 @@ import string
 import numpy as np
 
 from .core_ops import _matmul_vjp_x, _matmul_vjp_y
-from .registry import VARARGS, defjvp, defrule, defvjp
+from .registry import VARARGS, defjvp, defrule, defvjp, numpy_function
 from .util import conj, shape_of
 
 
@@ -239,15 +239,18 @@ def _dot_vjp(k):
     return vjp
 
 
+# (numpy_function: np.linalg's array-API spellings are numpy 2 only)
 _defbilinear(np.dot, (_dot_vjp(0), _dot_vjp(1)))
 _defbilinear(np.inner, _contraction_vjps(_inner_spec))
 _defbilinear(np.tensordot, _contraction_vjps(_tensordot_spec))
-_defbilinear(np.linalg.tensordot, _contraction_vjps(_tensordot_spec))
+_defbilinear(numpy_function("linalg.tensordot"), _contraction_vjps(_tensordot_spec))
 _defbilinear(np.kron, _contraction_vjps(_kron_spec, _kron_prepare))
 _defbilinear(np.outer, _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
-_defbilinear(np.linalg.outer, _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
-_defbilinear(np.linalg.matmul, (lambda g, ans, a, b: _matmul_vjp_x(g, ans, _array(a), _array(b)),
-                                lambda g, ans, a, b: _matmul_vjp_y(g, ans, _array(a), _array(b))))
+_defbilinear(numpy_function("linalg.outer"),
+             _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
+_defbilinear(numpy_function("linalg.matmul"),
+             (lambda g, ans, a, b: _matmul_vjp_x(g, ans, _array(a), _array(b)),
+              lambda g, ans, a, b: _matmul_vjp_y(g, ans, _array(a), _array(b))))
 
 # vdot and vecdot conjugate their first argument, so they are not holomorphic in it:
 # the adjoint of a in sum(conj(a) * b) is conj(g) * b, that of b is g * a.
@@ -264,4 +267,4 @@ def _vecdot_vjp(k):
 
 
 # (the ufunc np.vecdot has no rule: its axis= keyword does not reach ufunc rules)
-_defbilinear(np.linalg.vecdot, (_vecdot_vjp(0), _vecdot_vjp(1)))
+_defbilinear(numpy_function("linalg.vecdot"), (_vecdot_vjp(0), _vecdot_vjp(1)))

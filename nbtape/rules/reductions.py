@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..errors import NoGradientRuleError
-from .registry import defjvp, defnondiff, defvjp
+from .registry import defalias, defjvp, defnondiff, defvjp, numpy_function
 from .util import conj, expand_reduced, normalize_axis, shape_of
 
 NV = np._NoValue
@@ -180,6 +180,7 @@ def _prod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initia
 
 defvjp(np.prod, _prod_vjp)
 defjvp(np.prod, _prod_jvp)
+defalias(numpy_function("product"), np.prod)        # numpy 1 only, deprecated
 
 
 # --- max and min: ties share the gradient evenly ----------------------------------------------
@@ -342,3 +343,5 @@ defvjp(np.average, _average_vjp_a, None, _average_vjp_w)
 defjvp(np.average, _average_jvp_a, None, _average_jvp_w)
 
 defnondiff(np.all, np.any)
+defalias(numpy_function("alltrue"), np.all)         # numpy 1 only, deprecated
+defalias(numpy_function("sometrue"), np.any)

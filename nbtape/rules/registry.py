@@ -13,6 +13,11 @@ undone by the engine, so rules may return any broadcast-compatible value.
 
 The registry reads which arguments each VJP actually uses (from the lambdas'
 bytecode) so that a tape saves only those.
+
+nbtape supports numpy 1.26 and 2.x, whose namespaces differ (``np.cumulative_sum``
+is numpy 2 only, ``np.product`` numpy 1 only).  A rule for such a function names
+it with ``numpy_function("cumulative_sum")``, which is None where it is missing,
+and every ``def*`` below skips a None function.
 """
 import dis
 import inspect
@@ -81,6 +86,29 @@ def _name_of(fn):
     if mod.startswith("numpy."):
         return "np." + mod[len("numpy."):] + "." + name
     return name
+
+
+def numpy_function(path):
+    """``np.<path>`` (``"linalg.vecdot"``) if this numpy has it, else None.
+
+    >>> numpy_function("linalg.norm") is np.linalg.norm, numpy_function("no_such_thing")
+    (True, None)
+    """
+    obj = np
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def defalias(alias, fn):
+    """Give another spelling of ``fn`` (an old or deprecated name) ``fn``'s rule.
+
+    The rule computes ``fn``, so a deprecated alias does not warn from inside nbtape.
+    """
+    if alias is not None and alias is not fn:
+        RULES[alias] = rule_for(fn)
 
 
 def rule_for(fn, create=True):
@@ -159,6 +187,8 @@ def defvjp(fn, *vjps, name=None):
     >>> RULES[np.sin].name, RULES[np.sin].save   # the VJP of sin keeps x
     ('np.sin', (True,))
     """
+    if fn is None:
+        return None
     r = rule_for(fn)
     if name:
         r.name = name
@@ -172,6 +202,8 @@ def defvjp(fn, *vjps, name=None):
 
 def defjvp(fn, *jvps):
     """Register per-argument JVPs: ``jvp(t, ans, *args, **kwargs) -> tangent``."""
+    if fn is None:
+        return None
     r = rule_for(fn)
     r.jvps = tuple(jvps)
     r.nargs = max(r.nargs, len(r.jvps))
@@ -188,6 +220,8 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     (``None`` where ``needs`` is false); ``jvp_all(tangents, ans, args, kwargs)``
     gets one tangent per operand, ``None`` for operands without one.
     """
+    if fn is None:
+        return None
     r = rule_for(fn)
     if name:
         r.name = name
@@ -203,12 +237,15 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
 def defnondiff(*fns):
     """Functions whose output is a constant: comparisons, argmax, shape queries."""
     for fn in fns:
-        rule_for(fn).nondiff = True
+        if fn is not None:
+            rule_for(fn).nondiff = True
 
 
 def defzero(*fns):
     """Piecewise-constant functions: defined, and their derivative is zero."""
     for fn in fns:
+        if fn is None:
+            continue
         r = rule_for(fn)
         r.zero = True
         r.save, r.save_ans, r.save_all = (), False, False

@@ -8,7 +8,8 @@ repeat, the reflecting pad modes) are selections (see ``indexing``).
 import numpy as np
 
 from .indexing import defselection, positions, raw, unselect
-from .registry import POSITIONAL, SEQUENCE, VARARGS, defjvp, deflinear, defrule, defvjp, rule_for
+from .registry import (POSITIONAL, SEQUENCE, VARARGS, defjvp, deflinear, defrule, defvjp,
+                       numpy_function, rule_for)
 from .util import shape_of
 
 
@@ -99,7 +100,7 @@ deflinear(np.moveaxis)
 defvjp(np.rollaxis, lambda g, ans, x, axis, start=0:
        np.transpose(g, np.argsort(_rollaxis_perm(len(shape_of(x)), axis, start))))
 deflinear(np.rollaxis)
-for _fn in (np.matrix_transpose, np.linalg.matrix_transpose):
+for _fn in (numpy_function("matrix_transpose"), numpy_function("linalg.matrix_transpose")):
     defvjp(_fn, lambda g, ans, x: np.swapaxes(g, -1, -2))
     deflinear(_fn)
 
@@ -208,8 +209,9 @@ _defsplit(np.array_split, lambda args, kw: args[2] if len(args) > 2 else kw.get(
 _defsplit(np.hsplit, lambda args, kw: 1 if len(shape_of(args[0])) > 1 else 0)
 _defsplit(np.vsplit, lambda args, kw: 0)
 _defsplit(np.dsplit, lambda args, kw: 2)
-defrule(np.unstack, lambda g, ans, args, kw, needs: [np.stack(list(g), axis=kw.get("axis", 0))],
-        lambda ts, ans, args, kw: np.unstack(ts[0], **kw), kind=POSITIONAL, multi=True)
+unstack = numpy_function("unstack")                  # numpy >= 2.1
+defrule(unstack, lambda g, ans, args, kw, needs: [np.stack(list(g), axis=kw.get("axis", 0))],
+        lambda ts, ans, args, kw: unstack(ts[0], **kw), kind=POSITIONAL, multi=True)
 
 
 # --- copies of elements: selections -------------------------------------------------------

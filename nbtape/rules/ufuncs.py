@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .registry import POSITIONAL, defjvp, defnondiff, defrule, defvjp, defzero
+from .registry import POSITIONAL, defjvp, defnondiff, defrule, defvjp, defzero, numpy_function
 from .util import conj
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -159,7 +159,7 @@ defjvp(np.heaviside, lambda t, ans, x, h0: t * 0.0,
 defzero(np.sign, np.floor, np.ceil, np.rint, np.trunc, np.spacing)
 
 defnondiff(np.isnan, np.isinf, np.isfinite, np.signbit, np.isnat, np.gcd, np.lcm,
-           np.left_shift, np.right_shift, np.bitwise_count)
+           np.left_shift, np.right_shift, numpy_function("bitwise_count"))
 
 
 # --- ufuncs with two outputs

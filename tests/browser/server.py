@@ -116,8 +116,8 @@ class LabServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, attempts=3):
+        env = isolated_env(self.home)      # makes the dirs that write_config fills
         write_config(self.home)
-        env = isolated_env(self.home)
         last = None
         for _ in range(attempts):   # another process may grab the free port first
             self.port = free_port()

@@ -1,0 +1,134 @@
+"""Fixtures for the real-browser tests: one JupyterLab server and one Chromium per run.
+
+* ``lab_server``: JupyterLab on 127.0.0.1, a free port, a token of its own, its root a
+  temporary directory holding output-free copies of the tutorials and the
+  purpose-built notebooks (the repository's notebooks are never opened by the server).
+* ``browser``: Debian's Chromium under Playwright; missing or broken is a failure
+  that names ``apt-get install chromium``, not a skip.
+* ``open_notebook``: a fresh page per test, opened on a notebook; afterwards the page
+  is closed and the kernels shut down, so the 2 CI cores serve one kernel at a time.
+
+Teardown runs on every path (failure, Ctrl-C, SIGTERM from a CI timeout): fixture
+finalizers for the normal ones, SIGTERM turned into KeyboardInterrupt so pytest
+unwinds, and an atexit hook as the last resort.
+"""
+import atexit
+import shutil
+import signal
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from . import chromium
+from .lab import Console, Notebook
+from .notebooks import copy_tutorials, write_purpose_built
+from .server import LabServer, ServerError
+from .shots import Screenshots
+
+VIEWPORT = {"width": 1280, "height": 1000}
+_used = {}          # what the terminal summary reports: the screenshots folder
+
+
+@pytest.fixture(scope="session")
+def screenshots():
+    shots = Screenshots().prepare()
+    _used["shots"] = shots
+    return shots
+
+
+@pytest.fixture(scope="session")
+def lab_root():
+    """A temporary tree: ``root/`` (what the server serves) and ``home/`` (its config)."""
+    base = Path(tempfile.mkdtemp(prefix="nbtape-browser-"))
+    root, home = base / "root", base / "home"
+    root.mkdir()
+    home.mkdir()
+    copy_tutorials(root / "notebooks")
+    paths = write_purpose_built(root)
+    try:
+        yield {"base": base, "root": root, "home": home, "purpose_built": paths}
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def lab_server(lab_root, screenshots):
+    server = LabServer(lab_root["root"], lab_root["home"])
+    atexit.register(server.stop)            # if pytest itself dies before the finalizer
+    restore = _sigterm_as_interrupt()
+    try:
+        try:
+            server.start()
+        except ServerError as exc:
+            pytest.fail(f"Could not start JupyterLab for the browser tests: {exc}",
+                        pytrace=False)
+        yield server
+    finally:
+        server.stop()
+        atexit.unregister(server.stop)
+        restore()
+        # The server's log goes beside the screenshots (the temp dir is removed).
+        if server.log_path.exists():
+            shutil.copy(server.log_path, screenshots.folder / "jupyterlab.log")
+
+
+def _sigterm_as_interrupt():
+    """Make SIGTERM unwind pytest like Ctrl-C (so finalizers run); returns the undo."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous not in (signal.SIG_DFL, None):
+        return lambda: None                 # someone else handles it; leave them be
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
+    return lambda: signal.signal(signal.SIGTERM, previous)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    pw = b = None
+    try:
+        try:
+            b_path = chromium.find_chromium()
+            pw, b = chromium.launch(b_path)
+        except chromium.BrowserUnavailable as exc:
+            pytest.fail(str(exc), pytrace=False)
+        yield b
+    finally:
+        chromium.close(pw, b)
+
+
+@pytest.fixture
+def open_notebook(browser, lab_server, screenshots):
+    """``open_notebook("path/in/root.ipynb")`` -> an opened ``Notebook`` in a new page."""
+    pages = []
+
+    def opener(path):
+        page = browser.new_page(viewport=VIEWPORT)
+        pages.append(page)
+        console = Console(page)
+        return Notebook(page, lab_server, path, screenshots, console).open()
+
+    try:
+        yield opener
+    finally:
+        for page in pages:
+            try:
+                page.close()
+            except Exception:              # noqa: BLE001 - the browser may be gone
+                pass
+        lab_server.shutdown_kernels()
+
+
+def pytest_terminal_summary(terminalreporter):
+    shots = _used.get("shots")
+    if shots is None:
+        return
+    terminalreporter.write_sep("-", "nbtape browser tests")
+    terminalreporter.write_line(f"screenshots of what was checked ({len(shots.taken)} "
+                                f"taken): {shots.folder}")
