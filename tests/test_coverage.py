@@ -133,7 +133,9 @@ def test_ufunc_rows_tell_the_truth(row):
 
 def test_filters():
     linalg = nt.coverage("linalg")
-    assert len(linalg) >= 25 and all("linalg" in r.name for r in linalg)
+    # numpy 2 added the array API's np.linalg functions (vecdot, matrix_norm, ...)
+    at_least = 25 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 20
+    assert len(linalg) >= at_least and all("linalg" in r.name for r in linalg)
     unsupported = nt.coverage(status="unsupported")
     assert all(r.status == "unsupported" for r in unsupported)
     assert nt.coverage("np.fft.").summary() == nt.coverage().filter("np.fft.").summary()

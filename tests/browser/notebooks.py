@@ -142,11 +142,29 @@ GRAPH = "tape.graph()"
 MAGIC_LOAD = "%load_ext nbtape"
 MAGIC_GRAPH = "%%tape t --graph\nz = np.exp(x) * x"
 
+# Deliberately broken outputs, one per cell, for checking that the checks see each
+# kind of trouble (they would pass vacuously if Lab's DOM changed under them).
+BROKEN = (
+    # a widget whose model is gone by the time the browser asks for it
+    "import ipywidgets as W\nfrom IPython.display import display\n"
+    "gone = W.IntSlider()\ndisplay(gone)\ngone.close()",
+    # a widget view pointing at no model at all
+    "display({'application/vnd.jupyter.widget-view+json': {'version_major': 2, "
+    "'version_minor': 0, 'model_id': 'no-such-model'}, 'text/plain': 'a widget'}, raw=True)",
+    # an SVG that does not parse
+    "display({'image/svg+xml': '<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"9\" "
+    "height=\"9\"><rect'}, raw=True)",
+    "import sys\nprint('a warning', file=sys.stderr)",
+    "1 / 0",
+    "print('never reached')",
+)
+
 PURPOSE_BUILT = {
     "live_inspector.ipynb": (WHO, INSPECTOR_LOOP),
     "live_monitor.ipynb": (WHO, MONITOR_LOOP),
     "tape_player.ipynb": (WHO, TAPE, PLAYER),
     "tape_pictures.ipynb": (WHO, TAPE, GRAPH, MAGIC_LOAD, MAGIC_GRAPH),
+    "broken_outputs.ipynb": BROKEN,
 }
 
 

@@ -113,6 +113,8 @@ def describe(arr, inline=6):
     ('2', '[1, 2]')
     >>> describe(np.arange(100.0))
     'mean 49.5, range [0, 99]'
+    >>> describe(np.array([1.0, -1.0, 1e-17] * 3))
+    'mean 0, range [-1, 1]'
     """
     a = np.asarray(arr)
     s = scalar_of(a)
@@ -130,7 +132,10 @@ def describe(arr, inline=6):
     finite = values[np.isfinite(values)]
     if finite.size == 0:
         return f"{prefix}no finite values"
-    text = (f"{prefix}mean {fmt(finite.mean())}, "
+    mean, scale = finite.mean(), np.abs(finite).max()
+    if abs(mean) <= 1e-9 * scale:
+        mean = 0.0      # round-off around a true zero: its digits differ between machines
+    text = (f"{prefix}mean {fmt(mean)}, "
             f"range [{fmt(finite.min())}, {fmt(finite.max())}]")
     bad = values.size - finite.size
     if bad:
