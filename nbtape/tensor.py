@@ -107,6 +107,10 @@ class TensorLike:
     def __float__(self):
         if tls.stack:
             _note_escape(self._leaf(tls.stack), "float()")
+        if np.ndim(self._value):
+            raise TypeError(
+                f"float() needs a scalar tensor, and this one has shape {self.shape}. Use "
+                "t.item() for the single value of a size-1 tensor, or index it (t[0, 0]).")
         return float(self._value)
 
     def __int__(self):

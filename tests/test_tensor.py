@@ -607,3 +607,10 @@ def test_astype_method_is_recorded():
     g = tape.gradient(y, x)
     assert g.dtype == np.float64
     np.testing.assert_array_equal(g.numpy(), [3.0, 3.0])
+
+
+def test_float_of_a_non_scalar_says_to_use_item():
+    t = nt.constant([[2.5]])
+    with pytest.raises(TypeError, match=r"\.item\(\)"):
+        float(t)
+    assert t.item() == 2.5
