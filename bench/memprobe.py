@@ -21,7 +21,6 @@ pays one-off costs, e.g. OpenBLAS's work buffers, that are not the step's):
 import gc
 import json
 import sys
-import time
 import tracemalloc
 
 
@@ -80,18 +79,16 @@ def mlp(impl, dtype):
         tracemalloc.start()
         tracemalloc.reset_peak()
         base = tracemalloc.get_traced_memory()[0]
-        result = step.step()
+        step.step()
         out["tracemalloc_step_peak"] = tracemalloc.get_traced_memory()[1] - base
         tracemalloc.stop()
-        del result
         gc.collect()
 
     if _reset_peak_rss():
         before = _status("VmRSS")
-        result = step.step()
+        step.step()
         out["rss_step_peak"] = peak_rss() - before
         out["rss_total_peak"] = peak_rss()
-        del result
     print(json.dumps(out))
 
 

@@ -164,7 +164,7 @@ def scaling(ctx):
     fns = {"10k": _chain_timed(cases.chain, small), "100k": _chain_timed(cases.chain, big)}
     fns["10k nogc"] = without_gc(fns["10k"])
     fns["100k nogc"] = without_gc(fns["100k"])
-    stats, results = interleaved(fns, ctx.reps(3, 2), warmup=0)
+    stats, _ = interleaved(fns, ctx.reps(3, 2), warmup=0)
     rows = []
     for key in ("total", "record", "backward"):
         r_best, r_med = _ratio(stats, "100k", "10k", key)
@@ -240,7 +240,7 @@ def memory(ctx):
                         ratio=total["nbtape"] / total["numpy"]))
         rss = {k: r["rss_step_peak"] * mb for k, r in res.items() if "rss_step_peak" in r}
         if rss.get("numpy"):
-            rows.append(Row("d", f"  same, by peak RSS (whole pages; sees torch too)", "MB", rss,
+            rows.append(Row("d", "  same, by peak RSS (whole pages; sees torch too)", "MB", rss,
                             ratio=rss["nbtape"] / rss["numpy"]))
     return rows
 

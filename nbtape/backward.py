@@ -97,13 +97,10 @@ def _no_rule(op):
         "nt.stop_gradient if no gradient should flow there.")
 
 
-def backward(ops, seeds, source_ids, tensor_mode, keep_all=False):
-    """Run the reverse pass; return ``{id: adjoint}`` for the sources reached.
+def plan(ops, source_ids):
+    """The ops downstream of the sources, in tape order, and the ids they reach.
 
-    ``seeds`` maps target ids to their output gradients; with ``keep_all`` every
-    adjoint is kept (for pictures), not just the sources'.  In ``tensor_mode``
-    (another recorder is active) the rules compute on Tensors so that the outer
-    recorder sees this pass; otherwise they run on plain arrays.
+    ``backward`` visits only these; a Jacobian computes them once for all its rows.
     """
     reach = set(source_ids)
     relevant = []
@@ -115,6 +112,18 @@ def backward(ops, seeds, source_ids, tensor_mode, keep_all=False):
                 relevant.append(op)
                 reach.update(op.out_ids)
                 break
+    return relevant, reach
+
+
+def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, planned=None):
+    """Run the reverse pass; return ``{id: adjoint}`` for the sources reached.
+
+    ``seeds`` maps target ids to their output gradients; with ``keep_all`` every
+    adjoint is kept (for pictures), not just the sources'.  In ``tensor_mode``
+    (another recorder is active) the rules compute on Tensors so that the outer
+    recorder sees this pass; otherwise they run on plain arrays.
+    """
+    relevant, reach = planned if planned is not None else plan(ops, source_ids)
     keep = reach if keep_all else set(source_ids)
     adj = dict(seeds)
     for op in reversed(relevant):

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._state import suspended, tls
-from .backward import backward
+from .backward import backward, plan
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
 
@@ -50,11 +50,12 @@ def tape_jacobian(tape, target, sources, policy):
     connected = target._id in tape._tracked
     with suspended(tape):
         tensor_mode = bool(tls.stack)
+        planned = plan(tape._ops, ids)
         for index in np.ndindex(*tshape):
             adj = {}
             if connected:
                 seeds = {target._id: _one_hot(tshape, tdtype, index)}
-                adj = backward(tape._ops, seeds, ids, tensor_mode)
+                adj = backward(tape._ops, seeds, ids, tensor_mode, planned=planned)
             for k, i in enumerate(ids):
                 rows[k].append(adj.get(i))
     results = [_stack_rows(r, tshape, s, tensor_mode, policy) if s.dtype.kind in "fc"
@@ -87,12 +88,14 @@ def tape_batch_jacobian(tape, target, source, policy):
     rows = []
     with suspended(tape):
         tensor_mode = bool(tls.stack)
+        planned = plan(tape._ops, [source._id])
         for index in np.ndindex(*tshape[1:]):
             g = None
             if connected:
                 seed = np.zeros(tshape, dtype=target.dtype)
                 seed[(slice(None),) + index] = 1
-                g = backward(tape._ops, {target._id: seed}, [source._id], tensor_mode).get(source._id)
+                g = backward(tape._ops, {target._id: seed}, [source._id], tensor_mode,
+                             planned=planned).get(source._id)
             rows.append(g)
     tape._finish()
     from .tape import UnconnectedGradients

@@ -72,8 +72,9 @@ def _relu(x):
 
 
 # The derivative at exactly 0 is taken as 0, as TensorFlow does.
-defvjp(_relu.raw, lambda g, ans, x: np.where(x > 0, g, 0.0), name="nn.relu")
-defjvp(_relu.raw, lambda t, ans, x: np.where(x > 0, t, 0.0))
+# a multiply by the mask, not np.where: several times faster on large random masks
+defvjp(_relu.raw, lambda g, ans, x: g * (x > 0), name="nn.relu")
+defjvp(_relu.raw, lambda t, ans, x: t * (x > 0))
 
 
 def relu(x):

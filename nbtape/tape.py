@@ -83,6 +83,18 @@ class _Paused:
 _NUMBERS = (int, float, complex)
 
 
+def _small_tape(ops):
+    """A classroom-sized tape: it kept every output, and they add up to little."""
+    if len(ops) > DISPLAY_OPS or any(op._out is None for op in ops):
+        return False
+    return _nbytes(op._out for op in ops) <= DISPLAY_BYTES
+
+
+def _small_output(outs):
+    # a picture shows a summary of a big array anyway: don't keep one alive for it
+    return type(outs) is not Tensor or outs._value.nbytes <= DISPLAY_BYTES // 16
+
+
 def _float_dtype(dt):
     return dt.kind in "fc"
 
@@ -107,6 +119,7 @@ class GradientTape(Observable):
         self._clear()
 
     def _clear(self):
+        self._small = None        # whether the latest gradient found the tape small
         self._ops = []
         self._tracked = set()
         self._variables = {}      # id -> Variable, watched
@@ -220,7 +233,8 @@ class GradientTape(Observable):
                  for a in operands]
         ops = self._ops
         ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
-                      out_ids, _where.caller(4), outs if len(ops) < DISPLAY_OPS else None,
+                      out_ids, _where.caller(4),
+                      outs if len(ops) < DISPLAY_OPS and _small_output(outs) else None,
                       all_ids))
         if not rule.stop:
             if len(out_ids) == 1:
@@ -311,7 +325,7 @@ class GradientTape(Observable):
             if t._id not in self._tracked:
                 continue
             if og is None:
-                g = np.ones(t.shape, dtype=t.dtype)
+                g = np.ones(t.shape, dtype=t.dtype) if t.shape else np.array(1, dtype=t.dtype)
             else:
                 if np.shape(og) != t.shape:
                     raise ValueError(
@@ -328,7 +342,7 @@ class GradientTape(Observable):
         # every adjoint is kept for pictures only on a small tape (its adjoints are
         # about the size of its outputs), so the pass never doubles a big tape's memory
         ops = self._ops
-        keep_all = len(ops) <= DISPLAY_OPS and _nbytes(op.out for op in ops) <= DISPLAY_BYTES
+        keep_all = self._small = _small_tape(ops)
         with suspended(self):
             tensor_mode = bool(tls.stack)
             adj = backward(ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
@@ -381,7 +395,7 @@ class GradientTape(Observable):
         if not self._persistent:
             self._consumed = True
             ops = self._ops
-            small = len(ops) <= DISPLAY_OPS and _nbytes(op.out for op in ops) <= DISPLAY_BYTES
+            small = self._small if self._small is not None else _small_tape(ops)
             for op in ops:
                 op.free(keep_output=small)
             self._pop()

@@ -274,4 +274,6 @@ from . import dispatch as _d  # noqa: E402
 from .dispatch import apply  # noqa: E402
 from .rules import core_ops as _core  # noqa: E402
 
+_core._bind_engine(apply, TensorLike)
+
 _R = _core.OPERATOR_RULES

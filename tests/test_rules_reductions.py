@@ -7,7 +7,7 @@ from hypothesis.extra.numpy import array_shapes
 import nbtape as nt
 from gradcheck import check_both
 from nbtape.errors import NoGradientRuleError
-from test_rules_shapes import needs_numpy, numpy_param
+from test_rules_shapes import NUMPY, needs_numpy, numpy_param
 from test_rules_ufuncs import check_second
 
 rng = np.random.default_rng(1)
@@ -79,7 +79,8 @@ def test_reductions_on_any_shape(shape, data):
 @pytest.mark.parametrize("f", [np.std, np.var, np.nanstd, np.nanvar], ids=lambda f: f.__name__)
 def test_ddof_and_correction(f, ddof):
     check_both(lambda x: f(x, axis=1, ddof=ddof), distinct(SHAPE))
-    check_both(lambda x: f(x, axis=0, correction=ddof), distinct((5, 2)))
+    if NUMPY >= "2.0.0":                # correction= is new in numpy 2.0
+        check_both(lambda x: f(x, axis=0, correction=ddof), distinct((5, 2)))
 
 
 def test_var_and_std_of_complex_values():
@@ -258,7 +259,8 @@ def test_float32_in_float32_out(f):
     assert tape.gradient(y, x).dtype == np.float32
     with nt.ForwardAccumulator(x, np.ones((3, 4), np.float32)) as acc:
         y = f(x)
-    assert acc.jvp(y).dtype == np.float32
+    # numpy 1 computes a float32 quantile in float64; the tangent has its value's dtype
+    assert acc.jvp(y).dtype == (np.float32 if NUMPY >= "2.0.0" else y.dtype)
 
 
 def _zeros_in(x, *where):

@@ -30,14 +30,25 @@ def primitive(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        from ..dispatch import apply
-        from ..tensor import TensorLike
-        if any(isinstance(a, TensorLike) for a in args) or \
-                any(isinstance(a, TensorLike) for a in kwargs.values()):
-            return apply(rule, args, kwargs)
+        for a in args:
+            if isinstance(a, _TensorLike):
+                return _apply(rule, args, kwargs)
+        if kwargs:
+            for a in kwargs.values():
+                if isinstance(a, _TensorLike):
+                    return _apply(rule, args, kwargs)
         return fn(*args, **kwargs)
     wrapper.raw = fn
     return wrapper
+
+
+def _bind_engine(apply, tensor_like):
+    """Called once by nbtape.tensor, which imports this module, when the engine exists."""
+    global _apply, _TensorLike
+    _apply, _TensorLike = apply, tensor_like
+
+
+_apply = _TensorLike = None
 
 
 # --- internal primitives ------------------------------------------------------
@@ -47,8 +58,18 @@ def _getitem(x, idx):
 
 def _scatter_add(g, idx, shape):
     out = np.zeros(shape, dtype=np.result_type(g))
-    np.add.at(out, idx, g)
+    if _basic(idx):
+        out[idx] = g            # slices and ints never repeat a position
+    else:
+        np.add.at(out, idx, g)  # fancy indices may: add them all up
     return out
+
+
+def _basic(idx):
+    if type(idx) is not tuple:
+        idx = (idx,)
+    return all(i is None or i is Ellipsis or type(i) in (int, slice) or isinstance(i, np.integer)
+               for i in idx)
 
 
 def _astype(x, dtype):
@@ -80,8 +101,15 @@ defvjp(np.true_divide, lambda g, ans, x, y: g / conj(y),
                        lambda g, ans, x, y: -g * conj(ans / y))
 defvjp(np.negative, lambda g, ans, x: -g)
 defvjp(np.positive, lambda g, ans, x: g)
+def _dpow(x, y):
+    """d(x**y)/dx = y x**(y-1), written so that y = 0 gives 0 (not 0 * x**-1 = nan at 0)."""
+    if type(y) in (int, float):
+        return y * x ** (y - 1) if y else 0.0 * x
+    return y * x ** np.where(y, y - 1, 1.0)
+
+
 defvjp(np.power,
-       lambda g, ans, x, y: g * conj(y * x ** np.where(y, y - 1, 1.0)),
+       lambda g, ans, x, y: g * conj(_dpow(x, y)),
        lambda g, ans, x, y: g * conj(np.log(np.where(x == 0, 1.0, x)) * ans))
 defvjp(np.remainder, lambda g, ans, x, y: g,
                      lambda g, ans, x, y: -g * np.floor_divide(x, y))
@@ -98,7 +126,7 @@ defjvp(np.true_divide, lambda t, ans, x, y: t / y,
 defjvp(np.negative, lambda t, ans, x: -t)
 defjvp(np.positive, lambda t, ans, x: t)
 defjvp(np.power,
-       lambda t, ans, x, y: t * y * x ** np.where(y, y - 1, 1.0),
+       lambda t, ans, x, y: t * _dpow(x, y),
        lambda t, ans, x, y: t * np.log(np.where(x == 0, 1.0, x)) * ans)
 defjvp(np.remainder, lambda t, ans, x, y: t,
                      lambda t, ans, x, y: -t * np.floor_divide(x, y))

@@ -55,10 +55,18 @@ def _slogdet_jvp(ts, ans, args, kw):
 defrule(np.linalg.slogdet, _slogdet_vjp, _slogdet_jvp, kind=POSITIONAL, multi=True)
 
 
-# solve(a, b): x = a^-1 b, with b a vector only when it is 1-D (numpy 2)
+# solve(a, b): x = a^-1 b.  numpy 2 reads b as a vector only when it is 1-D; numpy 1
+# whenever it has one axis fewer than a (then b may be a stack of vectors).
+_NUMPY1 = np.lib.NumpyVersion(np.__version__) < "2.0.0"
+
+
+def _b_is_vector(a, b):
+    return _ndim(b) == (_ndim(a) - 1 if _NUMPY1 else 1)
+
+
 def _solve_vjps(g, ans, args, kw, needs):
     a, b = args[:2]
-    vec = _ndim(b) == 1
+    vec = _b_is_vector(a, b)
     gb = np.linalg.solve(_H(a), _col(g) if vec else g)
     x = _col(ans) if vec else ans
     ga = -gb @ _H(x) if needs[0] else None
@@ -68,7 +76,7 @@ def _solve_vjps(g, ans, args, kw, needs):
 def _solve_jvp(ts, ans, args, kw):
     a, b = args[:2]
     ta, tb = ts[:2]
-    vec = _ndim(b) == 1
+    vec = _b_is_vector(a, b)
     x = _col(ans) if vec else ans
     if tb is None:
         rhs = -ta @ x

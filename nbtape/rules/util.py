@@ -27,12 +27,14 @@ def unbroadcast(g, shape, dtype):
         gshape = g.shape
     if gshape != shape:
         lead = len(gshape) - len(shape)
+        # g.sum: the ndarray method is cheaper than np.sum's dispatch, and a Tensor's
+        # method records the same op
         if lead > 0:
-            g = np.sum(g, axis=tuple(range(lead)))
+            g = g.sum(axis=tuple(range(lead)))
             gshape = g.shape
         axes = tuple(i for i, (s, gs) in enumerate(zip(shape, gshape)) if s == 1 and gs != 1)
         if axes:
-            g = np.sum(g, axis=axes, keepdims=True)
+            g = g.sum(axis=axes, keepdims=True)
             gshape = g.shape
         if gshape != shape:
             g = np.broadcast_to(g, shape)

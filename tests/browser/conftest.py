@@ -5,8 +5,10 @@
   purpose-built notebooks (the repository's notebooks are never opened by the server).
 * ``browser``: Debian's Chromium under Playwright; missing or broken is a failure
   that names ``apt-get install chromium``, not a skip.
-* ``open_notebook``: a fresh page per test, opened on a notebook; afterwards the page
-  is closed and the kernels shut down, so the 2 CI cores serve one kernel at a time.
+* ``lab_page``: one page running Lab for the session (loading Lab takes seconds), made
+  fresh again whenever a test left it unwell;
+* ``open_notebook``: opens a notebook in that page; afterwards the notebook is closed
+  and the kernels shut down, so the 2 CI cores serve one kernel at a time.
 
 Teardown runs on every path (failure, Ctrl-C, SIGTERM from a CI timeout): fixture
 finalizers for the normal ones, SIGTERM turned into KeyboardInterrupt so pytest
@@ -22,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from . import chromium
-from .lab import Console, Notebook
+from .lab import LabPage, Notebook
 from .notebooks import copy_tutorials, write_purpose_built
 from .server import LabServer, ServerError
 from .shots import Screenshots
@@ -103,25 +105,30 @@ def browser():
         chromium.close(pw, b)
 
 
-@pytest.fixture
-def open_notebook(browser, lab_server, screenshots):
-    """``open_notebook("path/in/root.ipynb")`` -> an opened ``Notebook`` in a new page."""
-    pages = []
+@pytest.fixture(scope="session")
+def lab_page(browser, lab_server, screenshots):
+    holder = LabPage(browser, lab_server, screenshots, VIEWPORT)
+    try:
+        yield holder
+    finally:
+        holder.close()
 
+
+@pytest.fixture
+def open_notebook(lab_page, lab_server, screenshots):
+    """``open_notebook("path/in/root.ipynb")`` -> a ``Notebook`` open in the Lab page.
+
+    Afterwards the notebook is closed and every kernel shut down, so the 2 CI cores
+    serve one kernel at a time and each test starts from a clean Lab.
+    """
     def opener(path):
-        page = browser.new_page(viewport=VIEWPORT)
-        pages.append(page)
-        console = Console(page)
+        page, console = lab_page.fresh()
         return Notebook(page, lab_server, path, screenshots, console).open()
 
     try:
         yield opener
     finally:
-        for page in pages:
-            try:
-                page.close()
-            except Exception:              # noqa: BLE001 - the browser may be gone
-                pass
+        lab_page.close_documents()
         lab_server.shutdown_kernels()
 
 

@@ -8,11 +8,12 @@ is what a student sees.  Cells are addressed by their index in the notebook file
 """
 import re
 import time
-import urllib.parse
 
 OPEN_TIMEOUT = 90.0        # page load, Lab start-up and a kernel start on a busy machine
 RUN_TIMEOUT = 300.0        # one notebook's Run All (the digits training is the longest)
-WIDGET_TIMEOUT = 30.0      # "Loading widget..." turning into a widget
+# Lab's menus, toolbars and status bar take this much of the window's height.
+TALL_MARGIN = 200
+MAX_SHOT_HEIGHT = 8000
 
 # Shared by the snippets below: the NotebookPanel showing `path`, and its cells.
 _PRELUDE = """
@@ -28,6 +29,12 @@ const cellAt = (path, k) => panelFor(path).content.widgets[k];
 const widgetOutputs = (node) => Array.from(node.querySelectorAll('.jp-OutputArea-output'))
   .filter(el => !el.hasAttribute('data-mime-type'));
 """
+
+_OPEN = """
+async (path) => {
+  await window.jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+  return true;
+}"""
 
 _READY = _PRELUDE + """
 (path) => {
@@ -224,9 +231,9 @@ class LabError(AssertionError):
 
 
 class Notebook:
-    """One notebook open in its own Lab page.
+    """One notebook in the Lab page.
 
-    ``open()`` loads Lab on it and waits for an idle kernel; ``run_all()`` runs every
+    ``open()`` opens it (File > Open) and waits for an idle kernel; ``run_all()`` runs every
     cell and waits for the kernel to finish; ``cells()`` reads back each cell.
     """
 
@@ -240,13 +247,9 @@ class Notebook:
 
     # opening and running ------------------------------------------------------------------
     def open(self, timeout=OPEN_TIMEOUT):
-        # ?reset: start from an empty workspace (no tabs restored from an earlier test)
-        url = (f"{self.server.url}/lab/tree/{urllib.parse.quote(self.path)}"
-               f"?token={self.server.token}&reset")
-        self.page.goto(url, timeout=timeout * 1000)
+        """File > Open: the notebook in Lab's main area, its kernel started and idle."""
+        self.page.evaluate(_OPEN, self.path)
         self._wait(_READY, timeout, "Lab to open the notebook and its kernel to be idle")
-        # More room for the notebook: the file browser is not what is being checked.
-        self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
         return self
 
     def run_all(self, timeout=RUN_TIMEOUT):
@@ -294,8 +297,30 @@ class Notebook:
         return self.cell(k).locator(".jp-OutputArea-output:not([data-mime-type])").first
 
     def shot(self, target, label):
-        """Screenshot ``target`` (a Locator, or the page) as ``<notebook>__<label>.png``."""
-        return self.shots.take(target, f"{self.name}__{label}")
+        """Screenshot ``target`` (a Locator, or the page) as ``<notebook>__<label>.png``.
+
+        A cell taller than the notebook's scrolling area cannot be captured whole (the
+        capture runs past the area and picks up Lab's menus), so for the moment of the
+        screenshot the window is made tall enough to show it all.
+        """
+        name = f"{self.name}__{label}"
+        if target is self.page:
+            return self.shots.take(target, name)
+        size = self.page.viewport_size
+        try:
+            box = target.bounding_box(timeout=5000)
+        except Exception:                  # noqa: BLE001 - take() reports what it can
+            box = None
+        room = size["height"] - TALL_MARGIN
+        if box is None or box["height"] <= room:
+            return self.shots.take(target, name)
+        tall = min(MAX_SHOT_HEIGHT, int(box["height"]) + TALL_MARGIN + 40)
+        self.page.set_viewport_size({"width": size["width"], "height": tall})
+        try:
+            target.scroll_into_view_if_needed(timeout=5000)
+            return self.shots.take(target, name)
+        finally:
+            self.page.set_viewport_size(size)
 
     # sampling a widget while a cell runs -----------------------------------------------------
     def start_sampling(self, cell, marker, column=None, row=None, every_ms=25):
@@ -331,6 +356,87 @@ class Notebook:
             time.sleep(0.05)
 
 
+# A Lab page fit for the next test: Lab started, no dialog over it, no document open.
+_HEALTHY = """
+() => !!window.jupyterapp && !document.querySelector('.jp-Dialog')
+  && Array.from(window.jupyterapp.shell.widgets('main')).every(w => !w.context)"""
+
+# Close every open document without "save changes?" questions (the copies are
+# throwaway); the kernels are shut down through the server's API afterwards.
+_CLOSE_DOCUMENTS = """
+() => {
+  for (const w of Array.from(window.jupyterapp.shell.widgets('main'))) {
+    if (w.context) { w.context.model.dirty = false; w.dispose(); }
+  }
+}"""
+
+
+class LabPage:
+    """One browser page running Lab for the whole session, one notebook open at a time.
+
+    Loading Lab costs seconds of a 2-core machine's time, so tests share the page the
+    way a student opens one notebook after another.  ``fresh()`` hands it over with no
+    document open and the console log cleared, reloading Lab whenever the previous
+    test left it unwell (a dialog up, a document it could not close, a crashed page).
+    """
+
+    def __init__(self, browser, server, shots, viewport):
+        self.browser = browser
+        self.server = server
+        self.shots = shots
+        self.viewport = viewport
+        self.page = None
+        self.console = None
+
+    def fresh(self, timeout=OPEN_TIMEOUT):
+        if not self._healthy():
+            self._load(timeout)
+        self.console.clear()
+        return self.page, self.console
+
+    def _healthy(self):
+        if self.page is None or self.page.is_closed():
+            return False
+        try:
+            return bool(self.page.evaluate(_HEALTHY))
+        except Exception:                  # noqa: BLE001 - a crashed or navigating page
+            return False
+
+    def _load(self, timeout):
+        self.close()
+        self.page = self.browser.new_page(viewport=self.viewport)
+        self.console = Console(self.page)
+        # ?reset: an empty workspace (nothing restored from an earlier load)
+        self.page.goto(f"{self.server.url}/lab?token={self.server.token}&reset",
+                       timeout=timeout * 1000)
+        try:
+            self.page.wait_for_function("() => !!window.jupyterapp", timeout=timeout * 1000)
+            self.page.evaluate("async () => { await window.jupyterapp.restored; }")
+        except Exception as exc:           # noqa: BLE001 - reported with what we know
+            shot = self.shots.take(self.page, "lab_did_not_start")
+            raise LabError(f"JupyterLab did not start in the browser within {timeout:.0f} s "
+                           f"({type(exc).__name__}: {exc}).\nscreenshot: {shot}\n"
+                           f"browser console errors: {self.console.summary()}\n"
+                           f"{self.server.log_tail(15)}") from None
+        # More room for the notebook: the file browser is not what is being checked.
+        self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+
+    def close_documents(self):
+        if self.page is not None and not self.page.is_closed():
+            try:
+                self.page.evaluate(_CLOSE_DOCUMENTS)
+            except Exception:              # noqa: BLE001 - fresh() reloads Lab if needed
+                pass
+
+    def close(self):
+        if self.page is not None and not self.page.is_closed():
+            try:
+                self.page.close()
+            except Exception:              # noqa: BLE001 - the browser may be gone
+                pass
+        self.page = None
+
+
 class Console:
     """The page's JavaScript errors: uncaught exceptions and console.error messages."""
 
@@ -339,6 +445,10 @@ class Console:
         self.errors = []
         page.on("pageerror", lambda exc: self.uncaught.append(str(exc)))
         page.on("console", self._message)
+
+    def clear(self):
+        self.uncaught.clear()
+        self.errors.clear()
 
     def _message(self, msg):
         if msg.type == "error":

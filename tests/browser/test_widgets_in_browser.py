@@ -1,6 +1,7 @@
 """nbtape's pictures and widgets in a real browser, with small purpose-built notebooks.
 
-* a tape picture (``tape.graph()`` and ``%%tape --graph``) appears as a decoded SVG;
+* a tape picture (``tape.graph()`` and ``%%tape --graph``) appears as a decoded SVG
+  carrying the tape's labels (JupyterLab draws image/svg+xml as an <img> of the SVG);
 * the live inspector's value visibly changes more than once *while* a loop runs
   (sampled in the page every 25 ms; a sample counts only if the loop's end marker was
   not printed yet), and ends on the value the kernel has;
@@ -99,30 +100,39 @@ def timeline(samples, limit=30):
 
 
 # pictures --------------------------------------------------------------------------------
-@pytest.mark.parametrize("cell, what, labels", [
-    (2, "tape.graph()", ("x", "np.sin", "np.multiply")),
-    (4, "%%tape t --graph", ("x", "np.exp")),
-])
-def test_a_tape_picture_appears_as_svg(open_notebook, cell, what, labels):
+# (cell, what the student typed, labels the picture must carry)
+PICTURES = [(2, "tape.graph()", ("x", "np.sin", "np.multiply")),
+            (4, "%%tape t --graph", ("x", "np.exp"))]
+
+
+def picture_problem(cell, what, labels):
+    """Why cell ``cell`` does not show the tape as an SVG picture, or None."""
+    pictures = [o for o in cell["outputs"] if checks.is_picture(o)]
+    if not pictures:
+        return (f"`{what}` (cell {cell['index']}) should show the tape as a picture (an "
+                f"image/svg+xml output); its outputs were: {checks.describe_outputs(cell)}, "
+                f"showing {[o['text'][:200] for o in cell['outputs']]}")
+    pic = pictures[0]
+    if not checks.picture_ok(pic):
+        return (f"`{what}` (cell {cell['index']}): the picture did not appear (shown as "
+                f"{pic['how']}, decoded={pic['decoded']}, svg={pic['isSvg']}, "
+                f"{pic['width']}x{pic['height']} px)")
+    missing = [label for label in labels if label not in pic["svgText"]]
+    if missing:
+        return (f"`{what}` (cell {cell['index']}): the picture lacks the labels {missing}; "
+                f"its text reads {pic['svgText'][:300]!r}")
+    return None
+
+
+def test_tape_pictures_appear_as_svg(open_notebook):
     nb, cells = run(open_notebook, "tape_pictures.ipynb")
-    shots = [nb.shot(nb.cell(cell), f"picture_cell_{cell}")]
+    shots = [nb.shot(nb.cell(k), f"picture_cell_{k}") for k, _, _ in PICTURES]
     assert_kernel_is_ours(nb, cells, shots)
     assert_clean(nb, cells, shots)
-    pictures = [o for o in cells[cell]["outputs"] if checks.is_picture(o)]
-    assert pictures, checks.report(
-        f"`{what}` (cell {cell}) should show the tape as a picture (an image/svg+xml "
-        f"output); its outputs were: {checks.describe_outputs(cells[cell])}\n"
-        f"text shown: {[o['text'][:300] for o in cells[cell]['outputs']]}",
-        [], shots, nb.console, nb.shots.folder)
-    pic = pictures[0]
-    assert checks.picture_ok(pic), checks.report(
-        f"`{what}` (cell {cell}): the picture did not appear (shown as {pic['how']}, "
-        f"decoded={pic['decoded']}, svg={pic['isSvg']}, {pic['width']}x{pic['height']} px)",
-        [], shots, nb.console, nb.shots.folder)
-    missing = [label for label in labels if label not in pic["svgText"]]
-    assert not missing, checks.report(
-        f"`{what}` (cell {cell}): the picture lacks the labels {missing}; its text reads "
-        f"{pic['svgText'][:400]!r}", [], shots, nb.console, nb.shots.folder)
+    problems = [p for p in (picture_problem(cells[k], what, labels)
+                            for k, what, labels in PICTURES) if p]
+    assert not problems, checks.report("The tape pictures did not appear as SVG:", problems,
+                                       shots, nb.console, nb.shots.folder)
 
 
 # the live inspector ------------------------------------------------------------------------
@@ -224,13 +234,13 @@ def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
     script = [("one frame on", "▶", 1), ("one frame on", "▶", 2), ("one frame back", "◀", 1),
               ("last frame", "⏭", last), ("first frame", "⏮", 0)]
     before = (frame, text, picture)
-    for title, label, want in script:
+    for n, (title, label, want) in enumerate(script, 1):
         player_button(widget, title, label).click()
         nb.wait_for_text(widget, rf"frame\s+{want}\s+of\s+{last}\b", 15,
                          f"the tape player to show frame {want} of {last} after "
                          f"clicking {label} ({title})")
         now = player_view(widget)
-        shots.append(nb.shot(nb.cell(2), f"player_after_{label}_frame_{want}"))
+        shots.append(nb.shot(nb.cell(2), f"player_{n}_{title}_then_frame_{want}"))
         # A new frame is a new picture (another op highlighted, or adjoints written in).
         assert now[3] != before[2], checks.report(
             f"Clicking {label} ({title}) moved the title from frame {before[0]} to frame "
