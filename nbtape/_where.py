@@ -37,6 +37,38 @@ def _is_cell(filename):
     return parent.startswith("ipykernel_") and os.path.basename(filename)[:-3].isdigit()
 
 
+def caller_raw(depth=2):
+    """Like ``caller`` but cheap: ``(code, last instruction)``, decoded by ``decode``.
+
+    A frame's ``f_lineno`` costs more than the rest of recording an op put
+    together, so ops store this and the line is worked out only when shown.
+    """
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        f = sys._getframe(1)
+    while f is not None:
+        code = f.f_code
+        if not code.co_filename.startswith(_SKIP):
+            return (code, f.f_lasti)
+        f = f.f_back
+    return None
+
+
+def decode(raw):
+    """``(filename, lineno, function)`` from a ``caller_raw`` result."""
+    if raw is None:
+        return None
+    code, lasti = raw
+    lineno = code.co_firstlineno
+    for start, end, line in code.co_lines():
+        if start <= lasti < end:
+            if line is not None:
+                lineno = line
+            break
+    return (code.co_filename, lineno, code.co_name)
+
+
 def describe(where):
     """'line 3 of <cell>' style text for a ``caller()`` result."""
     if not where:

@@ -8,7 +8,7 @@ import weakref
 
 import numpy as np
 
-from ._where import describe, source_line
+from ._where import decode, describe, source_line
 from .errors import NoGradientRuleError
 from .rules.registry import SEQUENCE
 from .rules.util import unbroadcast
@@ -18,7 +18,7 @@ from .tensor import Tensor
 class Op:
     """One recorded operation: what its VJP needs, and where it happened."""
 
-    __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "where", "_out",
+    __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "_where", "_out",
                  "all_ids")
 
     def __init__(self, rule, args, kwargs, ans, in_ids, metas, out_ids, where, out=None,
@@ -30,7 +30,7 @@ class Op:
         self.in_ids = in_ids
         self.metas = metas
         self.out_ids = out_ids
-        self.where = where
+        self._where = where     # (code, lasti) until first asked for, then decoded
         self._out = out         # the output tensor(s), kept on small tapes for pictures
         # operand ids before untracked ones became None (pictures link them to their ops)
         self.all_ids = all_ids if all_ids is not None else in_ids
@@ -38,6 +38,14 @@ class Op:
     @property
     def name(self):
         return self.rule.name
+
+    @property
+    def where(self):
+        """``(filename, lineno, function)`` of the user's line that ran this op."""
+        w = self._where
+        if w is not None and type(w[0]) is not str:
+            w = self._where = decode(w)
+        return w
 
     @property
     def out(self):

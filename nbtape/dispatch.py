@@ -66,18 +66,19 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         args = (items, *rest)
     else:
         raw = []
-        variables = False
+        special = False         # a Variable to read, or a list operand to make an array
         for a in args:
             t = type(a)
             if t is Tensor:
                 raw.append(a._value)
             elif t is Variable:
-                variables = True
+                special = True
                 raw.append(a._tensor._value)
             else:
+                special = special or t is list
                 raw.append(a)
-        if variables:
-            args = [a._read(stack) if type(a) is Variable else a for a in args]
+        if special:
+            args = _special_args(rule, args, stack)
     if kwargs and rule.params and rule.kind is POSITIONAL:
         args, kwargs = _bind_operand_keywords(rule, args, kwargs)
         raw = [_val(_read(a, stack)) for a in args]
@@ -110,6 +111,21 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
 
 
 _ARRAYS = (np.ndarray, np.generic)
+
+
+def _special_args(rule, args, stack):
+    """Variables become their (recorded) reads; list operands become arrays, which
+    is what the rules expect of a constant operand (``x @ [1.0, 2.0]``)."""
+    n = rule.nargs if rule.kind is POSITIONAL else 0
+    out = []
+    for k, a in enumerate(args):
+        t = type(a)
+        if t is Variable:
+            a = a._read(stack)
+        elif t is list and k < n:
+            a = np.asarray(a)
+        out.append(a)
+    return out
 
 
 def _bind_operand_keywords(rule, args, kwargs):

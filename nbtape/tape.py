@@ -10,7 +10,6 @@ from ._state import next_id, suspended, tls
 from .backward import Op, backward
 from .errors import NbtapeError, TapeConsumedError, user_facing
 from .observe import Observable
-from .rules.registry import POSITIONAL
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -23,6 +22,8 @@ DISPLAY_OPS = 1000
 # ... and a used non-persistent tape keeps those values and adjoints only while they
 # add up to at most this many bytes (a classroom picture, not a training step).
 DISPLAY_BYTES = 1 << 20
+# A picture shows a summary of a big array anyway: outputs above this are not kept.
+_KEEP_BYTES = DISPLAY_BYTES // 16
 
 
 class GradientRecord:
@@ -90,9 +91,6 @@ def _small_tape(ops):
     return _nbytes(op._out for op in ops) <= DISPLAY_BYTES
 
 
-def _small_output(outs):
-    # a picture shows a summary of a big array anyway: don't keep one alive for it
-    return type(outs) is not Tensor or outs._value.nbytes <= DISPLAY_BYTES // 16
 
 
 def _float_dtype(dt):
@@ -224,17 +222,14 @@ class GradientTape(Observable):
                      for k, a in enumerate(args)]
         else:
             saved = args
-        if rule.kind is POSITIONAL:
-            for k in range(min(rule.nargs, len(saved))):
-                if type(saved[k]) is list:      # an array-like constant operand
-                    saved = list(saved)
-                    saved[k] = np.asarray(saved[k])
         metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                  for a in operands]
         ops = self._ops
         ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
-                      out_ids, _where.caller(4),
-                      outs if len(ops) < DISPLAY_OPS and _small_output(outs) else None,
+                      out_ids, _where.caller_raw(4),
+                      outs if len(ops) < DISPLAY_OPS and (type(outs) is not Tensor or
+                                                           outs._value.nbytes <= _KEEP_BYTES)
+                      else None,
                       all_ids))
         if not rule.stop:
             if len(out_ids) == 1:

@@ -61,11 +61,13 @@ def lab_server(lab_root, screenshots):
     atexit.register(server.stop)            # if pytest itself dies before the finalizer
     restore = _sigterm_as_interrupt()
     try:
+        problem = None
         try:
             server.start()
         except ServerError as exc:
-            pytest.fail(f"Could not start JupyterLab for the browser tests: {exc}",
-                        pytrace=False)
+            problem = f"Could not start JupyterLab for the browser tests: {exc}"
+        if problem:
+            pytest.fail(problem, pytrace=False)
         yield server
     finally:
         server.stop()
@@ -94,12 +96,14 @@ def _sigterm_as_interrupt():
 @pytest.fixture(scope="session")
 def browser():
     pw = b = None
+    problem = None
     try:
-        try:
-            b_path = chromium.find_chromium()
-            pw, b = chromium.launch(b_path)
-        except chromium.BrowserUnavailable as exc:
-            pytest.fail(str(exc), pytrace=False)
+        pw, b = chromium.launch(chromium.find_chromium())
+    except chromium.BrowserUnavailable as exc:
+        problem = str(exc)
+    if problem:                     # outside the except: one clear message, no chain
+        pytest.fail(problem, pytrace=False)
+    try:
         yield b
     finally:
         chromium.close(pw, b)

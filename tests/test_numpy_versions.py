@@ -1,0 +1,57 @@
+"""nbtape supports numpy 1.26 as well as 2.x (pyproject: ``numpy>=1.26,<3``).
+
+The rest of the suite runs on whatever numpy is installed, normally a 2.x.  This
+test builds a fresh virtual environment with numpy 1.26.4, installs this checkout
+there without its dependencies (so pip cannot upgrade numpy), and runs the engine
+and rule tests in it, so a rule that needs a numpy 2 function, keyword or promotion
+rule is caught before a numpy 1 user imports nbtape.
+"""
+import os
+import subprocess
+import venv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+OLDEST_NUMPY = "1.26.4"
+
+# The engine and its rules; the notebook layer (IPython, widgets) is left out, since
+# it does not touch numpy beyond what these already exercise.
+ENGINE_TESTS = sorted(TESTS.glob("test_rules_*.py")) + [TESTS / f"test_{name}.py" for name in (
+    "smoke_rules", "tape", "tape_nesting", "seed_examples", "tensor", "variable", "forward",
+    "custom", "functional", "jacobians", "explain", "dtypes", "check", "errors", "coverage",
+    "clip", "losses", "nn", "layers", "optimizers")]
+
+
+def _run(cmd, timeout=900, **kw):
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    if proc.returncode != 0:
+        raise AssertionError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n"
+                             f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.0.0",
+                    reason="already on numpy 1: the rest of the suite is this check")
+def test_engine_and_rules_pass_on_numpy_1_26(tmp_path):
+    env_dir = tmp_path / "numpy-1.26"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python3"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    _run([py, "-m", "pip", "install", "-q", f"numpy=={OLDEST_NUMPY}", "pytest", "hypothesis",
+          "graphviz", "graphviz-pure"], env=env)
+    _run([py, "-m", "pip", "install", "-q", "--no-deps", "-e", ROOT], env=env)
+    where = _run([py, "-c", "import numpy, nbtape; print(numpy.__version__, nbtape.__file__)"],
+                 cwd=tmp_path, env=env)
+    version, path = where.stdout.split()
+    assert version == OLDEST_NUMPY and Path(path).is_relative_to(ROOT), where.stdout
+    # -o addopts= drops nbval and the notebooks; the rules' doctests still run
+    out = _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+                *ENGINE_TESTS, "--doctest-modules", ROOT / "nbtape" / "rules"],
+               cwd=ROOT, env=env)
+    assert " passed" in out.stdout and " failed" not in out.stdout, out.stdout[-4000:]
