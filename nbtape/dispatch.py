@@ -193,6 +193,10 @@ _GUFUNC_KWARGS = frozenset(("where", "axes", "axis", "keepdims", "signature"))
 
 def array_ufunc(ufunc, method, inputs, kwargs):
     """``Tensor.__array_ufunc__``: route ufunc calls to their rules."""
+    if not kwargs and method == "__call__":      # the common case, kept short
+        rule = RULES.get(ufunc)
+        if rule is not None:
+            return apply(rule, inputs)
     if kwargs.get("out") is not None:
         raise TypeError(
             f"nbtape tensors are immutable, so np.{ufunc.__name__}(..., out=...) cannot "

@@ -23,7 +23,7 @@ class TensorLike:
 
     # numpy protocol --------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _d.array_ufunc(ufunc, method, inputs, kwargs)
+        return _array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
         return _d.array_function(func, args, kwargs)
@@ -271,7 +271,7 @@ def constant(value, dtype=None):
 
 # Late imports: these modules import Tensor themselves.
 from . import dispatch as _d  # noqa: E402
-from .dispatch import apply  # noqa: E402
+from .dispatch import apply, array_ufunc as _array_ufunc  # noqa: E402
 from .rules import core_ops as _core  # noqa: E402
 
 _core._bind_engine(apply, TensorLike)
