@@ -56,9 +56,9 @@ def caller_raw(depth=2):
 
 
 def decode(raw):
-    """``(filename, lineno, function)`` from a ``caller_raw`` result."""
-    if raw is None:
-        return None
+    """``(filename, lineno, function)`` from a ``caller_raw`` result (or already one)."""
+    if raw is None or type(raw[0]) is str:
+        return raw
     code, lasti = raw
     lineno = code.co_firstlineno
     for start, end, line in code.co_lines():
@@ -71,6 +71,7 @@ def decode(raw):
 
 def describe(where):
     """'line 3 of <cell>' style text for a ``caller()`` result."""
+    where = decode(where)
     if not where:
         return "an unknown line"
     filename, lineno, func = where
@@ -85,6 +86,7 @@ def describe(where):
 
 def source_line(where):
     """The text of that line, when it can be found."""
+    where = decode(where)
     if not where:
         return ""
     import linecache

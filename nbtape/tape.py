@@ -121,7 +121,9 @@ class GradientTape(Observable):
         self._ops = []
         self._tracked = set()
         self._variables = {}      # id -> Variable, watched
-        self._watched = {}        # id -> (serial at watch time, where, object kind)
+        # id -> (serial at watch time, where, object kind); where is _where.caller()'s
+        # tuple, or for auto-watched variables the cheaper caller_raw() (decode it)
+        self._watched = {}
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
         self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses
         self.last_gradient = None  # GradientRecord of the latest gradient() call
@@ -181,7 +183,7 @@ class GradientTape(Observable):
         if v._id not in self._variables:
             self._variables[v._id] = v
             self._tracked.add(v._id)
-            self._watched[v._id] = (next_id(), _where.caller(), "variable")
+            self._watched[v._id] = (next_id(), _where.caller_raw(), "variable")
 
     def watched_variables(self):
         """The variables this tape watched, in the order they were created."""

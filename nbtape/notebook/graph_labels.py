@@ -4,6 +4,7 @@ Every label is a Graphviz HTML-like label built only from escaped text, so user
 names and values (quotes, ``<``, ``&``, braces, newlines, control characters)
 can neither break the DOT nor put markup into the SVG.
 """
+from .._where import decode
 import html
 import re
 
@@ -139,6 +140,7 @@ def where_text(where):
     >>> where_text(("/tmp/ipykernel_1/123.py", 5, "<module>")), where_text(("f.py", 2, "step"))
     ('line 5', 'line 2 in step')
     """
+    where = decode(where)
     if not where:
         return "an unknown line"
     _, lineno, func = where
