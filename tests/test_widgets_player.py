@@ -74,7 +74,7 @@ def test_stepping_from_python_and_from_the_buttons():
     p.step(-3)
     assert p.frame == 6
     buttons = {b.description: b for b in p.widget.children[1].children[2:]}
-    buttons["⏮"].click()
+    buttons["|◀"].click()
     assert p.frame == 0
     buttons["▶"].click()
     buttons["▶"].click()
@@ -83,7 +83,7 @@ def test_stepping_from_python_and_from_the_buttons():
     assert p.frame == 1
     buttons["⇤ reverse pass"].click()
     assert p.frames[p.frame].phase == "backward" and p.frame == 5
-    buttons["⏭"].click()
+    buttons["▶|"].click()
     assert p.frame == 9
     p._slider.value = 3                     # what the Play button does, through the link
     assert p.frame == 3 and p.caption.startswith("Forward 3/4")

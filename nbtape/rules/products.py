@@ -239,7 +239,7 @@ def _dot_vjp(k):
     return vjp
 
 
-# (numpy_function: np.linalg's array-API spellings are numpy 2 only)
+# np.linalg.tensordot, outer, matmul and vecdot (the array API's spellings) are numpy 2 only
 _defbilinear(np.dot, (_dot_vjp(0), _dot_vjp(1)))
 _defbilinear(np.inner, _contraction_vjps(_inner_spec))
 _defbilinear(np.tensordot, _contraction_vjps(_tensordot_spec))

@@ -105,7 +105,8 @@ def numpy_function(path):
 def defalias(alias, fn):
     """Give another spelling of ``fn`` (an old or deprecated name) ``fn``'s rule.
 
-    The rule computes ``fn``, so a deprecated alias does not warn from inside nbtape.
+    The rule computes ``fn``: numpy has already warned the caller of a deprecated
+    alias, and the alias called again from inside nbtape would warn a second time.
     """
     if alias is not None and alias is not fn:
         RULES[alias] = rule_for(fn)

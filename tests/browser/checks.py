@@ -3,7 +3,7 @@
 Pure functions over the per-cell facts ``Notebook.cells()`` reads from the page (so
 they are testable without a browser).  A problem is one readable line naming the cell.
 """
-from .notebooks import Expected
+from .notebooks import SVG, WIDGET, Expected
 
 WIDGET_STATES = {
     "error": "the widget area shows {text!r} instead of the widget",
@@ -32,7 +32,7 @@ def picture_ok(out):
 
 
 def is_picture(out):
-    return out["domMime"] == "image/svg+xml"
+    return out["domMime"] == SVG
 
 
 def is_widget(out):
@@ -66,7 +66,7 @@ def cell_problems(cell, expected=None):
         if is_widget(out) and out["widget"] != "ok":
             problems.append(f"{here}: " + WIDGET_STATES[out["widget"]].format(
                 text=out["text"].strip()[:200]))
-        if "application/vnd.jupyter.widget-view+json" in out["mimes"] and out["domMime"]:
+        if WIDGET in out["mimes"] and out["domMime"]:
             problems.append(f"{here}: the widget was shown as {out['domMime']} "
                             f"({out['text'].strip()[:100]!r}), not drawn: Lab has no "
                             f"ipywidgets renderer (is jupyterlab_widgets installed?)")

@@ -42,8 +42,12 @@ def find_chromium():
                              f"(looked for {', '.join(NAMES)}): {INSTALL_HINT}.")
 
 
-def launch(executable):
-    """``(playwright, browser)``; the caller stops both (``close(...)``)."""
+def launch(executable, home):
+    """``(playwright, browser)``; the caller stops both (``close(...)``).
+
+    ``home`` (an empty directory) takes what Chromium would otherwise write under the
+    user's ~/.config and ~/.cache (crash-report settings, a headless profile stub).
+    """
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
@@ -51,8 +55,10 @@ def launch(executable):
                                  f"run `python3 -m pip install -e '.[test]'`.") from exc
     pw = sync_playwright().start()
     try:
+        env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(home, "config"),
+                   XDG_CACHE_HOME=os.path.join(home, "cache"))
         browser = pw.chromium.launch(executable_path=executable, headless=True, args=ARGS,
-                                     timeout=60_000)
+                                     env=env, timeout=60_000)
     except Exception as exc:
         pw.stop()
         raise BrowserUnavailable(f"Chromium at {executable} did not start under Playwright: "
@@ -65,6 +71,8 @@ def close(pw, browser):
     try:
         if browser is not None:
             browser.close()
+    except Exception:           # noqa: BLE001 - already gone (a Ctrl-C reaches it too)
+        pass
     finally:
         if pw is not None:
             pw.stop()

@@ -47,10 +47,10 @@ def lab_root():
     root, home = base / "root", base / "home"
     root.mkdir()
     home.mkdir()
-    copy_tutorials(root / "notebooks")
-    paths = write_purpose_built(root)
+    copy_tutorials(root / "notebooks")          # served as notebooks/<name>.ipynb
+    write_purpose_built(root)                   # served as purpose-built/<name>.ipynb
     try:
-        yield {"base": base, "root": root, "home": home, "purpose_built": paths}
+        yield {"root": root, "home": home}
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -95,18 +95,20 @@ def _sigterm_as_interrupt():
 
 @pytest.fixture(scope="session")
 def browser():
+    home = tempfile.mkdtemp(prefix="nbtape-chromium-")
     pw = b = None
     problem = None
     try:
-        pw, b = chromium.launch(chromium.find_chromium())
+        pw, b = chromium.launch(chromium.find_chromium(), home)
     except chromium.BrowserUnavailable as exc:
         problem = str(exc)
-    if problem:                     # outside the except: one clear message, no chain
-        pytest.fail(problem, pytrace=False)
     try:
+        if problem:                 # outside the except: one clear message, no chain
+            pytest.fail(problem, pytrace=False)
         yield b
     finally:
         chromium.close(pw, b)
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

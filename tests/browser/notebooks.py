@@ -102,8 +102,8 @@ WHO = ("import sys, time\nimport numpy as np\nimport nbtape as nt\n"
        "print('python:', sys.executable)\nprint('nbtape:', nt.__file__)")
 
 # Gradient descent on (w - 3)^2 from w = 0, slowed down so a person (and the test)
-# can watch: STEPS steps of PAUSE seconds, far longer than the inspector's 0.1 s
-# refresh interval, so each step can show.  The end marker is printed after the loop.
+# can watch: 25 steps of 0.15 s, longer than the widgets' 0.1 s refresh interval, so
+# each step can show.  The end marker is printed after the loop.
 LOOP_END = "loop finished"
 INSPECTOR_LOOP = f"""\
 w = nt.Variable(0.0, name="w")

@@ -39,8 +39,9 @@ SETTINGS = {
 }
 SERVER_CONFIG = {
     "ServerApp": {
-        # Not needed here, and each costs start-up time on a 2-core machine.
-        "jpserver_extensions": {"jupyter_lsp": False, "jupyter_server_terminals": False},
+        # Terminals are not needed here and cost start-up time.  (jupyter_lsp stays: the
+        # Lab front end asks it for its status, and a 404 would be noise in the console.)
+        "jpserver_extensions": {"jupyter_server_terminals": False},
         "terminals_enabled": False,
     },
 }

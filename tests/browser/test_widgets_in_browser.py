@@ -232,7 +232,7 @@ def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
 
     # (button tooltip, label, frame expected after the click)
     script = [("one frame on", "▶", 1), ("one frame on", "▶", 2), ("one frame back", "◀", 1),
-              ("last frame", "⏭", last), ("first frame", "⏮", 0)]
+              ("last frame", "▶|", last), ("first frame", "|◀", 0)]
     before = (frame, text, picture)
     for n, (title, label, want) in enumerate(script, 1):
         player_button(widget, title, label).click()

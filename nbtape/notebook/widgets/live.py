@@ -66,10 +66,14 @@ class Snapshot:
         return self.text
 
     def _repr_html_(self):
-        return self.html
+        # folded: beside a live widget it is a one-line reminder, not a second copy;
+        # where widgets cannot draw (a shared notebook) one click opens it
+        return ("<details class='nbtape-snapshot'><summary style='color:#6b7280'>"
+                "static copy of the final state (for viewers without live widgets)"
+                f"</summary>{self.html}</details>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"text/plain": self.text, "text/html": self.html}
+        return {"text/plain": self.text, "text/html": self._repr_html_()}
 
 
 def _release(subscriptions, widgets, throttle):

@@ -71,11 +71,12 @@ class TapePlayer(LiveView):
                                              layout=W.Layout(width="40%")))
         self._add(W.jslink((self._play, "value"), (self._slider, "value")))
         buttons = []
-        for label, tip, fn in (("⏮", "first frame", self._to_start),
+        # glyphs every common font has (⏮/⏭ draw as empty boxes with DejaVu)
+        for label, tip, fn in (("|◀", "first frame", self._to_start),
                                ("◀", "one frame back", self._back),
                                ("▶", "one frame on", self._on),
                                ("⇤ reverse pass", "jump to the reverse pass", self._to_back),
-                               ("⏭", "last frame", self._to_end)):
+                               ("▶|", "last frame", self._to_end)):
             b = self._add(W.Button(description=label, tooltip=tip,
                                    layout=W.Layout(width="auto")))
             b.on_click(weak_callback(fn))
