@@ -30,17 +30,20 @@ from .server import LabServer, ServerError
 from .shots import Screenshots
 
 VIEWPORT = {"width": 1280, "height": 1000}
+# Fixtures are package-scoped, not session-scoped: Playwright's sync API keeps an
+# event loop running in this thread while it is open, which the rest of the suite
+# (the %%tape magic's top-level await) must not see.
 _used = {}          # what the terminal summary reports: the screenshots folder
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def screenshots():
     shots = Screenshots().prepare()
     _used["shots"] = shots
     return shots
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab_root():
     """A temporary tree: ``root/`` (what the server serves) and ``home/`` (its config)."""
     base = Path(tempfile.mkdtemp(prefix="nbtape-browser-"))
@@ -55,7 +58,7 @@ def lab_root():
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab_server(lab_root, screenshots):
     server = LabServer(lab_root["root"], lab_root["home"])
     atexit.register(server.stop)            # if pytest itself dies before the finalizer
@@ -93,7 +96,7 @@ def _sigterm_as_interrupt():
     return lambda: signal.signal(signal.SIGTERM, previous)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
     home = tempfile.mkdtemp(prefix="nbtape-chromium-")
     pw = b = None
@@ -111,7 +114,7 @@ def browser():
         shutil.rmtree(home, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab_page(browser, lab_server, screenshots):
     holder = LabPage(browser, lab_server, screenshots, VIEWPORT)
     try:
