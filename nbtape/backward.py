@@ -10,7 +10,6 @@ import numpy as np
 
 from ._where import decode, describe, source_line
 from .errors import NoGradientRuleError
-from .rules.registry import SEQUENCE
 from .rules.util import unbroadcast
 from .tensor import Tensor
 

@@ -138,11 +138,10 @@ def explain(tape, target, source):
                            extra_paths=max(0, n_paths - 1))
 
     reasons = _breaks(tape, ops, reach, source, target, src)
-    fix = None
     if not reasons:
         reasons = ["no recorded operation connects them: the target was computed from "
                    "other values (or before this tape started recording)."]
-    return Explanation(title_none, False, [], reasons, fix=fix)
+    return Explanation(title_none, False, [], reasons)
 
 
 def _count_paths(ops, reach, sid, tid, cap=1000):

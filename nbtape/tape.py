@@ -8,7 +8,7 @@ import numpy as np
 from . import _where
 from ._state import next_id, suspended, tls
 from .backward import Op, backward
-from .errors import NbtapeError, TapeConsumedError, user_facing
+from .errors import TapeConsumedError, user_facing
 from .observe import Observable
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike

@@ -7,7 +7,6 @@ student sees it.
 """
 import os
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
