@@ -7,6 +7,8 @@ dtype, an ``assign``, ``stop_recording``, ``stop_gradient``.
 """
 import html
 
+import numpy as np
+
 from . import _where
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -109,6 +111,8 @@ def explain(tape, target, source):
     >>> print(t.explain(y, x).reasons[0][:40])
     the source is an nt.Tensor that this tap
     """
+    if isinstance(target, (int, float, complex, np.ndarray, np.generic)):
+        target = Tensor(np.asarray(target))     # a plain value: it left the tape somewhere
     if not isinstance(source, TensorLike) or not isinstance(target, TensorLike):
         raise TypeError("explain(target, source) takes nbtape tensors or variables.")
     ops = tape._ops

@@ -311,6 +311,8 @@ class GradientTape(Observable):
         seeds = {}
         for t, og in zip(targets, ogs):
             if not isinstance(t, TensorLike):
+                if isinstance(t, (int, float, complex, np.ndarray, np.generic)):
+                    continue    # a plain value (it left the tape): a constant, as in TF
                 raise TypeError(_not_a_tensor("gradient", t, role="target"))
             if not _float_dtype(t.dtype):
                 if not int_sources:

@@ -132,3 +132,13 @@ def test_explain_rejects_plain_values():
         pass
     with pytest.raises(TypeError):
         tape.explain(1.0, 2.0)
+
+
+def test_a_plain_target_gives_none_and_says_where_it_left():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = np.mean([x, x])          # a list of tensors becomes a plain array
+    assert not isinstance(y, nt.Tensor)
+    with pytest.warns(UserWarning, match="left the tape"):
+        assert tape.gradient(y, x) is None
+    assert "y = np.mean([x, x])" in str(tape.explain(y, x))
