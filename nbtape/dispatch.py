@@ -103,7 +103,8 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     else:
         outs = out
     if stack and not rule.nondiff:
-        operands = rule.operands(args)
+        operands = args[:rule.nargs] if rule.kind is POSITIONAL and not rule.zero \
+            else rule.operands(args)
         ids = [a._id if type(a) is Tensor else None for a in operands]
         for rec in stack:
             rec.record(rule, args, kwargs, operands, ids, outs)

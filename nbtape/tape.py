@@ -15,9 +15,10 @@ from .tensor import Tensor, TensorLike
 from .variable import Variable
 
 
-# Tapes up to this many ops keep every op's output (for pictures, explain and the
-# tape player) and every adjoint of their latest gradient; longer tapes keep only
-# what their rules need.
+# Tapes up to this many ops keep every op's output and the user's line (for pictures,
+# explain and the tape player) and every adjoint of their latest gradient; ops past it
+# keep only what their rules need (and their line only when they have no gradient rule,
+# for the error that names it).
 DISPLAY_OPS = 1000
 # ... and a used non-persistent tape keeps those values and adjoints only while they
 # add up to at most this many bytes (a classroom picture, not a training step).
@@ -227,12 +228,14 @@ class GradientTape(Observable):
         metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                  for a in operands]
         ops = self._ops
+        if len(ops) < DISPLAY_OPS:
+            where = _where.caller_raw(4)
+            out = outs if type(outs) is not Tensor or outs._value.nbytes <= _KEEP_BYTES else None
+        else:       # a long tape is a loop: its lines are those of its first ops
+            where = _where.caller_raw(4) if not rule.has_vjp else None
+            out = None
         ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
-                      out_ids, _where.caller_raw(4),
-                      outs if len(ops) < DISPLAY_OPS and (type(outs) is not Tensor or
-                                                           outs._value.nbytes <= _KEEP_BYTES)
-                      else None,
-                      all_ids))
+                      out_ids, where, out, all_ids))
         if not rule.stop:
             if len(out_ids) == 1:
                 tracked.add(out_ids[0])

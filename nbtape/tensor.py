@@ -59,15 +59,15 @@ class TensorLike:
 
     @property
     def T(self):
-        return apply(_R["transpose"], (self,))
+        return apply(_R_TRANSPOSE, (self,))
 
     @property
     def real(self):
-        return apply(_R["real"], (self,))
+        return apply(_R_REAL, (self,))
 
     @property
     def imag(self):
-        return apply(_R["imag"], (self,))
+        return apply(_R_IMAG, (self,))
 
     def numpy(self):
         """The value as a new ``np.ndarray`` (a copy: the tensor stays immutable).
@@ -125,7 +125,7 @@ class TensorLike:
         return int(self._value)
 
     def __getitem__(self, idx):
-        return apply(_R["getitem"], (self, _index_value(idx)))
+        return apply(_R_GETITEM, (self, _index_value(idx)))
 
     def __setitem__(self, idx, value):
         raise TypeError(
@@ -136,35 +136,35 @@ class TensorLike:
     __hash__ = object.__hash__
 
     # operators -------------------------------------------------------------------------
-    def __add__(self, o): return apply(_R["add"], (self, o))
-    def __radd__(self, o): return apply(_R["add"], (o, self))
-    def __sub__(self, o): return apply(_R["subtract"], (self, o))
-    def __rsub__(self, o): return apply(_R["subtract"], (o, self))
-    def __mul__(self, o): return apply(_R["multiply"], (self, o))
-    def __rmul__(self, o): return apply(_R["multiply"], (o, self))
-    def __truediv__(self, o): return apply(_R["true_divide"], (self, o))
-    def __rtruediv__(self, o): return apply(_R["true_divide"], (o, self))
-    def __floordiv__(self, o): return apply(_R["floor_divide"], (self, o))
-    def __rfloordiv__(self, o): return apply(_R["floor_divide"], (o, self))
-    def __mod__(self, o): return apply(_R["remainder"], (self, o))
-    def __rmod__(self, o): return apply(_R["remainder"], (o, self))
-    def __pow__(self, o): return apply(_R["power"], (self, o))
-    def __rpow__(self, o): return apply(_R["power"], (o, self))
-    def __matmul__(self, o): return apply(_R["matmul"], (self, o))
-    def __rmatmul__(self, o): return apply(_R["matmul"], (o, self))
-    def __neg__(self): return apply(_R["negative"], (self,))
-    def __pos__(self): return apply(_R["positive"], (self,))
-    def __abs__(self): return apply(_R["absolute"], (self,))
-    def __lt__(self, o): return apply(_R["less"], (self, o))
-    def __le__(self, o): return apply(_R["less_equal"], (self, o))
-    def __gt__(self, o): return apply(_R["greater"], (self, o))
-    def __ge__(self, o): return apply(_R["greater_equal"], (self, o))
-    def __eq__(self, o): return apply(_R["equal"], (self, o))
-    def __ne__(self, o): return apply(_R["not_equal"], (self, o))
-    def __invert__(self): return apply(_R["invert"], (self,))
-    def __and__(self, o): return apply(_R["bitwise_and"], (self, o))
-    def __or__(self, o): return apply(_R["bitwise_or"], (self, o))
-    def __xor__(self, o): return apply(_R["bitwise_xor"], (self, o))
+    def __add__(self, o): return apply(_R_ADD, (self, o))
+    def __radd__(self, o): return apply(_R_ADD, (o, self))
+    def __sub__(self, o): return apply(_R_SUBTRACT, (self, o))
+    def __rsub__(self, o): return apply(_R_SUBTRACT, (o, self))
+    def __mul__(self, o): return apply(_R_MULTIPLY, (self, o))
+    def __rmul__(self, o): return apply(_R_MULTIPLY, (o, self))
+    def __truediv__(self, o): return apply(_R_TRUE_DIVIDE, (self, o))
+    def __rtruediv__(self, o): return apply(_R_TRUE_DIVIDE, (o, self))
+    def __floordiv__(self, o): return apply(_R_FLOOR_DIVIDE, (self, o))
+    def __rfloordiv__(self, o): return apply(_R_FLOOR_DIVIDE, (o, self))
+    def __mod__(self, o): return apply(_R_REMAINDER, (self, o))
+    def __rmod__(self, o): return apply(_R_REMAINDER, (o, self))
+    def __pow__(self, o): return apply(_R_POWER, (self, o))
+    def __rpow__(self, o): return apply(_R_POWER, (o, self))
+    def __matmul__(self, o): return apply(_R_MATMUL, (self, o))
+    def __rmatmul__(self, o): return apply(_R_MATMUL, (o, self))
+    def __neg__(self): return apply(_R_NEGATIVE, (self,))
+    def __pos__(self): return apply(_R_POSITIVE, (self,))
+    def __abs__(self): return apply(_R_ABSOLUTE, (self,))
+    def __lt__(self, o): return apply(_R_LESS, (self, o))
+    def __le__(self, o): return apply(_R_LESS_EQUAL, (self, o))
+    def __gt__(self, o): return apply(_R_GREATER, (self, o))
+    def __ge__(self, o): return apply(_R_GREATER_EQUAL, (self, o))
+    def __eq__(self, o): return apply(_R_EQUAL, (self, o))
+    def __ne__(self, o): return apply(_R_NOT_EQUAL, (self, o))
+    def __invert__(self): return apply(_R_INVERT, (self,))
+    def __and__(self, o): return apply(_R_BITWISE_AND, (self, o))
+    def __or__(self, o): return apply(_R_BITWISE_OR, (self, o))
+    def __xor__(self, o): return apply(_R_BITWISE_XOR, (self, o))
 
     # ndarray methods, so array code runs unchanged ----------------------------------------
     def reshape(self, *shape, **kwargs):
@@ -174,7 +174,7 @@ class TensorLike:
         return np.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
 
     def astype(self, dtype, copy=True):
-        return apply(_R["astype"], (self, np.dtype(dtype)))
+        return apply(_R_ASTYPE, (self, np.dtype(dtype)))
 
     def flatten(self):
         return np.ravel(self)
@@ -277,3 +277,30 @@ from .rules import core_ops as _core  # noqa: E402
 _core._bind_engine(apply, TensorLike)
 
 _R = _core.OPERATOR_RULES
+# one module global per operator rule: a dict lookup less on every operator call
+_R_ABSOLUTE = _R["absolute"]
+_R_ADD = _R["add"]
+_R_ASTYPE = _R["astype"]
+_R_BITWISE_AND = _R["bitwise_and"]
+_R_BITWISE_OR = _R["bitwise_or"]
+_R_BITWISE_XOR = _R["bitwise_xor"]
+_R_EQUAL = _R["equal"]
+_R_FLOOR_DIVIDE = _R["floor_divide"]
+_R_GETITEM = _R["getitem"]
+_R_GREATER = _R["greater"]
+_R_GREATER_EQUAL = _R["greater_equal"]
+_R_IMAG = _R["imag"]
+_R_INVERT = _R["invert"]
+_R_LESS = _R["less"]
+_R_LESS_EQUAL = _R["less_equal"]
+_R_MATMUL = _R["matmul"]
+_R_MULTIPLY = _R["multiply"]
+_R_NEGATIVE = _R["negative"]
+_R_NOT_EQUAL = _R["not_equal"]
+_R_POSITIVE = _R["positive"]
+_R_POWER = _R["power"]
+_R_REAL = _R["real"]
+_R_REMAINDER = _R["remainder"]
+_R_SUBTRACT = _R["subtract"]
+_R_TRANSPOSE = _R["transpose"]
+_R_TRUE_DIVIDE = _R["true_divide"]
