@@ -221,7 +221,7 @@ def test_a_long_tape_sends_a_window_of_the_story():
     p.frame = 400
     story = p._story.value
     assert story.count("<li") == 13 and "… 394 earlier frames" in story
-    assert "… 197 more frames" in story and 'value="400" style="background' in story
+    assert "… 197 more frames" in story and 'value="400" style="white-space:normal;overflow-wrap:anywhere;background' in story
     lines = repr(p).splitlines()
     assert len(lines) == 1 + 120 + 2 and lines[-2] == "   … 483 more frames …"
     assert lines[-1].startswith("  603. Done: d(op300)/d(w) = ")

@@ -83,7 +83,8 @@ class TapePlayer(LiveView):
             buttons.append(b)
         self._slider.observe(weak_callback(self._slid), names="value")
         controls = self._add(W.HBox([self._play, self._slider] + buttons))
-        self._story = self._add(W.HTML(layout=W.Layout(max_height="9em", overflow="auto")))
+        self._story = self._add(W.HTML(layout=W.Layout(max_height="9em", overflow="auto",
+                                                       width="100%")))
         self.widget = self._add(W.VBox([self._title, controls, self._picture, self._caption,
                                         self._story]))
         self._open(display)
@@ -170,14 +171,17 @@ class TapePlayer(LiveView):
         ks = self._window(current, before, after)
         items = []
         for k in ks:
-            style = "background:#fde68a;font-weight:600" if k == current else ""
+            style = "white-space:normal;overflow-wrap:anywhere" + (
+                ";background:#fde68a;font-weight:600" if k == current else "")
             items.append(f'<li value="{k}" style="{style}">'
                          f"{html.escape(self.frames[k].caption)}</li>")
         more = len(self.frames) - 1 - ks[-1]
         head = f"<div style='color:#888'>… {ks[0]} earlier frames</div>" if ks[0] else ""
         tail = f"<div style='color:#888'>… {more} more frames</div>" if more else ""
-        return (f'{head}<ol start="{ks[0]}" style="margin:0;font-size:12px">'
-                f'{"".join(items)}</ol>{tail}')
+        # ipywidgets' HTML content does not wrap by default: long chain-rule steps would
+        # run off the right edge
+        return (f'<div style="white-space:normal;max-width:72em">{head}<ol start="{ks[0]}" '
+                f'style="margin:0;font-size:12px">{"".join(items)}</ol>{tail}</div>')
 
     def _render(self):
         k = self._frame
