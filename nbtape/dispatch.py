@@ -81,8 +81,8 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
             args = _special_args(rule, args, stack)
     if kwargs and rule.params and rule.kind is POSITIONAL:
         args, kwargs = _bind_operand_keywords(rule, args, kwargs)
-        raw = [_val(_read(a, stack)) for a in args]
         args = [_read(a, stack) for a in args]
+        raw = [_val(a) for a in args]
     if kwargs:
         kwargs = {k: _read(v, stack) for k, v in kwargs.items()}
         out = rule.fn(*raw, **{k: _val(v) for k, v in kwargs.items()})
@@ -103,6 +103,7 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     else:
         outs = out
     if stack and not rule.nondiff:
+        # Rule.operands, with its common case inlined (a method call per op shows)
         operands = args[:rule.nargs] if rule.kind is POSITIONAL and not rule.zero \
             else rule.operands(args)
         ids = [a._id if type(a) is Tensor else None for a in operands]

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _where
 from ._state import next_id, suspended, tls
-from .backward import Op, backward
+from .backward import Op, backward, plan
 from .errors import TapeConsumedError, user_facing
 from .observe import Observable
 from .structure import flatten, unflatten
@@ -375,9 +375,12 @@ class GradientTape(Observable):
         return Tensor(g)
 
     def _warn_escape(self, source):
-        sid = source._id
-        for kind, i, where, how in self._notes:
-            if kind == "escape" and i in self._downstream(sid):
+        escapes = [n for n in self._notes if n[0] == "escape"]
+        if not escapes:
+            return
+        downstream = plan(self._ops, [source._id])[1]
+        for kind, i, where, how in escapes:
+            if i in downstream:
                 warnings.warn(
                     f"the gradient is None because the value left the tape through {how} "
                     f"at {_where.describe(where)}: from there on it is a plain numpy array "
@@ -385,13 +388,6 @@ class GradientTape(Observable):
                     "np.concatenate to build arrays from tensors). tape.explain(target, "
                     "source) shows the whole story.", UserWarning, stacklevel=5)
                 return
-
-    def _downstream(self, sid):
-        reach = {sid}
-        for op in self._ops:
-            if not op.rule.stop and any(i in reach for i in op.in_ids):
-                reach.update(o for o in op.out_ids if o is not None)
-        return reach
 
     def _finish(self):
         if not self._persistent:

@@ -9,6 +9,7 @@ Float64 inputs only; ``wrt`` chooses which positional args are differentiated.
 import numpy as np
 
 import nbtape as nt
+from nbtape.check import numerical_gradient
 
 
 def _rng(seed=0):
@@ -31,34 +32,25 @@ def _real_scalar(f, w):
 
 
 def numeric_grad(h, args, k, eps):
-    x = np.array(args[k], dtype=np.result_type(args[k], np.float64), order="C")
-    g = np.zeros_like(x)
-    flat, gflat = x.reshape(-1), g.reshape(-1)
-    units = (1.0, 1j) if x.dtype.kind == "c" else (1.0,)
-    for i in range(flat.size):
-        for u in units:
-            orig = flat[i]
-            a = list(args)
-            flat[i] = orig + eps * u
-            a[k] = x.copy()
-            plus = h(*a)
-            flat[i] = orig - eps * u
-            a[k] = x.copy()
-            minus = h(*a)
-            flat[i] = orig
-            gflat[i] += u * (plus - minus) / (2 * eps)
-    return g
+    """Central differences of the real scalar ``h`` w.r.t. ``args[k]`` (nbtape's own)."""
+    return numerical_gradient(h, args, k, eps)
 
 
-def check_reverse(f, *args, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
-    rng = _rng(seed)
+def _prepare(args, wrt):
+    """Arrays for array-likes, and the float/complex positions to differentiate."""
     args = [np.asarray(a) if isinstance(a, (list, float, int, complex, np.ndarray, np.generic))
             else a for a in args]
     wrt = range(len(args)) if wrt is None else wrt
     wrt = [k for k in wrt if isinstance(args[k], np.ndarray) and args[k].dtype.kind in "fc"]
+    tensors = [nt.constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    return args, wrt, tensors
+
+
+def check_reverse(f, *args, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
+    rng = _rng(seed)
+    args, wrt, tensors = _prepare(args, wrt)
     w = _weights(f, args, rng)
     h = _real_scalar(f, w)
-    tensors = [nt.constant(a) if isinstance(a, np.ndarray) else a for a in args]
     with nt.GradientTape() as tape:
         for k in wrt:
             tape.watch(tensors[k])
@@ -75,17 +67,13 @@ def check_reverse(f, *args, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
 
 def check_forward(f, *args, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-6, seed=1):
     rng = _rng(seed)
-    args = [np.asarray(a) if isinstance(a, (list, float, int, complex, np.ndarray, np.generic))
-            else a for a in args]
-    wrt = range(len(args)) if wrt is None else wrt
-    wrt = [k for k in wrt if isinstance(args[k], np.ndarray) and args[k].dtype.kind in "fc"]
+    args, wrt, tensors = _prepare(args, wrt)
     tangents = []
     for k in wrt:
         t = rng.standard_normal(args[k].shape)
         if args[k].dtype.kind == "c":
             t = t + 1j * rng.standard_normal(args[k].shape)
         tangents.append(t.astype(args[k].dtype))
-    tensors = [nt.constant(a) if isinstance(a, np.ndarray) else a for a in args]
     with nt.ForwardAccumulator([tensors[k] for k in wrt], tangents) as acc:
         y = f(*tensors)
     outs = y if isinstance(y, (list, tuple)) else [y]

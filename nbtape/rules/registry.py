@@ -252,7 +252,7 @@ def defzero(*fns):
         r.save, r.save_ans, r.save_all = (), False, False
 
 
-def deflinear(fn, nargs=1):
+def deflinear(fn):
     """JVP of a function linear in its first argument: apply it to the tangent."""
     def jvp(t, ans, x, *args, **kwargs):
         return fn(t, *args, **kwargs)
