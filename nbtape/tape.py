@@ -229,10 +229,10 @@ class GradientTape(Observable):
                  for a in operands]
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
-            where = _where.caller_raw(4)
+            where = _where.caller_raw(2)
             out = outs if type(outs) is not Tensor or outs._value.nbytes <= _KEEP_BYTES else None
         else:       # a long tape is a loop: its lines are those of its first ops
-            where = _where.caller_raw(4) if not rule.has_vjp else None
+            where = _where.caller_raw(2) if not rule.has_vjp else None
             out = None
         ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
                       out_ids, where, out, all_ids))
