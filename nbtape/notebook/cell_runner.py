@@ -20,6 +20,8 @@ import traceback
 
 from IPython.core.error import UsageError
 
+from ..errors import without_nbtape_tail
+
 
 class CompiledCell:
     """A compiled cell body: the statements, the last expression, and facts about them."""
@@ -161,11 +163,15 @@ def point_at_user(shell, exc, filename):
     what the cell raised; only the picture starts at the cell.
     """
     tb = cell_traceback(exc.__traceback__, filename)
-    if tb is None or hasattr(exc, "_render_traceback_"):
+    own = getattr(getattr(exc, "_render_traceback_", None), "nbtape", False)
+    if tb is None or (hasattr(exc, "_render_traceback_") and not own):
         return
+    # nbtape's entry points also leave out the frame that re-raised their error
+    tb = without_nbtape_tail(tb)
 
     def render():
         return shell.InteractiveTB.structured_traceback(type(exc), exc, tb, tb_offset=0)
+    render.nbtape = True
     try:
         exc._render_traceback_ = render
     except (AttributeError, TypeError):
