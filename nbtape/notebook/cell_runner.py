@@ -134,6 +134,22 @@ def run_compiled(shell, cell):
     return None if cell.silent else value
 
 
+def names_used(cell):
+    """Every global name the cell's code reads or binds (also inside its functions).
+
+    >>> from IPython.core.interactiveshell import InteractiveShell
+    >>> sorted(names_used(compile_cell(InteractiveShell.instance(), "%%tape",
+    ...                                "f = lambda: np.sin(w)\\nz = f()")))
+    ['f', 'np', 'sin', 'w', 'z']
+    """
+    names, todo = set(), [c for c in (cell.body, cell.last) if c is not None]
+    while todo:
+        code = todo.pop()
+        names.update(code.co_names)
+        todo.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return names
+
+
 def cell_traceback(tb, filename):
     """The traceback from the cell's own frame on (drops the frames that ran it).
 
