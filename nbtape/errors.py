@@ -1,7 +1,8 @@
 """nbtape's exceptions and warnings, and how they reach the user's line.
 
 Public entry points (``@user_facing``) re-raise a mistake that nbtape itself
-detected with a fresh traceback, so the user sees their own line, not the
+detected (an ``NbtapeError``, or a ``ValueError`` or ``TypeError`` raised by
+nbtape's own code) with a fresh traceback, so the user sees their own line, not the
 backward pass's internals.  Python still lists the one frame that re-raised
 it; pytest hides it (``__tracebackhide__``), and IPython, which never hides
 the last frame, is given a ``_render_traceback_`` that leaves it out.  An
@@ -57,8 +58,9 @@ def user_facing(fn):
         except NbtapeError as e:
             _render_from_user(e)
             raise e.with_traceback(None) from None
-        except Exception as e:
-            # the frames below are nbtape's checks: the user's line says it all
+        except (ValueError, TypeError) as e:
+            # raised by nbtape's own argument checks: the user's line says it all (other
+            # kinds from nbtape's code would be its bugs, and keep their frames)
             if _raised_by_nbtape(e.__traceback__):
                 _render_from_user(e)
                 raise e.with_traceback(None)

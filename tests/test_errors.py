@@ -332,3 +332,13 @@ def test_ipython_tracebacks_keep_the_users_own_frames(ipython):
     result, text = _traceback_of(ipython, code)
     assert isinstance(result.error_in_exec, NameError)
     assert "----> 2     return a / undefined_name" in text    # the user's function is shown
+
+
+def test_other_errors_inside_nbtape_keep_their_frames(monkeypatch):
+    """An AttributeError in nbtape's code is a bug of nbtape's: its frames stay for the report."""
+    from nbtape import jacobians
+    monkeypatch.setattr(jacobians, "_as_target", {}.get)      # returns None: a planted bug
+    tape, x, y = _doubled((2, 3))
+    with pytest.raises(AttributeError) as info:
+        tape.batch_jacobian(y, x)
+    assert "jacobians.py" in {os.path.basename(str(e.path)) for e in info.traceback}
