@@ -10,6 +10,7 @@ from .backward import Op, backward, plan
 from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable
 from .structure import flatten, unflatten
+from .tape_args import escape_message, output_gradient
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 
@@ -330,7 +331,7 @@ class GradientTape(Observable):
             if og is None:
                 g = np.ones(t.shape, dtype=t.dtype) if t.shape else np.array(1, dtype=t.dtype)
             else:
-                g = _output_gradient(og, t)
+                g = output_gradient(og, t)
             prev = seeds.get(t._id)
             seeds[t._id] = g if prev is None else prev + g
         return seeds
@@ -377,7 +378,8 @@ class GradientTape(Observable):
         downstream = plan(self._ops, [source._id])[1]
         for kind, i, where, how in escapes:
             if i in downstream:
-                warn_user(escape_message(how, where, policy))
+                warn_user(escape_message(how, where,
+                                         zeros=policy is UnconnectedGradients.ZERO))
                 return
 
     def _finish(self):
@@ -465,44 +467,6 @@ def _nbytes(values):
         elif v is not None:
             total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)
     return total
-
-
-def escape_message(how, where, policy):
-    """The warning for a source whose path to the target left the tape."""
-    given = ("is None" if policy is UnconnectedGradients.NONE else
-             "comes back as zeros, which is not the derivative,")
-    return (f"the gradient {given} because the value left the tape through {how} "
-            f"at {_where.describe(where)}: from there on it is a plain numpy array that the "
-            "tape cannot follow. Keep it a tensor (use np.stack / np.concatenate to build "
-            "arrays from tensors). tape.explain(target, source) shows the whole story.")
-
-
-def _output_gradient(og, target):
-    """One ``output_gradients`` entry as the seed for ``target`` (a user mistake raises)."""
-    value = og._value if isinstance(og, TensorLike) else og
-    if not isinstance(og, TensorLike):
-        try:
-            value = np.asarray(og)
-        except (ValueError, TypeError):
-            value = None
-    kind = getattr(value, "dtype", np.dtype(object)).kind
-    if kind not in "biufc":
-        raise TypeError(
-            f"output_gradients holds a {type(og).__name__} ({og!r:.40}); it must be numbers: "
-            f"one weight per element of its target, an array of shape {target.shape}, "
-            f"e.g. np.ones({target.shape}).")
-    if kind == "c" and target.dtype.kind != "c":
-        raise ValueError(
-            f"output_gradients is complex ({value.dtype}) but its target is real "
-            f"({target.dtype}): the imaginary part would be silently dropped. Pass real "
-            "weights (np.real(...) if that is what you mean), or make the target complex.")
-    if value.shape != target.shape:
-        raise ValueError(
-            f"output_gradients entry has shape {value.shape} but its target has shape "
-            f"{target.shape}; they must match.")
-    if isinstance(og, Tensor):
-        return og
-    return np.asarray(value, dtype=target.dtype)
 
 
 def _not_a_tensor(method, value, role="value"):

@@ -260,6 +260,9 @@ def test_options_are_not_variable_expanded(shell):
     ("y = x * 2", "the cell did not define 'zz'"),
     ("zz = float(x * 2)", "zz is a float, not a tensor"),
     ("zz = (x > 1)", "zz has dtype bool"),
+    ("zz = 2.0 * 3", "the cell recorded nothing: it never computed with x"),
+    ("zz = float(x * 2)", "a value computed from the watched values left the tape through "
+                          "float() at line 2"),
 ])
 def test_grad_target_problems(shell, body, message):
     run(shell, "x = 3.0")

@@ -338,18 +338,16 @@ class TapeMagics(Magics):
             raise UsageError(f"%%tape --grad {name}: the cell did not define {name!r}; "
                              "--grad takes the name of a tensor the cell computes.")
         if not isinstance(value, TensorLike):
-            hint = names_.escape_text(tape, watch)
+            hint = names_.escape_text(tape, watch)     # the real cause, when one is known
             if hint is None and aliases:
                 hint = names_.alias_text(*next(iter(aliases.values())))
-            if hint is not None:
-                pass
-            elif not tape._ops and watch:
+            if hint is None and not tape._ops and watch:
                 hint = (f"the cell recorded nothing: it never computed with "
                         f"{', '.join(n for n, _ in watch)} (the watched tensors)")
-            elif not tape._ops:
+            elif hint is None and not tape._ops:
                 hint = ("nothing in the cell was a tensor the tape follows: name its inputs "
                         "with --watch (e.g. %%tape --watch r --grad " + name + ")")
-            else:
+            elif hint is None:
                 hint = "did it leave the tape through np.asarray, float() or .numpy()?"
             raise UsageError(
                 f"%%tape --grad {name}: {name} is a {type(value).__name__}, not a tensor, so "
