@@ -97,6 +97,9 @@ def _render_from_user(exc):
         from IPython import get_ipython          # only IPython calls this
         shell = get_ipython()
         tb = without_nbtape_tail(exc.__traceback__)
+        if shell is None:                        # another tool that knows the protocol
+            import traceback
+            return traceback.format_exception(type(exc), exc, tb)
         return shell.InteractiveTB.structured_traceback(type(exc), exc, tb)
     render.nbtape = True
     try:
