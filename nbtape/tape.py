@@ -1,16 +1,16 @@
 """``GradientTape``: record operations, then play them back in reverse."""
 import enum
 import weakref
-import warnings
 
 import numpy as np
 
 from . import _where
 from ._state import next_id, suspended, tls
 from .backward import Op, backward, plan
-from .errors import TapeConsumedError, user_facing
+from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable
 from .structure import flatten, unflatten
+from .tape_args import escape_message, output_gradient
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 
@@ -307,8 +307,10 @@ class GradientTape(Observable):
         if output_gradients is not None:
             ogs = flatten(output_gradients)
             if len(ogs) != len(targets):
+                one = (" (for one target, pass one array of its shape, e.g. np.array([...]))"
+                       if len(targets) == 1 else "")
                 raise ValueError(f"output_gradients has {len(ogs)} entries for "
-                                 f"{len(targets)} targets; give one per target.")
+                                 f"{len(targets)} target(s); give one per target{one}.")
         else:
             ogs = [None] * len(targets)
         seeds = {}
@@ -319,22 +321,17 @@ class GradientTape(Observable):
                 raise TypeError(_not_a_tensor("gradient", t, role="target"))
             if not _float_dtype(t.dtype):
                 if not int_sources:
-                    warnings.warn(
+                    warn_user(
                         f"The target's dtype is {t.dtype}; only float and complex targets have "
                         "gradients, so the gradient is None. Compute the target from float "
-                        "values (e.g. 1.0 instead of 1).", UserWarning, stacklevel=4)
+                        "values (e.g. 1.0 instead of 1).")
                 continue
             if t._id not in self._tracked:
                 continue
             if og is None:
                 g = np.ones(t.shape, dtype=t.dtype) if t.shape else np.array(1, dtype=t.dtype)
             else:
-                if np.shape(og) != t.shape:
-                    raise ValueError(
-                        f"output_gradients entry has shape {np.shape(og)} but its target "
-                        f"has shape {t.shape}; they must match.")
-                g = og if isinstance(og, Tensor) else np.asarray(
-                    og._value if isinstance(og, TensorLike) else og, dtype=t.dtype)
+                g = output_gradient(og, t)
             prev = seeds.get(t._id)
             seeds[t._id] = g if prev is None else prev + g
         return seeds
@@ -360,10 +357,10 @@ class GradientTape(Observable):
     def _result(self, source, g, policy):
         dtype = source.dtype
         if not _float_dtype(dtype):
-            warnings.warn(_int_source_message(source), UserWarning, stacklevel=4)
+            warn_user(_int_source_message(source))
             return None
         if g is None:
-            self._warn_escape(source)
+            self._warn_escape(source, policy)
             if policy is UnconnectedGradients.ZERO:
                 return Tensor(np.zeros(source.shape, dtype=dtype))
             return None
@@ -374,19 +371,15 @@ class GradientTape(Observable):
             g = g.astype(dtype)
         return Tensor(g)
 
-    def _warn_escape(self, source):
+    def _warn_escape(self, source, policy=UnconnectedGradients.NONE):
         escapes = [n for n in self._notes if n[0] == "escape"]
         if not escapes:
             return
         downstream = plan(self._ops, [source._id])[1]
         for kind, i, where, how in escapes:
             if i in downstream:
-                warnings.warn(
-                    f"the gradient is None because the value left the tape through {how} "
-                    f"at {_where.describe(where)}: from there on it is a plain numpy array "
-                    "that the tape cannot follow. Keep it a tensor (use np.stack / "
-                    "np.concatenate to build arrays from tensors). tape.explain(target, "
-                    "source) shows the whole story.", UserWarning, stacklevel=5)
+                warn_user(escape_message(how, where,
+                                         zeros=policy is UnconnectedGradients.ZERO))
                 return
 
     def _finish(self):
