@@ -135,6 +135,8 @@ class ForwardAccumulator:
         if tangent is None:
             return
         if rule.multi:
+            if type(tangent) is _NoJvp:     # no rule: every output is poisoned alike
+                tangent = [tangent] * len(outs)
             for o, t in zip(outs, tangent):
                 if isinstance(o, Tensor) and o.dtype.kind in "fc" and t is not None:
                     self._keep(o, t if type(t) is _NoJvp else _fit(t, o))
@@ -169,7 +171,13 @@ class ForwardAccumulator:
         policy = unconnected_policy(unconnected_gradients)
         out = []
         for p in flatten(primals):
-            t = self._tangents.get(p._id) if isinstance(p, TensorLike) else None
+            if not isinstance(p, TensorLike):
+                raise TypeError(
+                    f"acc.jvp takes nbtape tensors computed while the accumulator was active, "
+                    f"not {type(p).__name__}: a value that is not a tensor carries no tangent "
+                    "(it left the accumulator, e.g. through np.asarray, float() or .numpy()). "
+                    "Pass the tensor itself, and keep the computation on tensors.")
+            t = self._tangents.get(p._id)
             if type(t) is _NoJvp:
                 from ._where import describe
                 raise NoGradientRuleError(
