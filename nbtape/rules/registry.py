@@ -35,7 +35,7 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "params")
+                 "compute", "params", "variant")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -56,6 +56,7 @@ class Rule:
         self.zero = False       # piecewise constant: gradient is zero, not None
         self.nargs = 0          # POSITIONAL: how many leading arguments are operands
         self.params = None      # POSITIONAL: [(name, default)] of the arguments, to bind keywords
+        self.variant = None     # (args, kwargs) -> the Rule for this call (see defvariant)
 
     @property
     def has_vjp(self):
@@ -233,6 +234,25 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
         r.jvp_all = jvp_all
     r.save, r.save_ans = None, True
     return r
+
+
+def defvariant(fn, choose, name, vjp, jvp):
+    """A mode of ``fn`` that returns another kind of result gets its own rule.
+
+    ``np.linalg.svd(a, compute_uv=False)`` returns one array where the rule for
+    ``svd`` expects a tuple: ``choose(*args, **kwargs)`` says whether a call is in
+    that mode, and then it is recorded with a rule (not in the registry) whose
+    per-argument ``vjp`` and ``jvp`` are given here.
+    """
+    if fn is None:
+        return None
+    mode = Rule(fn, name)
+    mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
+    _compute_save(mode)
+    mode.params = _param_defaults(vjp)
+    rule = rule_for(fn)
+    rule.variant = lambda args, kwargs: mode if choose(*args[1:], **(kwargs or {})) else rule
+    return mode
 
 
 def defnondiff(*fns):
