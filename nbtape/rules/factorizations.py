@@ -163,8 +163,12 @@ def _svd_jvp(ts, ans, args, kw):
 
 
 defrule(np.linalg.svd, _svd_vjp, _svd_jvp, kind=POSITIONAL, multi=True)
-defvariant(np.linalg.svd, lambda full_matrices=True, compute_uv=True, hermitian=False, **_:
-           not compute_uv, "np.linalg.svd (compute_uv=False)", _svd_s_vjp, _svd_s_jvp)
+def _values_only(args, kw):
+    return not (args[2] if len(args) > 2 else kw.get("compute_uv", True))
+
+
+defvariant(np.linalg.svd, _values_only, "np.linalg.svd (compute_uv=False)",
+           _svd_s_vjp, _svd_s_jvp)
 
 
 # --- qr: A = Q R -----------------------------------------------------------------------------
@@ -263,5 +267,5 @@ def _qr_r_jvp(t, ans, a, mode="reduced"):
 
 
 defrule(np.linalg.qr, _qr_vjp, _qr_jvp, kind=POSITIONAL, multi=True)
-defvariant(np.linalg.qr, lambda mode="reduced", **_: mode == "r",
+defvariant(np.linalg.qr, lambda args, kw: _qr_mode(args, kw) == "r",
            "np.linalg.qr (mode='r')", _qr_r_vjp, _qr_r_jvp)

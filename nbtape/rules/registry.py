@@ -35,7 +35,7 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "params", "variant")
+                 "compute", "params", "variant", "composite")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -57,14 +57,17 @@ class Rule:
         self.nargs = 0          # POSITIONAL: how many leading arguments are operands
         self.params = None      # POSITIONAL: [(name, default)] of the arguments, to bind keywords
         self.variant = None     # (args, kwargs) -> the Rule for this call (see defvariant)
+        self.composite = None   # computes fn from other numpy calls on tensors (defcomposite)
 
     @property
     def has_vjp(self):
-        return bool(self.vjps) or self.vjp_all is not None or self.zero
+        return bool(self.vjps) or self.vjp_all is not None or self.zero \
+            or self.composite is not None
 
     @property
     def has_jvp(self):
-        return bool(self.jvps) or self.jvp_all is not None or self.zero
+        return bool(self.jvps) or self.jvp_all is not None or self.zero \
+            or self.composite is not None
 
     def operands(self, args):
         """The arguments that can carry a gradient, in operand order."""
@@ -236,23 +239,37 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     return r
 
 
-def defvariant(fn, choose, name, vjp, jvp):
+def defvariant(fn, choose, name, vjp=None, jvp=None, vjp_all=None, jvp_all=None,
+               kind=POSITIONAL, start=0, multi=False):
     """A mode of ``fn`` that returns another kind of result gets its own rule.
 
     ``np.linalg.svd(a, compute_uv=False)`` returns one array where the rule for
-    ``svd`` expects a tuple: ``choose(*args, **kwargs)`` says whether a call is in
-    that mode, and then it is recorded with a rule (not in the registry) whose
-    per-argument ``vjp`` and ``jvp`` are given here.
+    ``svd`` expects a tuple: ``choose(args, kwargs)`` says whether a call is in
+    that mode, and then it is recorded with a rule (not in the registry) made of
+    one argument's ``vjp`` and ``jvp``, or of whole-function rules as in ``defrule``.
     """
     if fn is None:
         return None
     mode = Rule(fn, name)
-    mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
-    _compute_save(mode)
-    mode.params = _param_defaults(vjp)
+    if vjp is not None:
+        mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
+        _compute_save(mode)
+        mode.params = _param_defaults(vjp)
+    else:
+        mode.vjp_all, mode.jvp_all, mode.kind, mode.start = vjp_all, jvp_all, kind, start
+        mode.multi, mode.save, mode.save_ans = multi, None, True
     rule = rule_for(fn)
-    rule.variant = lambda args, kwargs: mode if choose(*args[1:], **(kwargs or {})) else rule
+    rule.variant = lambda args, kwargs: mode if choose(args, kwargs or {}) else rule
     return mode
+
+
+def defcomposite(fn, impl):
+    """``fn`` computed by ``impl`` from numpy calls that have rules, on the tensors
+    themselves, so every step is recorded (as HIPS autograd builds ``np.select``
+    from ``np.where``).  ``impl`` takes ``fn``'s arguments and gives its result.
+    """
+    if fn is not None:
+        rule_for(fn).composite = impl
 
 
 def defnondiff(*fns):
