@@ -143,3 +143,12 @@ def test_eig_forward_mode_runs_and_gives_both_tangents():
         w, v = np.linalg.eig(x)
     np.testing.assert_allclose(acc.jvp(w).numpy(), np.ones(3), atol=1e-10)  # A + eI shifts w
     np.testing.assert_allclose(acc.jvp(v).numpy(), np.zeros((3, 3)), atol=1e-10)
+
+
+def test_operands_and_options_by_keyword():
+    a = lopsided(3, 3)
+    check_both(lambda a: np.linalg.eigh(a=a, UPLO="U").eigenvalues, a)
+    check_both(lambda a: np.linalg.eigvalsh(a=a, UPLO="U"), a)
+    b = real_spectrum(3, 3)
+    check_both(lambda b: np.linalg.eig(a=b).eigenvalues, b)
+    check_both(lambda b: np.linalg.eigvals(a=b), b)

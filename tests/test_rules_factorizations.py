@@ -199,3 +199,11 @@ def test_second_derivative_through_qr():
     check_hvp(lambda a: np.linalg.qr(a, mode="r"), randn(2, 3))
     check_reverse_over_forward(lambda a: np.linalg.qr(a).R, randn(3, 2))
     check_reverse_over_forward(lambda a: np.linalg.qr(a).Q, randn(2, 3))
+
+
+def test_operands_and_options_by_keyword():
+    a = randn(4, 3)
+    check_both(lambda a: np.linalg.svd(a=a, full_matrices=False).S, a)
+    check_both(lambda a: np.linalg.svd(a=a, compute_uv=False), a)
+    check_both(lambda a: np.linalg.qr(a=a).R, a)
+    check_both(lambda a: np.linalg.qr(a=a, mode="r"), a)

@@ -169,3 +169,16 @@ def test_lstsq_with_a_constant_right_hand_side_and_its_rank_output():
 ])
 def test_reverse_over_forward_through_linalg(f, a):
     check_reverse_over_forward(f, a)
+
+
+@pytest.mark.parametrize("f", [
+    lambda a, b: np.linalg.solve(a, b=b),
+    lambda a, b: np.linalg.solve(b=b, a=a),
+    lambda a, b: np.linalg.lstsq(a, b=b)[0],
+    lambda a, b: np.linalg.lstsq(b=b, a=a, rcond=None)[0],
+    lambda a, b: np.linalg.slogdet(a=a).logabsdet * b,
+])
+def test_operands_by_keyword(f):
+    a, b = well_conditioned(3, 3), randn(3)
+    check_both(f, a, b)
+    check_both(lambda a: f(a, b), a)           # a plain-array keyword operand

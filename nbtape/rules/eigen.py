@@ -11,13 +11,14 @@ normalizes eigenvectors to unit length, and the rules keep that constraint.
 """
 import numpy as np
 
-from .matrix_util import H, col, diag, eye_like, gaps, hermitian, is_complex, triangle_adjoint
-from .registry import POSITIONAL, defjvp, defrule, defvjp
+from .matrix_util import (H, col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
+                          triangle_adjoint)
+from .registry import defjvp, defvjp
 
 
 def _lower(args, kw):
-    uplo = args[1] if len(args) > 1 else kw.get("UPLO", "L")
-    return str(uplo).upper() == "L"
+    uplo = operands(args, kw, ("a", "UPLO"))[1]
+    return uplo is None or str(uplo).upper() == "L"
 
 
 # --- eigh: A = V diag(w) V^H ----------------------------------------------------------------
@@ -34,7 +35,7 @@ def _eigh_jvp(ts, ans, args, kw):
     return np.real(diag(m)), v @ (gaps(w) * m)
 
 
-defrule(np.linalg.eigh, _eigh_vjp, _eigh_jvp, kind=POSITIONAL, multi=True)
+defmatrix(np.linalg.eigh, _eigh_vjp, _eigh_jvp)
 # d w_i = v_i^H dS v_i
 defvjp(np.linalg.eigvalsh, lambda g, ans, a, UPLO="L":
        (lambda w, v: triangle_adjoint((v * g[..., None, :]) @ H(v), UPLO.upper() == "L"))(
@@ -58,7 +59,7 @@ def _eig_vjp(g, ans, args, kw, needs):
     vh = H(v)
     m = vh @ gv
     mid = col(gw) * eye_like(v) + np.conj(gaps(w)) * (m - (vh @ v) * np.real(diag(m))[..., None, :])
-    return [_real_like(np.linalg.solve(vh, mid @ vh), args[0])]
+    return [_real_like(np.linalg.solve(vh, mid @ vh), operands(args, kw, ("a",))[0])]
 
 
 def _eig_jvp(ts, ans, args, kw):
@@ -69,7 +70,7 @@ def _eig_jvp(ts, ans, args, kw):
     return diag(p), dv
 
 
-defrule(np.linalg.eig, _eig_vjp, _eig_jvp, kind=POSITIONAL, multi=True)
+defmatrix(np.linalg.eig, _eig_vjp, _eig_jvp)
 defvjp(np.linalg.eigvals, lambda g, ans, a: (lambda w, v: _real_like(
     np.linalg.solve(H(v), col(g) * H(v)), a))(*np.linalg.eig(a)))
 defjvp(np.linalg.eigvals, lambda t, ans, a: (lambda w, v: diag(np.linalg.solve(v, t @ v)))(

@@ -12,9 +12,9 @@ refused, and one that does not (singular values only, R only) is given.
 import numpy as np
 
 from ..errors import NoGradientRuleError
-from .matrix_util import (H, col, diag, eye_like, gaps, hermitian, is_complex, safe_inv,
-                          triangle_adjoint)
-from .registry import POSITIONAL, defjvp, defrule, defvariant, defvjp, numpy_function
+from .matrix_util import (H, col, defmatrix, diag, eye_like, gaps, hermitian, is_complex,
+                          operands, safe_inv, triangle_adjoint)
+from .registry import defjvp, defvariant, defvjp, numpy_function
 from .util import shape_of
 
 
@@ -78,11 +78,8 @@ def _svd_s_jvp(t, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
 
 # --- svd: A = U diag(s) V^H -----------------------------------------------------------------
 def _svd_options(args, kw):
-    names = ("full_matrices", "compute_uv", "hermitian")
-    opts = dict(zip(names, (True, True, False)))
-    opts.update(zip(names, args[1:]))
-    opts.update((k, v) for k, v in kw.items() if k in names)
-    return opts["full_matrices"], opts["hermitian"]
+    _, full, _, herm = operands(args, kw, ("a", "full_matrices", "compute_uv", "hermitian"))
+    return full is None or full, bool(herm)
 
 
 def _nonzero(x):
@@ -113,7 +110,7 @@ def _thin_svd_adjoints(g, ans, m, n):
 
 
 def _svd_vjp(g, ans, args, kw, needs):
-    a = args[0]
+    a = operands(args, kw, ("a",))[0]
     full, herm = _svd_options(args, kw)
     m, n = shape_of(a)[-2:]
     u, s, vh, gu, gs, gvh = _thin_svd_adjoints(g, ans, m, n)
@@ -136,7 +133,7 @@ def _svd_vjp(g, ans, args, kw, needs):
 
 
 def _svd_jvp(ts, ans, args, kw):
-    a, t = args[0], ts[0]
+    a, t = operands(args, kw, ("a",))[0], ts[0]
     full, herm = _svd_options(args, kw)
     m, n = shape_of(a)[-2:]
     a, t = _reads(a, herm), _reads(t, herm)
@@ -162,9 +159,10 @@ def _svd_jvp(ts, ans, args, kw):
     return du, ds, H(dv)
 
 
-defrule(np.linalg.svd, _svd_vjp, _svd_jvp, kind=POSITIONAL, multi=True)
+defmatrix(np.linalg.svd, _svd_vjp, _svd_jvp)
 def _values_only(args, kw):
-    return not (args[2] if len(args) > 2 else kw.get("compute_uv", True))
+    compute_uv = operands(args, kw, ("a", "full_matrices", "compute_uv"))[2]
+    return compute_uv is not None and not compute_uv
 
 
 defvariant(np.linalg.svd, _values_only, "np.linalg.svd (compute_uv=False)",
@@ -173,7 +171,7 @@ defvariant(np.linalg.svd, _values_only, "np.linalg.svd (compute_uv=False)",
 
 # --- qr: A = Q R -----------------------------------------------------------------------------
 def _qr_mode(args, kw):
-    return args[1] if len(args) > 1 else kw.get("mode", "reduced")
+    return operands(args, kw, ("a", "mode"))[1] or "reduced"
 
 
 def _refuse_mode(mode):
@@ -232,7 +230,7 @@ _QR_REFUSAL = ("np.linalg.qr", "mode='complete'", "mode='reduced'")
 
 
 def _qr_vjp(g, ans, args, kw, needs):
-    a = args[0]
+    a = operands(args, kw, ("a",))[0]
     mode = _qr_mode(args, kw)
     _refuse_mode(mode)
     m, n = shape_of(a)[-2:]
@@ -245,7 +243,7 @@ def _qr_vjp(g, ans, args, kw, needs):
 
 
 def _qr_jvp(ts, ans, args, kw):
-    a = args[0]
+    a = operands(args, kw, ("a",))[0]
     mode = _qr_mode(args, kw)
     _refuse_mode(mode)
     m, n = shape_of(a)[-2:]
@@ -266,6 +264,6 @@ def _qr_r_jvp(t, ans, a, mode="reduced"):
     return qr_tangent(a, t, *np.linalg.qr(a))[1]
 
 
-defrule(np.linalg.qr, _qr_vjp, _qr_jvp, kind=POSITIONAL, multi=True)
+defmatrix(np.linalg.qr, _qr_vjp, _qr_jvp)
 defvariant(np.linalg.qr, lambda args, kw: _qr_mode(args, kw) == "r",
            "np.linalg.qr (mode='r')", _qr_r_vjp, _qr_r_jvp)

@@ -7,9 +7,9 @@ einsum in ``products.py``.
 """
 import numpy as np
 
-from .matrix_util import H, col, diag, ndim, tr, triangle_adjoint
+from .matrix_util import H, col, defmatrix, diag, ndim, operands, tr, triangle_adjoint
 from .matrix_util import hermitian as read_hermitian
-from .registry import POSITIONAL, SEQUENCE, defjvp, defrule, defvjp
+from .registry import SEQUENCE, defjvp, defrule, defvjp
 from .util import conj, shape_of
 
 
@@ -53,17 +53,17 @@ def _slogdet_vjp(g, ans, args, kw, needs):
     scale = g[1]
     if np.result_type(ans[0]).kind == "c":
         scale = scale - 1j * np.imag(conj(g[0]) * ans[0])
-    return [col(col(scale)) * H(np.linalg.inv(args[0]))]
+    return [col(col(scale)) * H(np.linalg.inv(operands(args, kw, ("a",))[0]))]
 
 
 def _slogdet_jvp(ts, ans, args, kw):
-    d = tr(np.linalg.solve(args[0], ts[0]))
+    d = tr(np.linalg.solve(operands(args, kw, ("a",))[0], ts[0]))
     if np.result_type(ans[0]).kind == "c":
         return 1j * ans[0] * np.imag(d), np.real(d)
     return np.zeros_like(ans[0]), d
 
 
-defrule(np.linalg.slogdet, _slogdet_vjp, _slogdet_jvp, kind=POSITIONAL, multi=True)
+defmatrix(np.linalg.slogdet, _slogdet_vjp, _slogdet_jvp)
 
 
 # --- solve(a, b): x = a^-1 b --------------------------------------------------------------
@@ -77,7 +77,7 @@ def _b_is_vector(a, b):
 
 
 def _solve_vjps(g, ans, args, kw, needs):
-    a, b = args[:2]
+    a, b = operands(args, kw, ("a", "b"))
     vec = _b_is_vector(a, b)
     gb = np.linalg.solve(H(a), col(g) if vec else g)
     x = col(ans) if vec else ans
@@ -86,8 +86,7 @@ def _solve_vjps(g, ans, args, kw, needs):
 
 
 def _solve_jvp(ts, ans, args, kw):
-    a, b = args[:2]
-    ta, tb = ts[:2]
+    (a, b), (ta, tb) = operands(args, kw, ("a", "b"), ts)
     vec = _b_is_vector(a, b)
     x = col(ans) if vec else ans
     if tb is None:
@@ -99,7 +98,7 @@ def _solve_jvp(ts, ans, args, kw):
     return dx[..., 0] if vec else dx
 
 
-defrule(np.linalg.solve, _solve_vjps, _solve_jvp, kind=POSITIONAL, nargs=2)
+defmatrix(np.linalg.solve, _solve_vjps, _solve_jvp, nargs=2, multi=False)
 
 
 # --- pseudo-inverse and least squares (valid where the rank does not change) --------------
@@ -141,8 +140,7 @@ def _lstsq_parts(a, b, rcond):
 
 
 def _lstsq_vjp(g, ans, args, kw, needs):
-    a, b = args[:2]
-    rcond = args[2] if len(args) > 2 else kw.get("rcond")
+    a, b, rcond = operands(args, kw, ("a", "b", "rcond"))
     gx, gres, _, gs = g
     vec, p, bm = _lstsq_parts(a, b, rcond)
     x = col(ans[0]) if vec else ans[0]
@@ -155,13 +153,11 @@ def _lstsq_vjp(g, ans, args, kw, needs):
         gb = gb + e
     u, _, vh = np.linalg.svd(a, full_matrices=False)
     ga = ga + (u * gs[None, :]) @ vh
-    return [ga if needs[0] else None, (gb[:, 0] if vec else gb) if needs[1] else None]
+    return [ga if needs[0] else None, (gb[:, 0] if vec else gb) if needs[1:2] == [True] else None]
 
 
 def _lstsq_jvp(ts, ans, args, kw):
-    a, b = args[:2]
-    ta, tb = ts[:2]
-    rcond = args[2] if len(args) > 2 else kw.get("rcond")
+    (a, b, rcond), (ta, tb, _) = operands(args, kw, ("a", "b", "rcond"), ts)
     vec, p, bm = _lstsq_parts(a, b, rcond)
     x = col(ans[0]) if vec else ans[0]
     dx = 0.0
@@ -184,7 +180,7 @@ def _lstsq_jvp(ts, ans, args, kw):
     return dx[:, 0] if vec else dx, dres, None, ds
 
 
-defrule(np.linalg.lstsq, _lstsq_vjp, _lstsq_jvp, kind=POSITIONAL, multi=True, nargs=2)
+defmatrix(np.linalg.lstsq, _lstsq_vjp, _lstsq_jvp, nargs=2)
 
 
 # --- matrix_power: d(A^n) = sum_k A^k dA A^(n-1-k); negative n goes through inv(A) --------

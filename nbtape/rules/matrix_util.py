@@ -1,6 +1,9 @@
 """Helpers that the matrix rules share (stacks of matrices: the last two axes)."""
+import inspect
+
 import numpy as np
 
+from .registry import POSITIONAL, defrule
 from .util import conj, shape_of
 
 
@@ -77,3 +80,27 @@ def triangle_adjoint(g, lower=True):
     d = 0.5 * diag(gh)
     strict = np.tril(gh, -1) if lower else np.triu(gh, 1)
     return strict + (np.real(d) if is_complex(d) else d)[..., None] * eye_like(g)
+
+
+def defmatrix(fn, vjp_all, jvp_all, nargs=1, multi=True):
+    """``defrule`` for an np.linalg function whose first ``nargs`` arguments are its
+    operands, by position or by keyword (``np.linalg.solve(a, b=t)``): the rule's
+    parameters come from numpy's own signature, and ``operands`` reads them back."""
+    r = defrule(fn, vjp_all, jvp_all, kind=POSITIONAL, multi=multi, nargs=nargs)
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    r.params = [(p.name, p.default) for p in inspect.signature(fn).parameters.values()
+                if p.kind in kinds]
+    return r
+
+
+def operands(args, kw, names, ts=None):
+    """The named leading arguments, given by position or by keyword (and, with
+    ``ts``, their tangents: None for one given by keyword as a constant).
+
+    >>> operands([1], {"b": 2}, ("a", "b"))
+    [1, 2]
+    """
+    vals = [args[i] if i < len(args) else kw.get(n) for i, n in enumerate(names)]
+    if ts is None:
+        return vals
+    return vals, list(ts) + [None] * (len(names) - len(ts))
