@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import nbtape as nt
 from gradcheck import NUMPY, check_both, check_hvp, needs_numpy, numpy_param
 
 rng = np.random.default_rng(2)      # for parameter lists (built once, at collection)
@@ -145,3 +146,24 @@ def test_random_contractions(i, j, k, batch):
     check_both(lambda a, b: np.einsum("bij,jk->bki", a, b), a, b)
     check_both(np.dot, a, b)
     check_both(lambda a, b: np.tensordot(a, b, axes=([2], [0])), a, b)
+
+
+@needs_numpy("vecdot", "matvec", "vecmat")
+@pytest.mark.parametrize("complex_", [False, True])
+def test_vector_gufuncs(complex_):
+    draw = crandn if complex_ else randn
+    check_both(np.vecdot, draw(2, 3), draw(3))
+    check_both(np.matvec, draw(2, 3, 4), draw(4))
+    check_both(np.matvec, draw(3, 4), draw(2, 4))
+    check_both(np.vecmat, draw(3), draw(2, 3, 4))
+    check_both(np.vecmat, draw(2, 3), draw(3, 4))
+
+
+@needs_numpy("vecdot")
+def test_vector_gufuncs_with_axis_keywords_are_refused_by_name():
+    x = nt.constant(randn(3, 2))
+    with nt.GradientTape() as t:
+        t.watch(x)
+        y = np.vecdot(x, x, axis=0)
+    with pytest.raises(nt.NoGradientRuleError, match="np.vecdot with axis="):
+        t.gradient(y, x)
