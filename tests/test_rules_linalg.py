@@ -140,21 +140,21 @@ def test_pinv_hermitian_reads_the_lower_triangle():
                                             ((2, 4), (2,)), ((2, 4), (2, 3))])
 def test_lstsq(ashape, bshape, complex_):
     a, b = (crandn if complex_ else randn)(*ashape), (crandn if complex_ else randn)(*bshape)
-    check_both(lambda a, b: np.linalg.lstsq(a, b)[0], a, b)
+    check_both(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0], a, b)
     check_both(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[3], a, b)
     if ashape[0] > ashape[1]:
-        check_both(lambda a, b: np.linalg.lstsq(a, b)[1], a, b)
+        check_both(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[1], a, b)
         check_both(lambda a, b: (lambda x, res, rank, s: np.sum(x) * res + s[0])(
-            *np.linalg.lstsq(a, b)), a, b)
+            *np.linalg.lstsq(a, b, rcond=None)), a, b)
 
 
 def test_lstsq_with_a_constant_right_hand_side_and_its_rank_output():
     a = randn(4, 2)
-    check_both(lambda a: np.linalg.lstsq(a, np.arange(4.0))[0], a)
+    check_both(lambda a: np.linalg.lstsq(a, np.arange(4.0), rcond=None)[0], a)
     x = nt.constant(a)
     with nt.GradientTape() as t:
         t.watch(x)
-        sol, res, rank, s = np.linalg.lstsq(x, np.ones(4))
+        sol, res, rank, s = np.linalg.lstsq(x, np.ones(4), rcond=None)
     assert int(rank) == 2
     assert t.gradient(sol, x).shape == (4, 2)
 
@@ -174,7 +174,7 @@ def test_reverse_over_forward_through_linalg(f, a):
 @pytest.mark.parametrize("f", [
     lambda a, b: np.linalg.solve(a, b=b),
     lambda a, b: np.linalg.solve(b=b, a=a),
-    lambda a, b: np.linalg.lstsq(a, b=b)[0],
+    lambda a, b: np.linalg.lstsq(a, b=b, rcond=None)[0],
     lambda a, b: np.linalg.lstsq(b=b, a=a, rcond=None)[0],
     lambda a, b: np.linalg.slogdet(a=a).logabsdet * b,
 ])
