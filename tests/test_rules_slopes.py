@@ -56,3 +56,9 @@ def test_gradient_values_types_and_second_order():
     assert isinstance(np.gradient(nt.constant(f[0])), nt.Tensor)
     check_hvp(lambda f: np.gradient(f ** 3), f[0])
     check_reverse_over_forward(lambda f: np.gradient(f ** 2, axis=0), f)
+
+
+def test_gradient_of_f_given_by_keyword():
+    rng = np.random.default_rng(4)
+    check_both(lambda f: weighted(np.gradient(f=f)), rng.standard_normal((3, 4)))
+    check_both(lambda f: np.gradient(f=f, axis=0, edge_order=2), rng.standard_normal((4, 2)))

@@ -196,7 +196,7 @@ def _qr_square_or_tall(q, r, gq, gr):
     return H(np.linalg.solve(r, H(b)))      # b R^-H
 
 
-def qr_adjoint(a, q, r, gq, gr):
+def _qr_adjoint(a, q, r, gq, gr):
     """The adjoint of A from those of its reduced factors Q (m x k) and R (k x n).
 
     A wide A = [X | Y] is Q [U | V]: X = Q U is a square QR, and Y = Q V moves Q's
@@ -210,11 +210,11 @@ def qr_adjoint(a, q, r, gq, gr):
     return np.concatenate([gx, q @ gv], axis=-1)
 
 
-def qr_tangent(a, t, q, r):
+def _qr_tangent(a, t, q, r):
     """The tangents of the reduced factors (Q, R) along ``t``."""
     m, n = shape_of(a)[-2:]
     if m < n:
-        dq, du = qr_tangent(a[..., :, :m], t[..., :, :m], q, r[..., :, :m])
+        dq, du = _qr_tangent(a[..., :, :m], t[..., :, :m], q, r[..., :, :m])
         dv = H(dq) @ a[..., :, m:] + H(q) @ t[..., :, m:]
         return dq, np.concatenate([du, dv], axis=-1)
     c = H(np.linalg.solve(H(r), H(H(q) @ t)))   # Q^H dA R^-1
@@ -239,7 +239,7 @@ def _qr_vjp(g, ans, args, kw, needs):
         if _nonzero(gq[..., n:]):
             raise _refuse_extra(*_QR_REFUSAL)
         q, r, gq, gr = q[..., :n], r[..., :n, :], gq[..., :n], gr[..., :n, :]
-    return [qr_adjoint(a, q, r, gq, gr)]
+    return [_qr_adjoint(a, q, r, gq, gr)]
 
 
 def _qr_jvp(ts, ans, args, kw):
@@ -249,19 +249,19 @@ def _qr_jvp(ts, ans, args, kw):
     m, n = shape_of(a)[-2:]
     q, r = ans
     if mode == "complete" and m > n:
-        dq, dr = qr_tangent(a, ts[0], q[..., :n], r[..., :n, :])
+        dq, dr = _qr_tangent(a, ts[0], q[..., :n], r[..., :n, :])
         pad = [(0, 0)] * (len(shape_of(dr)) - 2) + [(0, m - n), (0, 0)]
         return _refuse_extra(*_QR_REFUSAL), np.pad(dr, pad)
-    return qr_tangent(a, ts[0], q, r)
+    return _qr_tangent(a, ts[0], q, r)
 
 
 def _qr_r_vjp(g, ans, a, mode="reduced"):
     q, r = np.linalg.qr(a)
-    return qr_adjoint(a, q, r, np.zeros_like(q), g)
+    return _qr_adjoint(a, q, r, np.zeros_like(q), g)
 
 
 def _qr_r_jvp(t, ans, a, mode="reduced"):
-    return qr_tangent(a, t, *np.linalg.qr(a))[1]
+    return _qr_tangent(a, t, *np.linalg.qr(a))[1]
 
 
 defmatrix(np.linalg.qr, _qr_vjp, _qr_jvp)

@@ -102,13 +102,13 @@ defmatrix(np.linalg.solve, _solve_vjps, _solve_jvp, nargs=2, multi=False)
 
 
 # --- pseudo-inverse and least squares (valid where the rank does not change) --------------
-def pinv_adjoint(g, p, a):
+def _pinv_adjoint(g, p, a):
     """The adjoint of P = pinv(A) (Golub and Pereyra), from P's adjoint ``g``."""
     return (-H(p) @ g @ H(p) + (np.eye(shape_of(a)[-2]) - a @ p) @ H(g) @ p @ H(p)
             + H(p) @ p @ H(g) @ (np.eye(shape_of(a)[-1]) - p @ a))
 
 
-def pinv_tangent(t, p, a):
+def _pinv_tangent(t, p, a):
     """The tangent of P = pinv(A) along ``t``."""
     return (-p @ t @ p + p @ H(p) @ H(t) @ (np.eye(shape_of(a)[-2]) - a @ p)
             + (np.eye(shape_of(a)[-1]) - p @ a) @ H(t) @ H(p) @ p)
@@ -117,14 +117,14 @@ def pinv_tangent(t, p, a):
 # hermitian=True reads the lower triangle only (numpy goes through eigh)
 def _pinv_vjp(g, ans, a, rcond=None, hermitian=False, **kw):
     if hermitian:
-        return triangle_adjoint(pinv_adjoint(g, ans, read_hermitian(a)))
-    return pinv_adjoint(g, ans, a)
+        return triangle_adjoint(_pinv_adjoint(g, ans, read_hermitian(a)))
+    return _pinv_adjoint(g, ans, a)
 
 
 def _pinv_jvp(t, ans, a, rcond=None, hermitian=False, **kw):
     if hermitian:
-        return pinv_tangent(read_hermitian(t), ans, read_hermitian(a))
-    return pinv_tangent(t, ans, a)
+        return _pinv_tangent(read_hermitian(t), ans, read_hermitian(a))
+    return _pinv_tangent(t, ans, a)
 
 
 defvjp(np.linalg.pinv, _pinv_vjp)
@@ -145,7 +145,7 @@ def _lstsq_vjp(g, ans, args, kw, needs):
     vec, p, bm = _lstsq_parts(a, b, rcond)
     x = col(ans[0]) if vec else ans[0]
     gx = col(gx) if vec else gx
-    ga = pinv_adjoint(gx @ H(bm), p, a)
+    ga = _pinv_adjoint(gx @ H(bm), p, a)
     gb = H(p) @ gx
     if shape_of(ans[1])[0]:                 # residuals, given when a is tall and full rank
         e = 2 * (bm - a @ x) * np.real(gres)
@@ -164,7 +164,7 @@ def _lstsq_jvp(ts, ans, args, kw):
     dres = np.zeros_like(ans[1])
     e = bm - a @ x
     if ta is not None:
-        dx = dx + pinv_tangent(ta, p, a) @ bm
+        dx = dx + _pinv_tangent(ta, p, a) @ bm
     if tb is not None:
         tbm = col(tb) if vec else tb
         dx = dx + p @ tbm

@@ -75,6 +75,10 @@ def triangle_adjoint(g, lower=True):
     """The adjoint of ``hermitian``: a gradient ``g`` on S back onto the triangle read.
 
     ``g`` needs no symmetry: only its Hermitian part is seen by Hermitian tangents.
+
+    >>> triangle_adjoint(np.array([[1.0, 2.0], [4.0, 3.0]]))      # 2 + 4 lands below
+    array([[1., 0.],
+           [6., 3.]])
     """
     gh = g + H(g)
     d = 0.5 * diag(gh)
@@ -85,7 +89,13 @@ def triangle_adjoint(g, lower=True):
 def defmatrix(fn, vjp_all, jvp_all, nargs=1, multi=True):
     """``defrule`` for an np.linalg function whose first ``nargs`` arguments are its
     operands, by position or by keyword (``np.linalg.solve(a, b=t)``): the rule's
-    parameters come from numpy's own signature, and ``operands`` reads them back."""
+    parameters come from numpy's own signature, and ``operands`` reads them back.
+
+    >>> import nbtape
+    >>> from nbtape.rules.registry import RULES
+    >>> [name for name, default in RULES[np.linalg.lstsq].params]
+    ['a', 'b', 'rcond']
+    """
     r = defrule(fn, vjp_all, jvp_all, kind=POSITIONAL, multi=multi, nargs=nargs)
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     r.params = [(p.name, p.default) for p in inspect.signature(fn).parameters.values()

@@ -239,25 +239,24 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     return r
 
 
-def defvariant(fn, choose, name, vjp=None, jvp=None, vjp_all=None, jvp_all=None,
-               kind=POSITIONAL, start=0, multi=False):
+def defvariant(fn, choose, name, vjp, jvp):
     """A mode of ``fn`` that returns another kind of result gets its own rule.
 
     ``np.linalg.svd(a, compute_uv=False)`` returns one array where the rule for
     ``svd`` expects a tuple: ``choose(args, kwargs)`` says whether a call is in
     that mode, and then it is recorded with a rule (not in the registry) made of
-    one argument's ``vjp`` and ``jvp``, or of whole-function rules as in ``defrule``.
+    the first argument's ``vjp`` and ``jvp``.
+
+    >>> import numpy as np, nbtape
+    >>> RULES[np.linalg.svd].variant((np.eye(2),), {"compute_uv": False}).name
+    'np.linalg.svd (compute_uv=False)'
     """
     if fn is None:
         return None
     mode = Rule(fn, name)
-    if vjp is not None:
-        mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
-        _compute_save(mode)
-        mode.params = _param_defaults(vjp)
-    else:
-        mode.vjp_all, mode.jvp_all, mode.kind, mode.start = vjp_all, jvp_all, kind, start
-        mode.multi, mode.save, mode.save_ans = multi, None, True
+    mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
+    _compute_save(mode)
+    mode.params = _param_defaults(vjp)
     rule = rule_for(fn)
     rule.variant = lambda args, kwargs: mode if choose(args, kwargs or {}) else rule
     return mode
@@ -267,6 +266,14 @@ def defcomposite(fn, impl):
     """``fn`` computed by ``impl`` from numpy calls that have rules, on the tensors
     themselves, so every step is recorded (as HIPS autograd builds ``np.select``
     from ``np.where``).  ``impl`` takes ``fn``'s arguments and gives its result.
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.constant([-1.0, 2.0])
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.select([x > 0], [x ** 2], default=x)    # recorded as np.where steps
+    >>> tape.gradient(y, x).numpy()
+    array([1., 4.])
     """
     if fn is not None:
         rule_for(fn).composite = impl

@@ -6,10 +6,12 @@ every line, so the VJP applies ``D^T`` and the JVP is np.gradient of the tangent
 A scalar spacing h scales the slopes by 1/h (its adjoint is -<g, slope>/h);
 coordinate arrays as spacing are not differentiated (refused by name).
 """
+import inspect
+
 import numpy as np
 
 from ..errors import NoGradientRuleError
-from .registry import VARARGS, defrule, defvariant
+from .registry import POSITIONAL, VARARGS, Rule, defrule, rule_for
 from .util import conj, shape_of
 
 
@@ -88,7 +90,14 @@ def _gradient_jvp(ts, ans, args, kw):
     return type(ans)(total) if several else total[0]
 
 
-defrule(np.gradient, _gradient_vjp, _gradient_jvp, kind=VARARGS, start=0, multi=True)
+def _mode(name, kind, multi):
+    """A rule for one calling form: several axes or one (a tuple or an array), and f
+    given by position (then varargs follow) or by keyword (then there are none)."""
+    r = Rule(np.gradient, name)
+    r.vjp_all, r.jvp_all, r.kind, r.multi, r.nargs = _gradient_vjp, _gradient_jvp, kind, multi, 1
+    if kind is POSITIONAL:
+        r.params = [("f", inspect.Parameter.empty)]     # dispatch moves f= into place
+    return r
 
 
 def _one_axis(args, kw):
@@ -97,5 +106,7 @@ def _one_axis(args, kw):
     return len(_axes(f, kw.get("axis"))) == 1
 
 
-defvariant(np.gradient, _one_axis, "np.gradient", vjp_all=_gradient_vjp,
-           jvp_all=_gradient_jvp, kind=VARARGS)
+_FORMS = {(keyword, one): _mode("np.gradient", POSITIONAL if keyword else VARARGS, not one)
+          for keyword in (False, True) for one in (False, True)}
+defrule(np.gradient, _gradient_vjp, _gradient_jvp, kind=VARARGS, start=0, multi=True)
+rule_for(np.gradient).variant = lambda args, kw: _FORMS["f" in kw, _one_axis(args, kw)]
