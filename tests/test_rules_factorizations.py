@@ -88,6 +88,8 @@ def test_svd_without_vectors_of_a_hermitian_matrix_reads_the_lower_triangle():
     a = lopsided(3, 3) - 4 * np.eye(3)              # some negative eigenvalues
     check_both(lambda a: np.linalg.svd(a, compute_uv=False, hermitian=True), a)
     check_both(lambda a: np.linalg.svd(a, hermitian=True, full_matrices=False).S, a)
+    check_both(lambda a: (lambda u, s, vh: u * u * s + vh * vh)(*np.linalg.svd(a, hermitian=True)),
+               a)
 
 
 @pytest.mark.parametrize("shape", [(4, 2), (2, 4), (2, 3, 2)])
