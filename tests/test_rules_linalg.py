@@ -182,3 +182,19 @@ def test_operands_by_keyword(f):
     a, b = well_conditioned(3, 3), randn(3)
     check_both(f, a, b)
     check_both(lambda a: f(a, b), a)           # a plain-array keyword operand
+
+
+def test_tensorinv_and_tensorsolve():
+    a = well_conditioned(6, 6)
+    check_both(lambda a: np.linalg.tensorinv(np.reshape(a, (2, 3, 6))), a)
+    check_both(lambda a: np.linalg.tensorinv(np.reshape(a, (6, 2, 3)), ind=1), a)
+    b = randn(2, 3)
+    check_both(lambda a, b: np.linalg.tensorsolve(np.reshape(a, (2, 3, 2, 3)), b), a, b)
+    check_both(lambda a, b: np.linalg.tensorsolve(np.reshape(a, (2, 3, 3, 2)), b, axes=(3,)),
+               a, b)
+    x, y = nt.constant(np.reshape(a, (2, 3, 6))), np.reshape(a, (2, 3, 6))
+    np.testing.assert_allclose(np.linalg.tensorinv(x).numpy(), np.linalg.tensorinv(y))
+    with pytest.raises(ValueError, match="ind"):
+        np.linalg.tensorinv(x, ind=0)
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.tensorsolve(x, nt.constant(randn(4)))

@@ -9,7 +9,7 @@ import numpy as np
 
 from .matrix_util import H, col, defmatrix, diag, ndim, operands, tr, triangle_adjoint
 from .matrix_util import hermitian as read_hermitian
-from .registry import SEQUENCE, defjvp, defrule, defvjp
+from .registry import SEQUENCE, defcomposite, defjvp, defrule, defvjp
 from .util import conj, shape_of
 
 
@@ -181,6 +181,37 @@ def _lstsq_jvp(ts, ans, args, kw):
 
 
 defmatrix(np.linalg.lstsq, _lstsq_vjp, _lstsq_jvp, nargs=2)
+
+
+# --- tensorinv and tensorsolve: inv and solve of the arrays reshaped to matrices -----------
+# built from recorded reshapes, inv and solve (defcomposite), in numpy's own steps
+def _tensorinv(a, ind=2):
+    shape = shape_of(a)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    rows = int(np.prod(shape[ind:]))
+    return np.reshape(np.linalg.inv(np.reshape(a, (rows, -1))), shape[ind:] + shape[:ind])
+
+
+def _tensorsolve(a, b, axes=None):
+    an = ndim(a)
+    if axes is not None:
+        order = list(range(an))
+        for k in axes:
+            order.remove(k)
+            order.insert(an, k)
+        a = np.transpose(a, order)
+    shape = shape_of(a)[-(an - ndim(b)):]
+    n = int(np.prod(shape))
+    if int(np.prod(shape_of(a))) != n ** 2:
+        raise np.linalg.LinAlgError(
+            "Input arrays must satisfy the requirement "
+            "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    return np.reshape(np.linalg.solve(np.reshape(a, (n, n)), np.ravel(b)), shape)
+
+
+defcomposite(np.linalg.tensorinv, _tensorinv)
+defcomposite(np.linalg.tensorsolve, _tensorsolve)
 
 
 # --- matrix_power: d(A^n) = sum_k A^k dA A^(n-1-k); negative n goes through inv(A) --------
