@@ -251,6 +251,21 @@ def test_without_engine_the_display_is_dot_source_and_one_line(no_engine):
     assert g._repr_svg_() is None
 
 
+def test_with_neither_dot_nor_graphviz_pure_a_notebook_shows_the_source(monkeypatch, tmp_path):
+    # Hide both for real: an empty PATH, no scripts folder, no NBTAPE_GRAPHVIZ.
+    from IPython.core.interactiveshell import InteractiveShell
+    monkeypatch.delenv("NBTAPE_GRAPHVIZ", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(R, "_script_dirs", lambda: ())
+    assert R.find_engine() is None and not R.draws_png()
+    g = _small_graph()
+    data, _ = InteractiveShell.instance().display_formatter.format(g)
+    assert not any(mime.startswith("image/") for mime in data)
+    first, rest = data["text/plain"].split("\n", 1)
+    assert first == R.HOW_TO_GET_PICTURES and rest == g.source
+    assert "Traceback" not in data["text/html"]
+
+
 def test_graph_repr_has_no_address():
     text = repr(_small_graph())
     assert "0x" not in text and "nt.render" in text
