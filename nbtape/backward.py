@@ -10,7 +10,7 @@ import numpy as np
 
 from ._where import decode, describe, source_line
 from .errors import NoGradientRuleError
-from .rules.registry import VARARGS, Rule
+from .breaks import ObjectArrayRule, object_array_error
 from .rules.util import unbroadcast
 from .tensor import Tensor
 
@@ -63,20 +63,6 @@ class Op:
             self._out = weakref.ref(out) if type(out) is Tensor else None
 
 
-class ObjectArrayRule(Rule):
-    """Records an op whose result is a numpy object array (``astype(object)``,
-    ``np.frompyfunc``): nbtape cannot differentiate through one, so it has no
-    gradient, and the error names ``origin``, the op that first made one."""
-
-    __slots__ = ("origin",)
-
-    def __init__(self, rule, origin):
-        super().__init__(rule.fn, rule.name)
-        self.kind, self.multi = VARARGS, rule.multi
-        self.save, self.save_ans, self.save_all = (), False, False
-        self.origin = origin    # (op name, where)
-
-
 def _raw(a):
     t = type(a)
     if t is Tensor:
@@ -107,22 +93,12 @@ def call_vjp(rule, g, ans, args, kwargs, needs):
             for k, n in enumerate(needs)]
 
 
-def _at(where):
-    line = source_line(where)
-    return describe(where) + (f": {line}" if line else "")
-
-
 def _no_rule(op):
     if isinstance(op.rule, ObjectArrayRule):
-        name, where = op.rule.origin
-        return NoGradientRuleError(
-            f"the gradient you asked for flows through a numpy object array (dtype=object), "
-            f"made by {name} at {_at(where)}. An object array holds Python objects, which "
-            "nbtape cannot differentiate: keep the values in a float array (drop "
-            "astype(object); write the function with numpy operations instead of "
-            "np.frompyfunc), or wrap that step in @nt.custom_gradient with your own "
-            "derivative.")
-    at = _at(op.where)
+        return object_array_error(op.rule)
+    where = op.where
+    line = source_line(where)
+    at = describe(where) + (f": {line}" if line else "")
     return NoGradientRuleError(
         f"nbtape has no gradient rule for {op.rule.name}, and the gradient you asked "
         f"for flows through it (called at {at}). Rewrite that step with functions "

@@ -11,7 +11,7 @@ import html
 import numpy as np
 
 from . import _where
-from .backward import ObjectArrayRule
+from .breaks import ObjectArrayRule
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 

@@ -8,9 +8,11 @@ import numpy as np
 
 from . import _where
 from ._state import next_id, suspended, tls
-from .backward import ObjectArrayRule, Op, backward, plan
+from .backward import Op, backward, plan
+from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing
 from .observe import Observable
+from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -84,41 +86,6 @@ class _Paused:
 
 
 _NUMBERS = (int, float, complex)
-# saved arguments of these types cannot change after the op ran
-_KEPT_AS_IS = frozenset((Tensor, int, float, complex, bool, str, slice, type(None),
-                         type(Ellipsis), np.float64, np.float32, np.int64, np.bool_))
-
-
-def _changeable(a):
-    """True when ``a`` is an array whose values can still change (it, or what it views,
-    is writeable); a tensor's value and a read-only constant are safe to keep."""
-    while isinstance(a, np.ndarray):
-        if a.flags.writeable:
-            return True
-        a = a.base
-    return False
-
-
-def _snapshot(values):
-    """``values`` (a list or tuple, nested) with every changeable array copied."""
-    out = []
-    for a in values:
-        t = type(a)
-        if t is list or t is tuple:
-            a = t(_snapshot(a))
-        elif t not in _KEPT_AS_IS and _changeable(a):
-            a = a.copy()
-        out.append(a)
-    return out
-
-
-def _snapshot_kwargs(kwargs):
-    for v in kwargs.values():
-        if type(v) not in _KEPT_AS_IS:
-            return dict(zip(kwargs, _snapshot(kwargs.values())))
-    return kwargs
-
-
 def _small_tape(ops):
     """A classroom-sized tape: it kept every output, and they add up to little."""
     if len(ops) > DISPLAY_OPS or any(op._out is None for op in ops):
@@ -250,11 +217,11 @@ class GradientTape(Observable):
             out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
                             for o in outs)
             if any(isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs):
-                rule = self._object_rule(rule, ids, out_ids)
+                rule = object_rule(rule, ids, out_ids, self._object_origins)
         elif type(outs) is Tensor and outs._value.dtype.kind in "fc":
             out_ids = (outs._id,)
         else:
-            rule = self._off_float_path(rule, ids, outs)
+            rule = off_float_path(rule, ids, outs, self._notes, self._object_origins)
             if rule is None:
                 return
             out_ids = (outs._id,)
@@ -266,13 +233,13 @@ class GradientTape(Observable):
         else:
             saved = args
         for a in saved:
-            if type(a) not in _KEPT_AS_IS:
+            if type(a) not in KEPT_AS_IS:
                 # a plain array the user may change later (a buffer reused in a loop):
                 # the rule must see it as it was now (tensors are immutable)
-                saved = _snapshot(saved)
+                saved = snapshot(saved)
                 break
         if kwargs:
-            kwargs = _snapshot_kwargs(kwargs)
+            kwargs = snapshot_kwargs(kwargs)
         metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                  for a in operands]
         ops = self._ops
@@ -289,35 +256,6 @@ class GradientTape(Observable):
                 tracked.add(out_ids[0])
             else:
                 tracked.update(o for o in out_ids if o is not None)
-
-    def _off_float_path(self, rule, ids, outs):
-        """A recorded op whose result is not a float array: the rule to record it
-        with (object arrays), or None after noting where the path stops."""
-        tracked_id = next(i for i in ids if i is not None)
-        if type(outs) is not Tensor:
-            if outs is not None:        # e.g. np.sum of an object array: a Python float
-                self._notes.append(("escape", tracked_id, _where.caller(),
-                                    f"{rule.name}, which returned a plain "
-                                    f"{type(outs).__name__}"))
-            return None
-        dtype = outs._value.dtype
-        if dtype.kind == "O":
-            return self._object_rule(rule, ids, (outs._id,))
-        # an integer or bool result: never differentiable, so the path ends here
-        self._notes.append(("dtype", tracked_id, _where.caller(), (rule.name, str(dtype))))
-        return None
-
-    def _object_rule(self, rule, ids, out_ids):
-        """Record an op that made (or passed on) an object array with a rule that has
-        no gradient, remembering which op first made one (what the error names)."""
-        origins = self._object_origins
-        origin = next((origins[i] for i in ids if i in origins), None)
-        if origin is None:
-            origin = (rule.name, _where.caller_raw(2))
-        for o in out_ids:
-            if o is not None:
-                origins[o] = origin
-        return ObjectArrayRule(rule, origin)
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
@@ -461,7 +399,7 @@ class GradientTape(Observable):
         downstream = plan(self._ops, [source._id])[1]
         for kind, i, where, detail in breaks:
             if i in downstream:
-                warnings.warn(_break_message(kind, where, detail), UserWarning, stacklevel=6)
+                warnings.warn(break_message(kind, where, detail), UserWarning, stacklevel=6)
                 return
 
     def _finish(self):
@@ -560,24 +498,6 @@ def _not_a_tensor(method, value, role="value"):
                 f"nbtape tensors and variables, so {hint}, and use that object in your "
                 "computation.")
     return f"tape.{method}() needs nbtape tensors or variables as {role}s, not {kind}."
-
-
-def _break_message(kind, where, detail):
-    """Why a gradient is None, from the note of the place where its path stopped."""
-    at = _where.describe(where)
-    line = _where.source_line(where)
-    at += f" ({line})" if line else ""
-    tail = " tape.explain(target, source) shows the whole story."
-    if kind == "dtype":
-        name, dtype = detail
-        return (f"the gradient is None because the value became {dtype} (an integer or bool "
-                f"dtype) through {name} at {at}: integer and bool values are never "
-                "differentiable, so the tape stops following it there. Keep it a float "
-                "(np.round or np.floor give rounded floats, whose gradient is zero) if the "
-                "gradient should flow." + tail)
-    return (f"the gradient is None because the value left the tape through {detail} at {at}: "
-            "from there on it is a plain value that the tape cannot follow. Keep it a tensor "
-            "(use np.stack / np.concatenate to build arrays from tensors)." + tail)
 
 
 def _int_source_message(source):
