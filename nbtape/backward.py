@@ -9,8 +9,8 @@ import weakref
 import numpy as np
 
 from ._where import decode, describe, source_line
-from .errors import NoGradientRuleError
 from .breaks import ObjectArrayRule, object_array_error
+from .errors import NoGradientRuleError
 from .rules.util import unbroadcast
 from .tensor import Tensor
 

@@ -56,6 +56,7 @@ def object_rule(rule, ids, out_ids, origins):
 
 
 def object_array_error(rule):
+    """The ``NoGradientRuleError`` for a gradient that reached an object array."""
     name, where = rule.origin
     return NoGradientRuleError(
         f"the gradient you asked for flows through a numpy object array (dtype=object), "
@@ -72,7 +73,11 @@ def _at(where):
 
 
 def break_message(kind, where, detail):
-    """Why a gradient is None, from the note of the place where its path stopped."""
+    """Why a gradient is None, from the note of the place where its path stopped.
+
+    >>> print(break_message("dtype", None, ("astype", "int64"))[:67])
+    the gradient is None because the value became int64 (an integer or
+    """
     at = _where.describe(where)
     line = _where.source_line(where)
     at += f" ({line})" if line else ""

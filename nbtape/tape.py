@@ -86,6 +86,8 @@ class _Paused:
 
 
 _NUMBERS = (int, float, complex)
+
+
 def _small_tape(ops):
     """A classroom-sized tape: it kept every output, and they add up to little."""
     if len(ops) > DISPLAY_OPS or any(op._out is None for op in ops):

@@ -111,7 +111,12 @@ class Variable(TensorLike, Observable):
     @user_facing
     def assign_add(self, delta):
         """``v += delta`` in place (not differentiable); ``delta`` has the variable's
-        shape (or broadcasts to it, like a scalar)."""
+        shape (or broadcasts to it, like a scalar).
+
+        >>> import nbtape as nt
+        >>> nt.Variable([1.0, 2.0]).assign_add(0.5).numpy()
+        array([1.5, 2.5])
+        """
         delta = _read_if_variable(delta)
         src = delta if isinstance(delta, TensorLike) else None
         d = self._checked(delta, "assign_add")
