@@ -72,23 +72,25 @@ def _at(where):
     return _where.describe(where) + (f": {line}" if line else "")
 
 
-def break_message(kind, where, detail):
-    """Why a gradient is None, from the note of the place where its path stopped.
+def break_message(kind, where, detail, zeros=False):
+    """Why a gradient is None (or, with ``zeros``, zeros that are not the derivative),
+    from the note of the place where its path stopped.
 
     >>> print(break_message("dtype", None, ("astype", "int64"))[:67])
     the gradient is None because the value became int64 (an integer or
     """
+    given = "comes back as zeros, which is not the derivative," if zeros else "is None"
     at = _where.describe(where)
     line = _where.source_line(where)
     at += f" ({line})" if line else ""
     tail = " tape.explain(target, source) shows the whole story."
     if kind == "dtype":
         name, dtype = detail
-        return (f"the gradient is None because the value became {dtype} (an integer or bool "
+        return (f"the gradient {given} because the value became {dtype} (an integer or bool "
                 f"dtype) through {name} at {at}: integer and bool values are never "
                 "differentiable, so the tape stops following it there. Keep it a float "
                 "(np.round or np.floor give rounded floats, whose gradient is zero) if the "
                 "gradient should flow." + tail)
-    return (f"the gradient is None because the value left the tape through {detail} at {at}: "
+    return (f"the gradient {given} because the value left the tape through {detail} at {at}: "
             "from there on it is a plain value that the tape cannot follow. Keep it a tensor "
             "(use np.stack / np.concatenate to build arrays from tensors)." + tail)
