@@ -84,8 +84,9 @@ def break_message(kind, where, detail, zeros=False):
     line = _where.source_line(where)
     at += f" ({line})" if line else ""
     tail = " tape.explain(target, source) shows the whole story."
-    if kind == "dtype":
+    if kind == "dtype":         # there zeros are right: a cast to integers is flat
         name, dtype = detail
+        given = "is zero" if zeros else given
         return (f"the gradient {given} because the value became {dtype} (an integer or bool "
                 f"dtype) through {name} at {at}: integer and bool values are never "
                 "differentiable, so the tape stops following it there. Keep it a float "
