@@ -1,26 +1,10 @@
-"""What users pass to ``GradientTape.gradient``, checked, and what its warnings say.
+"""What users pass to ``GradientTape.gradient``, checked.
 
 Kept apart from ``tape.py`` so that the tape reads as recording and playback.
 """
 import numpy as np
 
-from . import _where
 from .tensor import Tensor, TensorLike
-
-
-def escape_message(how, where, zeros=False):
-    """The warning for a source whose path to the target left the tape.
-
-    >>> print(escape_message("np.asarray", ("cell.py", 3, "<module>"), zeros=True))
-    ... # doctest: +ELLIPSIS
-    the gradient comes back as zeros, which is not the derivative, because the value left the
-    tape through np.asarray at line 3 of cell.py: ...
-    """
-    given = "comes back as zeros, which is not the derivative," if zeros else "is None"
-    return (f"the gradient {given} because the value left the tape through {how} "
-            f"at {_where.describe(where)}: from there on it is a plain numpy array that the "
-            "tape cannot follow. Keep it a tensor (use np.stack / np.concatenate to build "
-            "arrays from tensors). tape.explain(target, source) shows the whole story.")
 
 
 def output_gradient(og, target):
