@@ -1,11 +1,13 @@
 """What every nbtape widget shares: throttled refresh, display, static snapshot, closing.
 
-A ``LiveView`` owns a tree of core ipywidgets (``.widget`` is its root, ready to
-put in any layout) and the engine subscriptions that feed it.  Nothing the
-engine or ipywidgets holds points back at the view strongly (engine observers
-and widget callbacks are weak), so a view nobody references is collected, and a
-finalizer then closes its widgets and drops its subscriptions.  Inside a kernel
-the per-cell registry (``cells.py``) keeps it alive until its cell runs again.
+A ``LiveView`` is an ``ipywidgets.VBox`` of core ipywidgets, so it goes into any
+layout (``HBox([nt.inspect(model), my_slider])``), and it owns the engine
+subscriptions that feed it (held weakly by the engine).  Like every ipywidget
+it stays open until it is closed: ipywidgets keeps each open widget in its
+registry (and a kernel's comm manager keeps its comm), so being unreferenced
+does not end it.  ``close()`` releases the widgets and the subscriptions; inside
+a kernel the per-cell registry (``cells.py``) closes what a cell made when the
+cell runs again.
 
 Display.  In a Jupyter kernel a view shows itself when made (as tqdm's notebook
 bar does), so ``nt.inspect(model)`` followed by a loop in the same cell works;
@@ -19,6 +21,8 @@ Python) a view is its text snapshot.
 """
 import time
 import weakref
+
+import ipywidgets as W
 
 from .cells import CellWidgets, get_shell, in_kernel
 from .throttle import Throttle, thread_timer
@@ -77,7 +81,6 @@ class Snapshot:
 
 
 def _release(subscriptions, widgets, throttle):
-    # a module-level function: a finalizer must not hold the view it finalizes
     throttle.cancel()
     for sub in subscriptions:
         sub.remove()
@@ -90,10 +93,11 @@ def _release(subscriptions, widgets, throttle):
         w.close()
 
 
-class LiveView:
-    """Base of the inspector, the training monitor and the tape player.
+class LiveView(W.VBox):
+    """Base of the inspector, the training monitor and the tape player: a ``VBox``.
 
-    Subclasses build their widgets with ``_add``, then call ``_open(display)``;
+    Subclasses build their widgets with ``_add``, make the top ones the box's
+    ``children``, then call ``_open(display)``;
     they implement ``_render()`` (set widget values; runs under the throttle's
     lock), ``_text()``, ``_html()`` and ``_descriptor()``, and call
     ``_changed()`` whenever their data changes.
@@ -108,7 +112,7 @@ class LiveView:
     ...         super().__init__(interval=0.0)
     ...         self.n = 0
     ...         self._label = self._add(W.Label())
-    ...         self.widget = self._add(W.VBox([self._label]))
+    ...         self.children = [self._label]
     ...         self._open(display=False)
     ...     def click(self):
     ...         self.n += 1
@@ -124,11 +128,14 @@ class LiveView:
     >>> c = Counter(); c.click(); c.click()
     >>> c._label.value, c
     ('2 clicks', Counter: 2 clicks)
-    >>> c.close(); c.closed, c.widget.comm is None
-    (True, True)
+    >>> row = W.HBox([c, W.IntSlider()])     # a widget among widgets
+    >>> c.close(); c.closed, c.comm is None, c._label.comm is None
+    (True, True, True)
+    >>> row.close()
     """
 
     def __init__(self, interval=0.1, clock=None, schedule=None, snapshot=True):
+        super().__init__()
         self._clock = clock or time.monotonic
         self._schedule = schedule or thread_timer
         self._throttle = Throttle(weak_callback(self._flush), interval, self._clock,
@@ -140,9 +147,11 @@ class LiveView:
         self._shown_in = None
         self._shell = get_shell()
         self._registry = CellWidgets.of(self._shell) if self._shell is not None else None
-        self._finalizer = weakref.finalize(self, _release, self._subs, self._widgets,
-                                           self._throttle)
-        self.widget = None
+
+    @property
+    def widget(self):
+        """The view itself (it is the ``VBox``); kept for code written when it was not."""
+        return self
 
     # building -----------------------------------------------------------------------
     def _add(self, widget):
@@ -216,7 +225,7 @@ class LiveView:
         return bundle
 
     def _view_json(self):
-        return {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
+        return {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
 
     def _ipython_display_(self):
         shell = self._shell
@@ -246,14 +255,22 @@ class LiveView:
     # closing ----------------------------------------------------------------------------
     @property
     def closed(self):
-        """True once ``close()`` ran (by hand, by a re-run of its cell, or on collection)."""
+        """True once ``close()`` ran (by hand, or by a re-run of its cell)."""
         return self._closed
 
     def close(self):
         """Close the widgets and stop listening to the engine (idempotent)."""
+        if "_closed" not in self.__dict__:     # ipywidgets closing a view still being built
+            super().close()
+            return
         if self._closed:
             return
         self._closed = True
-        self._finalizer()
+        _release(self._subs, self._widgets + [self.layout], self._throttle)
+        super().close()
+        # ipywidgets blanks its display methods on close (7: _ipython_display_,
+        # 8: _repr_mimebundle_); a closed view still shows its text and HTML
+        for name in ("_ipython_display_", "_repr_mimebundle_"):
+            self.__dict__.pop(name, None)
         if self._registry is not None:
             self._registry.forget(self)
