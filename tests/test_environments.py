@@ -51,14 +51,26 @@ VERSIONS = ("import importlib.metadata as m, json, sys; print(json.dumps("
 
 
 def find_python(minor):
-    """An interpreter for Python ``minor`` ('3.12'): on PATH, or one pyenv built."""
-    found = shutil.which(f"python{minor}")
-    if found:
-        return found
+    """An interpreter for Python ``minor`` ('3.12') that runs: a pyenv build, or on PATH.
+
+    pyenv's shims are on PATH for every version it knows, but a shim only runs the
+    versions selected in the shell, so each candidate is asked for its version.
+    """
     root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
     builds = sorted(glob.glob(os.path.join(root, "versions", f"{minor}.*", "bin", "python3")),
-                    key=lambda p: [int(x) for x in re.findall(r"\d+", p.split("versions")[1])])
-    return builds[-1] if builds else None
+                    key=lambda p: [int(x) for x in re.findall(r"\d+", p.split("versions")[1])],
+                    reverse=True)
+    for candidate in builds + [shutil.which(f"python{minor}")]:
+        if candidate is None:
+            continue
+        try:
+            out = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"],
+                                 capture_output=True, text=True, timeout=60)
+        except OSError:
+            continue
+        if out.returncode == 0 and out.stdout.strip() == str(tuple(map(int, minor.split(".")))):
+            return candidate
+    return None
 
 
 class Failed(Exception):
@@ -114,7 +126,7 @@ def test_environment(environments, name):
     minor, job = environments[name]
     if job is None:
         pytest.skip(f"Python {minor} is not on this machine (not on PATH, not built by "
-                    "pyenv): environment {name!r} did not run")
+                    f"pyenv): environment {name!r} did not run")
     try:
         res = job.result()
     except Failed as e:
