@@ -13,8 +13,14 @@ and the magic tests, the widget tests and the real-kernel runs of the tutorials
   ipywidgets that support it (IPython 9 needs Python 3.11).
 
 Python 3.11 is the development environment itself.  The environments are built in
-parallel (pip spends most of its time waiting on the network); each test waits
+parallel (pip spends much of its time waiting on the network); each test waits
 for its own.  An interpreter this machine lacks is reported as a skip that names it.
+
+Downloads are kept in a wheelhouse (``~/.cache/nbtape-tests/wheels``, or under
+``$XDG_CACHE_HOME``) that later runs and the other environments reuse: pip's own
+cache does not keep the registry's files on every machine.  Each environment
+downloads only what the wheelhouse lacks (``pip download`` looks there first),
+then installs offline from what it downloaded, without compiling bytecode.
 """
 import concurrent.futures
 import glob
@@ -42,6 +48,10 @@ ENVIRONMENTS = {
 # What the tests below need besides IPython and ipywidgets (the tutorials draw with
 # matplotlib); nothing else of the development extras.
 TOOLS = ["ipykernel", "nbclient", "nbformat", "pytest", "matplotlib"]
+# nbtape's own requirements and its build backend, so that it installs offline too
+NBTAPE = ["numpy>=1.26,<3", "graphviz>=0.20", "graphviz-pure>=0.2", "setuptools>=64", "wheel"]
+WHEELHOUSE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
+                  "nbtape-tests", "wheels")
 INSIDE = (["tests/test_magics.py", "tests/test_cell_runner.py", "tests/test_kernel_cells.py"]
           + sorted(str(p.relative_to(ROOT)) for p in TESTS.glob("test_widgets_*.py"))
           + ["nbtape/notebook/cell_runner.py", "nbtape/notebook/magics.py",
@@ -95,18 +105,35 @@ def build_and_test(name, python, folder):
     env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     py = env_dir / "bin" / "python"
     pip = [py, "-m", "pip", "--disable-pip-version-check"]
-    run(pip + ["install", "-q", *requirements, *TOOLS], env)
+    downloads = folder / f"{name}-wheels"
+    run(pip + ["download", "-q", "--find-links", WHEELHOUSE, "-d", downloads,
+               *requirements, *TOOLS, *NBTAPE], env)
+    keep(downloads)
+    offline = ["install", "-q", "--no-compile", "--no-index", "--find-links", downloads]
+    run(pip + offline + [*requirements, *TOOLS], env)
     before = json.loads(run([py, "-c", VERSIONS], env, cwd=folder))
-    run(pip + ["install", "-q", ROOT], env)               # what `pip install nbtape` does
+    run(pip + offline + [ROOT], env)                    # what `pip install nbtape` does
     after = json.loads(run([py, "-c", VERSIONS], env, cwd=folder))
     # and what `pip install "nbtape[notebook]"` would do to IPython and ipywidgets
     report = folder / f"{name}-notebook-extra.json"
-    run(pip + ["install", "-q", "--dry-run", "--report", report, f"{ROOT}[notebook]"], env)
+    run(pip + ["install", "-q", "--dry-run", "--find-links", WHEELHOUSE, "--report", report,
+               f"{ROOT}[notebook]"], env)
     changes = {p["metadata"]["name"].lower(): p["metadata"]["version"]
                for p in json.loads(report.read_text())["install"]}
     out = run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                "--doctest-modules", *INSIDE], env)
     return {"before": before, "after": after, "extra_changes": changes, "pytest": out}
+
+
+def keep(downloads):
+    """Add what pip downloaded to the wheelhouse (each file whole: others may be reading)."""
+    WHEELHOUSE.mkdir(parents=True, exist_ok=True)
+    for f in downloads.iterdir():
+        target = WHEELHOUSE / f.name
+        if not target.exists():
+            part = WHEELHOUSE / f".{f.name}.{os.getpid()}.part"
+            shutil.copyfile(f, part)
+            os.replace(part, target)
 
 
 @pytest.fixture(scope="module")

@@ -80,9 +80,11 @@ def test_cell_numbers_in_a_real_kernel():
         new("g1 = once.gradient(y, x)"),
         new("g2 = once.gradient(y, x)"),
         new("%%tape\ny = x * 2\nz = 1 / 0"),
+        new("import ipywidgets as W\nw = nt.Variable(1.0, name='w')\n"
+            "W.HBox([nt.inspect(w), W.FloatSlider(description='lr')])"),
     ])
     execute(nb)
-    assert [c.execution_count for c in nb.cells] == [1, 2, 3, 4, 5]
+    assert [c.execution_count for c in nb.cells] == [1, 2, 3, 4, 5, 6]
     assert {ename for _, ename in errors(nb)} == {"TapeConsumedError", "ZeroDivisionError"}
     hint = "".join(text_of(o) for o in nb.cells[3].outputs)
     assert "`once` was recorded by %%tape --no-persistent in In[2]" in hint
@@ -92,6 +94,10 @@ def test_cell_numbers_in_a_real_kernel():
     if NUMBERS_IN_TRACEBACKS:
         assert "Cell In[5], line 3" in failing
     assert check_cell_numbers(nb) == (3 if NUMBERS_IN_TRACEBACKS else 1)
+    # an inspector put in a layout shows once, in the layout (its own output is emptied)
+    views = [o.data for o in nb.cells[5].outputs if WIDGET_VIEW in o.get("data", {})]
+    assert len(views) == 1 and views[0]["text/plain"].startswith("HBox(")
+    assert "nt.inspect: 1 variable" in "".join(text_of(o) for o in nb.cells[5].outputs)
 
 
 @pytest.mark.slow

@@ -34,9 +34,11 @@ def open_widgets():
 class Publisher:
     def __init__(self):
         self.outputs = []
+        self.calls = []
 
     def publish(self, data, metadata=None, **kwargs):
         self.outputs.append(data)
+        self.calls.append((data, kwargs))
 
 
 class Shell:
@@ -107,6 +109,23 @@ def test_showing_it_again_in_a_later_cell_gives_a_new_view(shell):
     shell.run(lambda: insp, cell_id="cell-2")
     views = [o for o in shell.display_pub.outputs if WIDGET_VIEW in o]
     assert len(views) == 2 and len(shell.display_pub.outputs) == 4
+
+
+def test_a_view_the_cell_puts_in_a_layout_shows_only_there(shell):
+    import ipywidgets as W
+    v = nt.Variable(0.0, name="v")
+    row = shell.run(lambda: W.HBox([nt.inspect(v), W.FloatSlider()]))
+    (shown, how), *rest = shell.display_pub.calls
+    assert WIDGET_VIEW in shown and "update" not in how
+    withdrawn = [(data, kw) for data, kw in rest if kw.get("update")]
+    assert withdrawn == [({}, {"transient": how["transient"], "update": True})]
+    assert not row.children[0].closed           # live, in the row
+    # one left on its own keeps its output
+    shell.run(lambda: nt.inspect(v), cell_id="cell-2")
+    assert len([kw for _, kw in shell.display_pub.calls if kw.get("update")]) == 1
+    row.children[0].close()
+    row.children[1].close()
+    row.close()
 
 
 def test_no_snapshot_when_asked_not_to(shell):

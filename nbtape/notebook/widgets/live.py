@@ -12,6 +12,8 @@ cell runs again.
 Display.  In a Jupyter kernel a view shows itself when made (as tqdm's notebook
 bar does), so ``nt.inspect(model)`` followed by a loop in the same cell works;
 a second display in the same cell run (the cell's last expression) is skipped.
+A view the cell put in a layout (``HBox([nt.inspect(w), slider])``) shows there:
+at the end of the cell its own output is emptied, so it does not show twice.
 The live output carries the widget view and a one-line text/plain.  When the
 cell ends, a static snapshot (text/plain and text/html, values of the state at
 that moment) is displayed beside it: that is what a saved or shared notebook
@@ -20,6 +22,7 @@ deterministic: no ids, addresses or timings).  Elsewhere (a terminal, plain
 Python) a view is its text snapshot.
 """
 import time
+import uuid
 import weakref
 
 import ipywidgets as W
@@ -52,6 +55,28 @@ def weak_callback(method):
             return m(*args, **kwargs)
         return None
     return call
+
+
+def open_widgets():
+    """Every open ipywidget, by model id.
+
+    ipywidgets 8 keeps them in a module-level dict (``Widget.widgets``, where
+    ipywidgets 7 keeps them, still works there but warns).
+
+    >>> label = W.Label("hi")
+    >>> open_widgets()[label.model_id] is label
+    True
+    >>> label.close()
+    """
+    from ipywidgets.widgets import widget
+    registry = getattr(widget, "_instances", None)
+    return widget.Widget.widgets if registry is None else registry
+
+
+def in_a_layout(view):
+    """True when an open container widget (an ``HBox``, a ``Tab``...) holds ``view``."""
+    return any(view in getattr(w, "children", ()) for w in list(open_widgets().values())
+               if w is not view)
 
 
 class Snapshot:
@@ -145,6 +170,7 @@ class LiveView(W.VBox):
         self._closed = False
         self._snapshot_at_end = bool(snapshot)
         self._shown_in = None
+        self._auto_display = None       # display id of the output shown when made
         self._shell = get_shell()
         self._registry = CellWidgets.of(self._shell) if self._shell is not None else None
 
@@ -167,10 +193,11 @@ class LiveView(W.VBox):
         self._flush_now()
         if self._registry is not None:
             self._registry.adopt(self)
-        if display is None:
+        automatic = display is None
+        if automatic:
             display = in_kernel(self._shell)
         if display and self._shell is not None:
-            self._ipython_display_()
+            self._show(automatic)
 
     # refreshing -----------------------------------------------------------------------
     @property
@@ -228,6 +255,9 @@ class LiveView(W.VBox):
         return {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
 
     def _ipython_display_(self):
+        self._show()
+
+    def _show(self, automatic=False):
         shell = self._shell
         if shell is None:
             print(self._text())
@@ -241,16 +271,29 @@ class LiveView(W.VBox):
             return        # already shown by this run of the cell (made, then last line)
         self._shown_in = run
         self._throttle.flush()
-        self._publish({WIDGET_VIEW: self._view_json(), "text/plain": self._descriptor()})
+        display_id = uuid.uuid4().hex if automatic and run is not None else None
+        self._publish({WIDGET_VIEW: self._view_json(), "text/plain": self._descriptor()},
+                      display_id)
+        if display_id is not None:
+            self._auto_display = display_id
+            self._registry.at_cell_end(weak_callback(self._withdraw_if_in_a_layout))
         if self._snapshot_at_end and run is not None:
             self._registry.at_cell_end(weak_callback(self._show_snapshot))
+
+    def _withdraw_if_in_a_layout(self):
+        display_id, self._auto_display = self._auto_display, None
+        if display_id is not None and not self._closed and in_a_layout(self):
+            self._publish({}, display_id, update=True)
 
     def _show_snapshot(self):
         if not self._closed:
             self._publish(self.snapshot()._repr_mimebundle_())
 
-    def _publish(self, bundle):
-        self._shell.display_pub.publish(data=bundle, metadata={})
+    def _publish(self, bundle, display_id=None, update=False):
+        extra = {"transient": {"display_id": display_id}} if display_id else {}
+        if update:
+            extra["update"] = True
+        self._shell.display_pub.publish(data=bundle, metadata={}, **extra)
 
     # closing ----------------------------------------------------------------------------
     @property
