@@ -6,7 +6,6 @@ import weakref
 import ipywidgets as W
 import numpy as np
 import pytest
-from ipywidgets.widgets import widget as widget_module
 
 import nbtape as nt
 from nbtape.notebook.widgets import Inspector
@@ -14,12 +13,7 @@ from nbtape.notebook.widgets.sources import Sources, namespace_names
 from nbtape.notebook.widgets.summary import fmt
 from nbtape.notebook.widgets.table import Row, picture
 from nbtape.notebook.widgets.throttle import ManualScheduler
-
-
-def open_widgets():
-    """How many widgets ipywidgets holds open (its registry moved in ipywidgets 8)."""
-    registry = getattr(widget_module, "_instances", None)      # ipywidgets 8
-    return len(widget_module.Widget.widgets if registry is None else registry)
+from nbtape.notebook.widgets.live import open_widgets
 
 
 @pytest.fixture
@@ -223,13 +217,13 @@ def test_close_releases_observers_and_widgets(sched):
     v = nt.Variable(1.0)
     tape = nt.GradientTape()
     gc.collect()
-    n_widgets = open_widgets()
+    n_widgets = len(open_widgets())
     insp = make([v, tape], sched)
     assert len(v._observers) == 1 and len(tape._observers) == 1
     insp.close()
     insp.close()                       # idempotent
     assert v._observers == [] and tape._observers == []
-    assert open_widgets() == n_widgets
+    assert len(open_widgets()) == n_widgets
     assert insp.closed and insp.widget.comm is None
     v.assign(2.0)                      # no error, nothing listens
 
@@ -238,7 +232,7 @@ def test_an_unreferenced_inspector_stays_open_until_closed(sched):
     # like every ipywidget: ipywidgets (and a kernel's comms) hold it, not the user
     v = nt.Variable(1.0)
     gc.collect()
-    n_widgets = open_widgets()
+    n_widgets = len(open_widgets())
     ref = weakref.ref(make(v, sched))
     gc.collect()
     assert ref() is not None and len(v._observers) == 1
@@ -247,13 +241,13 @@ def test_an_unreferenced_inspector_stays_open_until_closed(sched):
     assert "<code>2</code>" in ref()._table.value
     ref().close()
     gc.collect()
-    assert ref() is None and v._observers == [] and open_widgets() == n_widgets
+    assert ref() is None and v._observers == [] and len(open_widgets()) == n_widgets
 
 
 def test_many_inspectors_do_not_leak(sched):
     v = nt.Variable(1.0)
     gc.collect()
-    n_widgets = open_widgets()
+    n_widgets = len(open_widgets())
     for _ in range(50):
         insp = make(v, sched)
         v.assign_add(1.0)
@@ -261,7 +255,7 @@ def test_many_inspectors_do_not_leak(sched):
     del insp
     gc.collect()
     assert not v._observers
-    assert open_widgets() == n_widgets
+    assert len(open_widgets()) == n_widgets
 
 
 def test_a_button_click_after_close_and_collection_does_nothing(sched):

@@ -17,18 +17,11 @@ import weakref
 import pytest
 from IPython.core.events import EventManager, available_events
 from IPython.core.interactiveshell import ExecutionInfo, ExecutionResult
-from ipywidgets.widgets import widget as widget_module
 
 import nbtape as nt
 from nbtape.notebook.widgets import cells, live
-from nbtape.notebook.widgets.live import WIDGET_VIEW, weak_callback
+from nbtape.notebook.widgets.live import WIDGET_VIEW, open_widgets, weak_callback
 from nbtape.notebook.widgets.throttle import ManualScheduler
-
-
-def open_widgets():
-    """How many widgets ipywidgets holds open (its registry moved in ipywidgets 8)."""
-    registry = getattr(widget_module, "_instances", None)      # ipywidgets 8
-    return len(widget_module.Widget.widgets if registry is None else registry)
 
 
 class Publisher:
@@ -257,7 +250,7 @@ def test_many_reruns_leak_nothing(shell):
     v = nt.Variable(0.0)
     tape = nt.GradientTape(persistent=True)
     gc.collect()
-    n_widgets = open_widgets()
+    n_widgets = len(open_widgets())
 
     def cell():
         nt.inspect([v, tape])
@@ -273,7 +266,7 @@ def test_many_reruns_leak_nothing(shell):
     per_run = 0
     for view in list(shell.registry._live):
         per_run += len(view._widgets) + 1          # its parts, and the view itself
-    extra = open_widgets() - n_widgets
+    extra = len(open_widgets()) - n_widgets
     assert extra <= 3 * per_run          # widgets, layouts and styles of one run only
 
 

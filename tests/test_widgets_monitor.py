@@ -5,17 +5,11 @@ import time
 
 import numpy as np
 import pytest
-from ipywidgets.widgets import widget as widget_module
 
 import nbtape as nt
 from nbtape.notebook.widgets.monitor import Series, elapsed, global_norm
 from nbtape.notebook.widgets.throttle import ManualScheduler
-
-
-def open_widgets():
-    """How many widgets ipywidgets holds open (its registry moved in ipywidgets 8)."""
-    registry = getattr(widget_module, "_instances", None)      # ipywidgets 8
-    return len(widget_module.Widget.widgets if registry is None else registry)
+from nbtape.notebook.widgets.live import open_widgets
 
 
 @pytest.fixture
@@ -192,20 +186,19 @@ def test_snapshots_are_deterministic_and_have_no_timings(sched):
 
 def test_close_releases_widgets(sched):
     gc.collect()
-    n = open_widgets()
+    n = len(open_widgets())
     mon = make(sched)
     mon.log(loss=1.0)
     mon.close()
-    assert open_widgets() == n
+    assert len(open_widgets()) == n
 
 
 def test_it_is_a_widget_to_put_beside_others(sched):
     mon = make(sched)
-    lr = widget_module.Widget    # any widget will do as a neighbour
-    from ipywidgets import FloatLogSlider, HBox, VBox
+    from ipywidgets import FloatLogSlider, HBox, VBox, Widget
     slider = FloatLogSlider(value=0.1, description="learning rate")
     row = HBox([slider, mon])
-    assert isinstance(mon, VBox) and isinstance(mon, lr) and row.children[1] is mon
+    assert isinstance(mon, VBox) and isinstance(mon, Widget) and row.children[1] is mon
     mon.log(loss=0.5)
     mon.refresh()
     assert "0.5" in mon.children[0].value or "1 step" in mon.children[0].value

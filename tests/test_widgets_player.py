@@ -6,20 +6,14 @@ import weakref
 
 import numpy as np
 import pytest
-from ipywidgets.widgets import widget as widget_module
 
 import nbtape as nt
 from nbtape.notebook.graph import backward_steps
 from nbtape.notebook.render import find_engine
 from nbtape.notebook.widgets.playback import Playback
+from nbtape.notebook.widgets.live import open_widgets
 
 needs_layout = pytest.mark.skipif(find_engine() is None, reason="no Graphviz layout program")
-
-
-def open_widgets():
-    """How many widgets ipywidgets holds open (its registry moved in ipywidgets 8)."""
-    registry = getattr(widget_module, "_instances", None)      # ipywidgets 8
-    return len(widget_module.Widget.widgets if registry is None else registry)
 
 
 def toy_graph():
@@ -204,10 +198,10 @@ def test_text_snapshot_is_the_whole_story_and_deterministic():
 def test_close_releases_the_widgets_and_the_player():
     tape, w, loss, names = toy_graph()
     gc.collect()
-    n = open_widgets()
+    n = len(open_widgets())
     p = player(tape, loss, names=names)
     p.close()
-    assert open_widgets() == n
+    assert len(open_widgets()) == n
     p = player(tape, loss, names=names)
     ref = weakref.ref(p)
     del p
@@ -215,7 +209,7 @@ def test_close_releases_the_widgets_and_the_player():
     assert ref() is not None          # open, like any ipywidget, until closed
     ref().close()
     gc.collect()
-    assert ref() is None and open_widgets() == n
+    assert ref() is None and len(open_widgets()) == n
 
 
 def test_a_long_tape_sends_a_window_of_the_story():

@@ -60,8 +60,9 @@ def weak_callback(method):
 def open_widgets():
     """Every open ipywidget, by model id.
 
-    ipywidgets 8 keeps them in a module-level dict (``Widget.widgets``, where
-    ipywidgets 7 keeps them, still works there but warns).
+    ipywidgets 7 keeps them in ``Widget.widgets``; ipywidgets 8 in its module's
+    ``_instances`` (there ``Widget.widgets`` still answers, with a deprecation
+    warning).
 
     >>> label = W.Label("hi")
     >>> open_widgets()[label.model_id] is label
