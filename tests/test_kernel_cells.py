@@ -1,11 +1,11 @@
 """The notebook layer in a real Jupyter kernel, driven by nbclient as a front end would.
 
-nbval compares a tutorial's outputs with the stored ones, but cell numbers such as
-``In[13]`` are only right if they are the number of the cell that ran: from IPython
-9.8 on, ``shell.execution_count`` already names the next cell while a cell runs,
-and an in-process shell or a comparison with stored text cannot tell which number
-is meant.  These tests check each number against the ``execution_count`` the
-kernel itself gave the cell.  They run in the development environment and in
+Cell numbers such as the ``In[13]`` in nbtape's messages must be the number of the
+cell meant, and from IPython 9.8 on ``shell.execution_count`` already names the
+next cell while a cell runs.  nbval cannot check them: it runs cells with
+``store_history=False``, so there every cell is ``In[1]`` (``sanitize.cfg`` hides
+the numbers).  nbclient runs cells as a front end does, and these tests check
+each number against the ``execution_count`` the kernel itself gave the cell.  They run in the development environment and in
 every environment that ``test_environments.py`` builds (IPython 7.34 to 9,
 ipywidgets 7.7 to 8).
 """
