@@ -89,3 +89,10 @@ def test_with_a_repository_the_badge_opens_the_notebook():
         "someone/nbtape/blob/main/notebooks/09_the_tape_magic.ipynb)")
     assert [c.id for c in nb.cells[:2]] == [colab_cells.BADGE_ID, colab_cells.INSTALL_ID]
     assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None
+
+
+def test_the_scripts_examples_run():
+    # tools/ is not among pytest's doctest paths
+    import doctest
+    result = doctest.testmod(colab_cells)
+    assert result.attempted >= 5 and result.failed == 0
