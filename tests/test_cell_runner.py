@@ -2,6 +2,7 @@
 import asyncio
 import linecache
 
+import IPython
 import pytest
 from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
@@ -12,7 +13,7 @@ from nbtape.notebook import cell_runner as cr
 @pytest.fixture
 def shell():
     sh = InteractiveShell.instance()
-    sh.run_line_magic("colors", "NoColor")
+    sh.run_line_magic("colors", "nocolor")
     added = []
     yield sh, added
     for k in added:
@@ -26,7 +27,22 @@ def test_cached_source_numbers_lines_like_the_cell(shell):
     assert linecache.getline(cell.filename, 1) == "%%tape --watch x\n"
     assert linecache.getline(cell.filename, 3) == "b_cr = a_cr + 1\n"
     assert cr.run_compiled(sh, cell) is None and sh.user_ns["b_cr"] == 2
-    assert sh.compile.format_code_name(cell.filename)[1] == f"In[{sh.execution_count}]"
+    n = sh.execution_count
+    if IPython.version_info[0] < 8:
+        assert cell.filename.startswith(f"<ipython-input-{n}-")
+    else:
+        assert sh.compile.format_code_name(cell.filename)[1] == f"In[{n}]"
+
+
+def test_the_running_cells_number_is_its_own(shell):
+    # IPython 9.8 and later advance execution_count before the cell runs
+    sh, added = shell
+    sh.user_ns["number_cr"] = lambda: cr.running_cell_number(sh)
+    added.append("number_cr")
+    n = sh.execution_count
+    assert sh.run_cell("number_cr()", store_history=True).result == n
+    assert sh.execution_count == n + 1
+    assert sh.run_cell("number_cr()", store_history=False).result == n + 1
 
 
 @pytest.mark.parametrize("body, value", [

@@ -17,20 +17,21 @@ import weakref
 import pytest
 from IPython.core.events import EventManager, available_events
 from IPython.core.interactiveshell import ExecutionInfo, ExecutionResult
-from ipywidgets.widgets import widget as widget_module
 
 import nbtape as nt
 from nbtape.notebook.widgets import cells, live
-from nbtape.notebook.widgets.live import WIDGET_VIEW, weak_callback
+from nbtape.notebook.widgets.live import WIDGET_VIEW, open_widgets, weak_callback
 from nbtape.notebook.widgets.throttle import ManualScheduler
 
 
 class Publisher:
     def __init__(self):
         self.outputs = []
+        self.calls = []
 
     def publish(self, data, metadata=None, **kwargs):
         self.outputs.append(data)
+        self.calls.append((data, kwargs))
 
 
 class Shell:
@@ -101,6 +102,23 @@ def test_showing_it_again_in_a_later_cell_gives_a_new_view(shell):
     shell.run(lambda: insp, cell_id="cell-2")
     views = [o for o in shell.display_pub.outputs if WIDGET_VIEW in o]
     assert len(views) == 2 and len(shell.display_pub.outputs) == 4
+
+
+def test_a_view_the_cell_puts_in_a_layout_shows_only_there(shell):
+    import ipywidgets as W
+    v = nt.Variable(0.0, name="v")
+    row = shell.run(lambda: W.HBox([nt.inspect(v), W.FloatSlider()]))
+    (shown, how), *rest = shell.display_pub.calls
+    assert WIDGET_VIEW in shown and "update" not in how
+    withdrawn = [(data, kw) for data, kw in rest if kw.get("update")]
+    assert withdrawn == [({}, {"transient": how["transient"], "update": True})]
+    assert not row.children[0].closed           # live, in the row
+    # one left on its own keeps its output
+    shell.run(lambda: nt.inspect(v), cell_id="cell-2")
+    assert len([kw for _, kw in shell.display_pub.calls if kw.get("update")]) == 1
+    row.children[0].close()
+    row.children[1].close()
+    row.close()
 
 
 def test_no_snapshot_when_asked_not_to(shell):
@@ -268,7 +286,7 @@ def test_many_reruns_leak_nothing(shell):
     v = nt.Variable(0.0)
     tape = nt.GradientTape(persistent=True)
     gc.collect()
-    n_widgets = len(widget_module._instances)
+    n_widgets = len(open_widgets())
 
     def cell():
         nt.inspect([v, tape])
@@ -283,8 +301,8 @@ def test_many_reruns_leak_nothing(shell):
     assert len(v._observers) == 1 and len(tape._observers) == 1
     per_run = 0
     for view in list(shell.registry._live):
-        per_run += len(view._widgets)
-    extra = len(widget_module._instances) - n_widgets
+        per_run += len(view._widgets) + 1          # its parts, and the view itself
+    extra = len(open_widgets()) - n_widgets
     assert extra <= 3 * per_run          # widgets, layouts and styles of one run only
 
 
@@ -343,6 +361,7 @@ def test_in_a_real_ipython_shell():
         import json
         from IPython.core.interactiveshell import InteractiveShell
         from IPython.utils.capture import capture_output
+        import ipywidgets   # before the stand-in kernel, which ipywidgets 7 would register with
         shell = InteractiveShell.instance()
         shell.kernel = object()                # as if a notebook front end were attached
         cell = ("import nbtape as nt\\n"

@@ -5,11 +5,11 @@ import time
 
 import numpy as np
 import pytest
-from ipywidgets.widgets import widget as widget_module
 
 import nbtape as nt
 from nbtape.notebook.widgets.monitor import Series, elapsed, global_norm
 from nbtape.notebook.widgets.throttle import ManualScheduler
+from nbtape.notebook.widgets.live import open_widgets
 
 
 @pytest.fixture
@@ -186,8 +186,25 @@ def test_snapshots_are_deterministic_and_have_no_timings(sched):
 
 def test_close_releases_widgets(sched):
     gc.collect()
-    n = len(widget_module._instances)
+    n = len(open_widgets())
     mon = make(sched)
     mon.log(loss=1.0)
     mon.close()
-    assert len(widget_module._instances) == n
+    assert len(open_widgets()) == n
+
+
+def test_it_is_a_widget_to_put_beside_others(sched):
+    mon = make(sched)
+    from ipywidgets import FloatLogSlider, HBox, VBox, Widget
+    slider = FloatLogSlider(value=0.1, description="learning rate")
+    row = HBox([slider, mon])
+    assert isinstance(mon, VBox) and isinstance(mon, Widget) and row.children[1] is mon
+    mon.log(loss=0.5)
+    mon.refresh()
+    assert "0.5" in mon.children[0].value or "1 step" in mon.children[0].value
+    mon.log.warning("ipywidgets logs through %s", "self.log.warning")   # the shadowed logger
+    mon._handle_msg({"content": {"data": {"method": "no such method"}}})
+    mon.close()
+    assert mon.comm is None and repr(mon).startswith("Training: 1 step logged")
+    row.close()
+    slider.close()

@@ -6,12 +6,12 @@ import weakref
 
 import numpy as np
 import pytest
-from ipywidgets.widgets import widget as widget_module
 
 import nbtape as nt
 from nbtape.notebook.graph import backward_steps
 from nbtape.notebook.render import find_engine
 from nbtape.notebook.widgets.playback import Playback
+from nbtape.notebook.widgets.live import open_widgets
 
 needs_layout = pytest.mark.skipif(find_engine() is None, reason="no Graphviz layout program")
 
@@ -195,18 +195,21 @@ def test_text_snapshot_is_the_whole_story_and_deterministic():
     assert lines[4].startswith("▶  3. Forward 3/4") and "0x" not in a
 
 
-def test_close_and_collection_release_the_widgets():
+def test_close_releases_the_widgets_and_the_player():
     tape, w, loss, names = toy_graph()
     gc.collect()
-    n = len(widget_module._instances)
+    n = len(open_widgets())
     p = player(tape, loss, names=names)
     p.close()
-    assert len(widget_module._instances) == n
+    assert len(open_widgets()) == n
     p = player(tape, loss, names=names)
     ref = weakref.ref(p)
     del p
     gc.collect()
-    assert ref() is None and len(widget_module._instances) == n
+    assert ref() is not None          # open, like any ipywidget, until closed
+    ref().close()
+    gc.collect()
+    assert ref() is None and len(open_widgets()) == n
 
 
 def test_a_long_tape_sends_a_window_of_the_story():
@@ -241,3 +244,18 @@ def test_the_playback_alone_needs_no_widgets():
         warnings.simplefilter("error")
         pb = Playback(tape, loss, names=names)
     assert pb.label(w._id) == "w" and len(pb.frames) == 10
+
+
+def test_it_is_a_widget_to_put_beside_others():
+    from ipywidgets import HBox, HTML, VBox
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    note = HTML("<b>watch the adjoints</b>")
+    row = HBox([p, note])
+    assert isinstance(p, VBox) and row.children == (p, note)
+    p.frame = 2
+    assert p._slider.value == 2 and p.caption == p.frames[2].caption
+    p.close()
+    assert p.comm is None and repr(p).startswith("nt.TapePlayer: 10 frames")
+    row.close()
+    note.close()

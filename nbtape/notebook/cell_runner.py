@@ -47,7 +47,7 @@ def compile_cell(shell, magic_line, body):
     (6, 2)
     """
     transformed = shell.transform_cell(body)
-    filename = shell.compile.cache(f"{magic_line}\n{transformed}", shell.execution_count,
+    filename = shell.compile.cache(f"{magic_line}\n{transformed}", running_cell_number(shell),
                                    raw_code=f"{magic_line}\n{body}")
     # The leading newline stands for the magic line, so line numbers match the cell.
     source = "\n" + transformed
@@ -65,6 +65,26 @@ def compile_cell(shell, magic_line, body):
     awaits = any(c is not None and c.co_flags & inspect.CO_COROUTINE
                  for c in (body_code, last_code))
     return CompiledCell(filename, body_code, last_code, bool(silent), awaits)
+
+
+def running_cell_number(shell):
+    """The number of the cell being run, the ``N`` of its ``In[N]``.
+
+    ``shell.execution_count`` is that number during a cell up to IPython 9.7, but
+    from 9.8 on IPython advances it before running the cell, so inside a cell it
+    already names the next one.  The ``ExecutionResult`` of the running cell
+    (which the display hook holds while the cell runs) carries the right number on
+    every version; outside a cell, or in a cell kept out of the history, the
+    counter is all there is.
+
+    >>> from IPython.core.interactiveshell import InteractiveShell
+    >>> shell = InteractiveShell.instance()
+    >>> running_cell_number(shell) == shell.execution_count      # not inside a cell
+    True
+    """
+    result = getattr(shell.displayhook, "exec_result", None)
+    number = getattr(result, "execution_count", None)
+    return number if number is not None else shell.execution_count
 
 
 def _ends_with_semicolon(source, expr):
@@ -91,6 +111,17 @@ def syntax_error_text(magic, exc):
     lines = traceback.format_exception_only(type(exc), exc)
     if lines and lines[0].lstrip().startswith("File "):
         lines = lines[1:]       # the cache's file name means nothing to the learner
+    # Python 3.13 raises a private subclass, _IncompleteInputError, when the cell ends
+    # in the middle of a statement: name the documented class, and say what is missing.
+    name = type(exc).__name__
+    public = next(c for c in type(exc).__mro__ if not c.__name__.startswith("_")).__name__
+    last = lines[-1].rstrip("\n")
+    if last.startswith(name):
+        last = public + last[len(name):]
+    if exc.msg == "incomplete input":
+        last += (" (the cell ends in the middle of a statement: a bracket, a string or "
+                 "a block is still open)")
+    lines[-1] = last
     where = f" at line {exc.lineno}" if exc.lineno else ""
     return f"{magic}: the cell has a syntax error{where}:\n" + "".join(lines).rstrip("\n")
 

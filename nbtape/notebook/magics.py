@@ -236,7 +236,7 @@ class TapeMagics(Magics):
 
     # cells and their tapes ----------------------------------------------------------
     def _cell_label(self):
-        return f"In[{self.shell.execution_count}]"
+        return f"In[{cell_runner.running_cell_number(self.shell)}]"
 
     def _cell_key(self, name, cell):
         # Jupyter gives every cell an id.  Elsewhere (plain IPython, front ends that

@@ -1,12 +1,13 @@
 """Live ipywidgets for the classroom: ``nt.inspect``, ``nt.TrainingMonitor``, ``nt.TapePlayer``.
 
-Core ipywidgets only (no custom JavaScript), so they work in JupyterLab,
-Notebook 7, VS Code and Colab.  They listen to the engine's observation hooks
-(``Variable.observe``, ``GradientTape.observe``), redraw at most a few times a
-second from the loop's own thread, show a static snapshot beside themselves for
-saved notebooks, close the widgets of a cell's previous run when it runs again,
-and release their hooks when closed or collected.  Outside Jupyter they are
-plain text.
+Each is an ``ipywidgets.VBox`` of core ipywidgets (no custom JavaScript), so it
+goes into any layout beside a teacher's own widgets, and works in JupyterLab,
+Notebook 7, VS Code and Colab (ipywidgets 7.7 and 8).  They listen to the
+engine's observation hooks (``Variable.observe``, ``GradientTape.observe``),
+redraw at most a few times a second from the loop's own thread, show a static
+snapshot beside themselves for saved notebooks, are closed when the cell that
+made them runs again, and release their hooks when closed.  Outside Jupyter
+they are plain text.
 
 One module per concept: ``inspector`` (the variable table; ``sources`` and
 ``table`` feed it), ``monitor`` (training curves; ``chart`` draws them),

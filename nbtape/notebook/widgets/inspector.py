@@ -26,8 +26,8 @@ POLL = 0.5
 class Inspector(LiveView):
     """The widget ``nt.inspect`` returns; see ``inspect`` for the options.
 
-    ``.widget`` is its root ipywidget; ``.page`` (0-based) and ``.pages`` page
-    through long tables; ``.close()`` releases everything.
+    It is an ``ipywidgets.VBox`` (put it in any layout); ``.page`` (0-based) and
+    ``.pages`` page through long tables; ``.close()`` releases everything.
 
     >>> import nbtape as nt
     >>> ws = [nt.Variable(float(k), name=f"w{k}") for k in range(45)]
@@ -62,7 +62,7 @@ class Inspector(LiveView):
         self._pager = self._add(W.HBox([self._prev, self._where, self._next]))
         self._prev.on_click(weak_callback(self._go_back))
         self._next.on_click(weak_callback(self._go_on))
-        self.widget = self._add(W.VBox([self._header, self._table, self._pager]))
+        self.children = [self._header, self._table, self._pager]
         for tape in self._sources.tapes:
             self._subscribe(tape)
         self._sync_variables()

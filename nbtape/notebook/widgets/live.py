@@ -1,15 +1,19 @@
 """What every nbtape widget shares: throttled refresh, display, static snapshot, closing.
 
-A ``LiveView`` owns a tree of core ipywidgets (``.widget`` is its root, ready to
-put in any layout) and the engine subscriptions that feed it.  Nothing the
-engine or ipywidgets holds points back at the view strongly (engine observers
-and widget callbacks are weak), so a view nobody references is collected, and a
-finalizer then closes its widgets and drops its subscriptions.  Inside a kernel
-the per-cell registry (``cells.py``) keeps it alive until its cell runs again.
+A ``LiveView`` is an ``ipywidgets.VBox`` of core ipywidgets, so it goes into any
+layout (``HBox([nt.inspect(model), my_slider])``), and it owns the engine
+subscriptions that feed it (held weakly by the engine).  Like every ipywidget
+it stays open until it is closed: ipywidgets keeps each open widget in its
+registry (and a kernel's comm manager keeps its comm), so being unreferenced
+does not end it.  ``close()`` releases the widgets and the subscriptions; inside
+a kernel the per-cell registry (``cells.py``) closes what a cell made when the
+cell runs again.
 
 Display.  In a Jupyter kernel a view shows itself when made (as tqdm's notebook
 bar does), so ``nt.inspect(model)`` followed by a loop in the same cell works;
 a second display in the same cell run (the cell's last expression) is skipped.
+A view the cell put in a layout (``HBox([nt.inspect(w), slider])``) shows there:
+at the end of the cell its own output is emptied, so it does not show twice.
 The live output carries the widget view and a one-line text/plain.  When the
 cell ends, a static snapshot (text/plain and text/html, values of the state at
 that moment) is displayed beside it: that is what a saved or shared notebook
@@ -18,7 +22,10 @@ deterministic: no ids, addresses or timings).  Elsewhere (a terminal, plain
 Python) a view is its text snapshot.
 """
 import time
+import uuid
 import weakref
+
+import ipywidgets as W
 
 from .cells import CellWidgets, get_shell, in_kernel
 from .throttle import Throttle, thread_timer
@@ -50,6 +57,29 @@ def weak_callback(method):
     return call
 
 
+def open_widgets():
+    """Every open ipywidget, by model id.
+
+    ipywidgets 7 keeps them in ``Widget.widgets``; ipywidgets 8 in its module's
+    ``_instances`` (there ``Widget.widgets`` still answers, with a deprecation
+    warning).
+
+    >>> label = W.Label("hi")
+    >>> open_widgets()[label.model_id] is label
+    True
+    >>> label.close()
+    """
+    from ipywidgets.widgets import widget
+    registry = getattr(widget, "_instances", None)
+    return widget.Widget.widgets if registry is None else registry
+
+
+def in_a_layout(view):
+    """True when an open container widget (an ``HBox``, a ``Tab``...) holds ``view``."""
+    return any(view in getattr(w, "children", ()) for w in list(open_widgets().values())
+               if w is not view)
+
+
 class Snapshot:
     """A static copy of a widget's state: text and HTML, no live parts.
 
@@ -77,7 +107,6 @@ class Snapshot:
 
 
 def _release(subscriptions, widgets, throttle):
-    # a module-level function: a finalizer must not hold the view it finalizes
     throttle.cancel()
     for sub in subscriptions:
         sub.remove()
@@ -90,10 +119,11 @@ def _release(subscriptions, widgets, throttle):
         w.close()
 
 
-class LiveView:
-    """Base of the inspector, the training monitor and the tape player.
+class LiveView(W.VBox):
+    """Base of the inspector, the training monitor and the tape player: a ``VBox``.
 
-    Subclasses build their widgets with ``_add``, then call ``_open(display)``;
+    Subclasses build their widgets with ``_add``, make the top ones the box's
+    ``children``, then call ``_open(display)``;
     they implement ``_render()`` (set widget values; runs under the throttle's
     lock), ``_text()``, ``_html()`` and ``_descriptor()``, and call
     ``_changed()`` whenever their data changes.
@@ -108,7 +138,7 @@ class LiveView:
     ...         super().__init__(interval=0.0)
     ...         self.n = 0
     ...         self._label = self._add(W.Label())
-    ...         self.widget = self._add(W.VBox([self._label]))
+    ...         self.children = [self._label]
     ...         self._open(display=False)
     ...     def click(self):
     ...         self.n += 1
@@ -124,11 +154,14 @@ class LiveView:
     >>> c = Counter(); c.click(); c.click()
     >>> c._label.value, c
     ('2 clicks', Counter: 2 clicks)
-    >>> c.close(); c.closed, c.widget.comm is None
-    (True, True)
+    >>> row = W.HBox([c, W.IntSlider()])     # a widget among widgets
+    >>> c.close(); c.closed, c.comm is None, c._label.comm is None
+    (True, True, True)
+    >>> row.close()
     """
 
     def __init__(self, interval=0.1, clock=None, schedule=None, snapshot=True):
+        super().__init__()
         self._clock = clock or time.monotonic
         self._schedule = schedule or thread_timer
         self._throttle = Throttle(weak_callback(self._flush), interval, self._clock,
@@ -138,11 +171,14 @@ class LiveView:
         self._closed = False
         self._snapshot_at_end = bool(snapshot)
         self._shown_in = None
+        self._auto_display = None       # display id of the output shown when made
         self._shell = get_shell()
         self._registry = CellWidgets.of(self._shell) if self._shell is not None else None
-        self._finalizer = weakref.finalize(self, _release, self._subs, self._widgets,
-                                           self._throttle)
-        self.widget = None
+
+    @property
+    def widget(self):
+        """The view itself (it is the ``VBox``); kept for code written when it was not."""
+        return self
 
     # building -----------------------------------------------------------------------
     def _add(self, widget):
@@ -158,10 +194,11 @@ class LiveView:
         self._flush_now()
         if self._registry is not None:
             self._registry.adopt(self)
-        if display is None:
+        automatic = display is None
+        if automatic:
             display = in_kernel(self._shell)
         if display and self._shell is not None:
-            self._ipython_display_()
+            self._show(automatic)
 
     # refreshing -----------------------------------------------------------------------
     @property
@@ -216,9 +253,12 @@ class LiveView:
         return bundle
 
     def _view_json(self):
-        return {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}
+        return {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
 
     def _ipython_display_(self):
+        self._show()
+
+    def _show(self, automatic=False):
         shell = self._shell
         if shell is None:
             print(self._text())
@@ -232,28 +272,49 @@ class LiveView:
             return        # already shown by this run of the cell (made, then last line)
         self._shown_in = run
         self._throttle.flush()
-        self._publish({WIDGET_VIEW: self._view_json(), "text/plain": self._descriptor()})
+        display_id = uuid.uuid4().hex if automatic and run is not None else None
+        self._publish({WIDGET_VIEW: self._view_json(), "text/plain": self._descriptor()},
+                      display_id)
+        if display_id is not None:
+            self._auto_display = display_id
+            self._registry.at_cell_end(weak_callback(self._withdraw_if_in_a_layout))
         if self._snapshot_at_end and run is not None:
             self._registry.at_cell_end(weak_callback(self._show_snapshot))
+
+    def _withdraw_if_in_a_layout(self):
+        display_id, self._auto_display = self._auto_display, None
+        if display_id is not None and not self._closed and in_a_layout(self):
+            self._publish({}, display_id, update=True)
 
     def _show_snapshot(self):
         if not self._closed:
             self._publish(self.snapshot()._repr_mimebundle_())
 
-    def _publish(self, bundle):
-        self._shell.display_pub.publish(data=bundle, metadata={})
+    def _publish(self, bundle, display_id=None, update=False):
+        extra = {"transient": {"display_id": display_id}} if display_id else {}
+        if update:
+            extra["update"] = True
+        self._shell.display_pub.publish(data=bundle, metadata={}, **extra)
 
     # closing ----------------------------------------------------------------------------
     @property
     def closed(self):
-        """True once ``close()`` ran (by hand, by a re-run of its cell, or on collection)."""
+        """True once ``close()`` ran (by hand, or by a re-run of its cell)."""
         return self._closed
 
     def close(self):
         """Close the widgets and stop listening to the engine (idempotent)."""
+        if "_closed" not in self.__dict__:     # ipywidgets closing a view still being built
+            super().close()
+            return
         if self._closed:
             return
         self._closed = True
-        self._finalizer()
+        _release(self._subs, self._widgets + [self.layout], self._throttle)
+        super().close()
+        # ipywidgets blanks its display methods on close (7: _ipython_display_,
+        # 8: _repr_mimebundle_); a closed view still shows its text and HTML
+        for name in ("_ipython_display_", "_repr_mimebundle_"):
+            self.__dict__.pop(name, None)
         if self._registry is not None:
             self._registry.forget(self)

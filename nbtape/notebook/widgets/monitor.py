@@ -91,6 +91,13 @@ def _number(name, value):
     return float(arr.reshape(-1)[0])
 
 
+def _logger_method(level):
+    def call(*args, **kwargs):
+        from traitlets.log import get_logger
+        return getattr(get_logger(), level)(*args, **kwargs)
+    return call
+
+
 def global_norm(grads):
     """sqrt of the sum of squared norms of ``grads`` (``None`` entries skipped).
 
@@ -157,8 +164,7 @@ class TrainingMonitor(LiveView):
                                             layout=W.Layout(width="50%")))
         self._rate = self._add(W.HTML())
         self._charts = self._add(W.HTML())
-        self.widget = self._add(W.VBox([self._head, self._add(W.HBox([self._bar, self._rate])),
-                                        self._charts]))
+        self.children = [self._head, self._add(W.HBox([self._bar, self._rate])), self._charts]
         self.total = total
         self._open(display)
 
@@ -197,6 +203,12 @@ class TrainingMonitor(LiveView):
             if not self._tracking:
                 self._done = self._logged
         self._changed()
+
+    # ``log`` shadows the logger that every ipywidget (a traitlets LoggingHasTraits)
+    # has under that name; ipywidgets reports a failing front-end message through
+    # ``self.log.warning``/``.error``, so those still reach traitlets' logger.
+    log.debug, log.info, log.warning, log.error, log.exception = (
+        _logger_method(level) for level in ("debug", "info", "warning", "error", "exception"))
 
     def track(self, iterable, total=None):
         """Iterate over ``iterable`` like tqdm, advancing the progress bar per item."""

@@ -85,8 +85,7 @@ class TapePlayer(LiveView):
         controls = self._add(W.HBox([self._play, self._slider] + buttons))
         self._story = self._add(W.HTML(layout=W.Layout(max_height="9em", overflow="auto",
                                                        width="100%")))
-        self.widget = self._add(W.VBox([self._title, controls, self._picture, self._caption,
-                                        self._story]))
+        self.children = [self._title, controls, self._picture, self._caption, self._story]
         self._open(display)
 
     # frames ---------------------------------------------------------------------------

@@ -1,0 +1,103 @@
+"""Give every tutorial an "Open in Colab" badge and a first cell that installs nbtape.
+
+    python3 tools/colab_cells.py                    # notebooks/*.ipynb, in place
+    python3 tools/colab_cells.py --repo OWNER/REPO  # badges open each notebook directly
+
+The badge is the notebook's first cell.  This checkout does not know the address
+its repository will be published at, so by default the badge opens Colab itself
+and the text beside it says how to open the notebook there (and the form of a
+direct link), as the README does for Binder; with ``--repo`` the badge links
+straight to the notebook on Colab.  The image is ``notebooks/open_in_colab.svg``,
+so nothing is fetched from elsewhere (where it cannot be shown, its text stays).
+
+The install cell goes before the first code cell: it installs nbtape only where
+``import nbtape`` fails (a fresh Colab runtime), so under nbval, on Binder and in
+a development checkout it does nothing and prints nothing.
+
+Running it again changes nothing: the two cells are found by their ids and only
+their sources are rewritten.  New cells have no outputs and no execution count;
+re-execute the notebooks afterwards (their cell numbers move by one).
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+BADGE_ID = "open-in-colab"
+INSTALL_ID = "install-nbtape"
+COLAB = "https://colab.research.google.com/"
+INSTALL = """\
+# On Colab (or wherever nbtape is missing) this installs it; elsewhere it does nothing.
+try:
+    import nbtape
+except ImportError:
+    %pip install --quiet nbtape"""
+
+
+def badge_source(name, repo=None):
+    """The badge cell's markdown for notebook file ``name``.
+
+    >>> print(badge_source("01_x.ipynb", repo="me/nbtape").splitlines()[0])
+    [![Open in Colab](open_in_colab.svg)](https://colab.research.google.com/github/me/nbtape/blob/main/notebooks/01_x.ipynb)
+    """
+    if repo:
+        return (f"[![Open in Colab](open_in_colab.svg)]({COLAB}github/{repo}/blob/main/"
+                f"notebooks/{name})\n"
+                "Run this notebook on Google Colab: the first code cell installs nbtape there.")
+    return (f"[![Open in Colab](open_in_colab.svg)]({COLAB})\n"
+            "**Run this notebook on Google Colab:** in Colab choose *File → Open notebook → "
+            "GitHub*, enter this repository's address and open "
+            f"`notebooks/{name}` (a direct link has the form "
+            f"`{COLAB}github/OWNER/REPO/blob/main/notebooks/{name}`). "
+            "The first code cell installs nbtape there.")
+
+
+def add_cells(nb, name, repo=None):
+    """Insert (or update) the badge and install cells of notebook ``nb`` in place.
+
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title"),
+    ...                                      nbformat.v4.new_code_cell("1 + 1")])
+    >>> add_cells(nb, "01_x.ipynb")
+    True
+    >>> [c.get("id") for c in nb.cells][:1] + [c.source[:9] for c in nb.cells[1:]]
+    ['open-in-colab', '# Title', '# On Cola', '1 + 1']
+    >>> add_cells(nb, "01_x.ipynb")         # already there: nothing to do
+    False
+    """
+    before = nbformat.writes(nb)
+    _place(nb, BADGE_ID, nbformat.v4.new_markdown_cell, badge_source(name, repo), lambda: 0)
+    _place(nb, INSTALL_ID, nbformat.v4.new_code_cell, INSTALL, lambda: next(
+        (i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells)))
+    return nbformat.writes(nb) != before
+
+
+def _place(nb, cell_id, make, source, where):
+    for cell in nb.cells:
+        if cell.get("id") == cell_id:
+            cell.source = source
+            return
+    cell = make(source)
+    cell.id = cell_id
+    nb.cells.insert(where(), cell)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repo", metavar="OWNER/REPO",
+                        help="link the badges to this GitHub repository's notebooks")
+    parser.add_argument("notebooks", nargs="*", type=Path,
+                        default=sorted(NOTEBOOKS.glob("[0-9]*.ipynb")))
+    args = parser.parse_args(argv)
+    for path in args.notebooks:
+        nb = nbformat.read(path, as_version=4)
+        if add_cells(nb, path.name, args.repo):
+            nbformat.validate(nb)
+            nbformat.write(nb, path)
+            print(f"updated {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
