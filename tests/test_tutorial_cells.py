@@ -78,7 +78,7 @@ def test_the_install_cell_installs_nbtape_where_it_is_missing(shell_with_fake_pi
     sh, calls = shell_with_fake_pip
     monkeypatch.setitem(sys.modules, "nbtape", None)        # import nbtape fails
     result = sh.run_cell(colab_cells.INSTALL)
-    assert result.success and calls == ["install --quiet nbtape"]
+    assert result.success and calls == ['install --quiet "nbtape[notebook]"']
 
 
 def test_with_a_repository_the_badge_opens_the_notebook():

@@ -11,7 +11,7 @@ straight to the notebook on Colab.  The image is ``notebooks/open_in_colab.svg``
 so nothing is fetched from elsewhere (where it cannot be shown, its text stays).
 
 The install cell goes before the first code cell: it installs nbtape only where
-``import nbtape`` fails (a fresh Colab runtime), so under nbval, on Binder and in
+``import nbtape`` fails (a fresh Colab runtime, JupyterLite), so under nbval, on Binder and in
 a development checkout it does nothing and prints nothing.
 
 Running it again changes nothing: the two cells are found by their ids and only
@@ -28,12 +28,16 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 BADGE_ID = "open-in-colab"
 INSTALL_ID = "install-nbtape"
 COLAB = "https://colab.research.google.com/"
-INSTALL = """\
-# On Colab (or wherever nbtape is missing) this installs it; elsewhere it does nothing.
-try:
-    import nbtape
-except ImportError:
-    %pip install --quiet nbtape"""
+# [notebook] brings the widgets and plots; on Colab it changes none of Colab's pinned
+# versions (tests/test_environments.py checks), and in JupyterLite it comes from the
+# site's own package index.
+INSTALL = (
+    "# On Colab or JupyterLite (wherever nbtape is missing) this installs it; elsewhere it\n"
+    "# does nothing.\n"
+    "try:\n"
+    "    import nbtape\n"
+    "except ImportError:\n"
+    '    %pip install --quiet "nbtape[notebook]"')
 
 
 def badge_source(name, repo=None):
