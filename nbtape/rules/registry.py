@@ -24,6 +24,9 @@ import inspect
 
 import numpy as np
 
+from ..errors import NoGradientRuleError
+from .signature import signature_of
+
 RULES = {}
 
 # How a function's arguments map to differentiable operands.
@@ -35,7 +38,7 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "params")
+                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -55,7 +58,12 @@ class Rule:
         self.stop = False       # stop_gradient: recorded for explain, never followed
         self.zero = False       # piecewise constant: gradient is zero, not None
         self.nargs = 0          # POSITIONAL: how many leading arguments are operands
-        self.params = None      # POSITIONAL: [(name, default)] of the arguments, to bind keywords
+        self.kwvjps = None      # {keyword: VJP} for operands numpy takes only by keyword
+        self.kwjvps = None      # {keyword: JVP}, likewise
+        self._sig = None        # numpy's signature (read on first use), False if unknown
+        self.variants = None    # {call pattern: Rule} for calls with extra operands (operands.py)
+        self.base = self        # the registered rule a variant extends
+        self.several = None     # the rule for calls that return several arrays instead of one
 
     @property
     def has_vjp(self):
@@ -64,6 +72,36 @@ class Rule:
     @property
     def has_jvp(self):
         return bool(self.jvps) or self.jvp_all is not None or self.zero
+
+    @property
+    def signature(self):
+        """numpy's parameters of this rule's function (``signature.Signature``), or None."""
+        sig = self._sig
+        if sig is None:
+            fallback = next((f for f in self.vjps if f is not None and
+                             not getattr(f, "refuses", False)), None)
+            sig = self._sig = signature_of(self.fn if self.fn is not None else None,
+                                           fallback) or False
+        return sig or None
+
+    def differentiated(self):
+        """numpy's names of the parameters this rule differentiates.
+
+        >>> import numpy as np, nbtape
+        >>> RULES[np.diff].differentiated()
+        ['a', 'prepend', 'append']
+        """
+        if self.nondiff or self.stop or self.zero:
+            return []
+        sig = self.signature
+        names = sig.names if sig else ()
+        whole = self.vjp_all is not None or self.jvp_all is not None
+        out = []
+        for k in range(self.nargs if self.kind is POSITIONAL else 1):
+            fns = [f[k] for f in (self.vjps, self.jvps) if k < len(f) and f[k] is not None]
+            if whole or any(not getattr(f, "refuses", False) for f in fns):
+                out.append(names[k] if k < len(names) else f"argument {k}")
+        return out + sorted(set(self.kwvjps or ()) | set(self.kwjvps or ()))
 
     def operands(self, args):
         """The arguments that can carry a gradient, in operand order."""
@@ -148,23 +186,9 @@ def _positional_params(fn):
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def _param_defaults(fn):
-    """``[(name, default)]`` of a VJP's argument parameters (after ``g, ans``)."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())[2:]
-    except (TypeError, ValueError):
-        return None
-    out = []
-    for p in params:
-        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            break
-        out.append((p.name, p.default))
-    return out
-
-
 def _compute_save(rule):
     """Decide which positional arguments (and whether ``ans``) the VJPs need."""
-    fns = [f for f in rule.vjps if f is not None]
+    fns = [f for f in rule.vjps if f is not None and not getattr(f, "refuses", False)]
     used, params = set(), None
     for f in fns:
         u, p = _used_names(f), _positional_params(f)
@@ -197,7 +221,6 @@ def defvjp(fn, *vjps, name=None):
     r.vjps = tuple(vjps)
     r.nargs = max(r.nargs, len(r.vjps))
     _compute_save(r)
-    r.params = _param_defaults(next((f for f in vjps if f is not None), None))
     return r
 
 
@@ -208,6 +231,67 @@ def defjvp(fn, *jvps):
     r = rule_for(fn)
     r.jvps = tuple(jvps)
     r.nargs = max(r.nargs, len(r.jvps))
+    return r
+
+
+def refusing(name, param, forward=False):
+    """A VJP (or JVP) for a parameter nbtape does not differentiate: it raises.
+
+    The engine calls it only when a tensor that a gradient flows through was
+    passed there.
+    """
+    def refuse(*args, **kwargs):
+        raise NoGradientRuleError(refusal(name, param, forward))
+    refuse.refuses = True
+    return refuse
+
+
+def refusal(name, param, forward=False):
+    """The message of a refused operand: the function, and the parameter.
+
+    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
+    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
+    """
+    what = "tangent" if forward else "gradient"
+    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument, and "
+            f"the {what} you asked for flows into it through a tensor passed there. Pass a "
+            f"constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
+            f"{what} is what you mean), or rewrite that step with functions nt.coverage() "
+            f"lists.")
+
+
+def defparam(fn, param, vjp, jvp=None):
+    """Register the VJP and JVP of the operand numpy calls ``param``.
+
+    ``np.diff(x, prepend=p)``: ``defparam(np.diff, "prepend", vjp, jvp)`` puts the rule
+    in ``prepend``'s position (parameters between get rules that refuse), or, for a
+    keyword-only parameter (``np.var(x, mean=m)``), among the keyword operands.  The
+    VJP and JVP take the function's arguments like the others do.
+    """
+    if fn is None:
+        return None
+    r = rule_for(fn)
+    sig = r.signature
+    k = sig.index.get(param) if sig else None
+    if k is None:
+        r.kwvjps = {**(r.kwvjps or {}), param: vjp}
+        if jvp is not None:
+            r.kwjvps = {**(r.kwjvps or {}), param: jvp}
+        return r
+    names = sig.names
+
+    def padded(fns, new, forward):
+        fns = list(fns) + [None] * (k + 1 - len(fns))
+        for i in range(len(fns)):
+            if fns[i] is None and i >= r.nargs:
+                fns[i] = refusing(r.name, names[i], forward)
+        fns[k] = new
+        return tuple(fns)
+    r.vjps = padded(r.vjps, vjp, False)
+    if jvp is not None:
+        r.jvps = padded(r.jvps, jvp, True)
+    r.nargs = max(r.nargs, k + 1)
+    _compute_save(r)
     return r
 
 
