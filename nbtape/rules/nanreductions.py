@@ -6,7 +6,7 @@ zero gradient and the others get what the plain reduction would give them.
 import numpy as np
 
 from .reductions import (NV, argmax_share, def_extreme_initial, def_prod_initial, defvariance,
-                         masked, normalize_axis, refuse, reduce_back, spread, prod_parts)
+                         masked, normalize_axis, reduce_back, spread, prod_parts)
 from .registry import defjvp, defnondiff, defparam, defvjp
 from .util import conj, shape_of
 
@@ -23,16 +23,14 @@ defjvp(np.nansum, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=Fa
 
 
 def _nanmean_share(x, axis, where):
-    if masked(where):
-        refuse("np.nanmean", "the where= argument")
-    ok = _ok(x)
+    ok = _ok(x, where)
     return ok / np.sum(ok, axis=normalize_axis(axis, len(shape_of(x))), keepdims=True)
 
 
 defvjp(np.nanmean, lambda g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *,
        where=NV: spread(g, x, axis, keepdims) * _nanmean_share(x, axis, where))
 defjvp(np.nanmean, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=False, *,
-       where=NV: reduce_back(np.where(_ok(x), t, 0) * _nanmean_share(x, axis, where),
+       where=NV: reduce_back(np.where(_ok(x, where), t, 0) * _nanmean_share(x, axis, where),
                              x, axis, keepdims))
 
 

@@ -6,16 +6,17 @@ statistics, ufunc methods), whose modules import the helpers below:
 * ``prod`` never divides, so zeros in the input give exact gradients.
 * ``max``/``min`` share the gradient evenly among tied maxima, like
   TensorFlow's ``reduce_max``.
-* ``where=`` masks are honoured by ``mean``, ``prod``, ``max``/``min``,
-  ``nansum``/``nanmax``/``nanmin``/``nanprod`` and the ufunc ``reduce`` methods;
-  the others raise a clear error rather than return a gradient that ignores it.
+* ``where=`` masks are honoured by ``sum``, ``mean``, ``prod``, ``max``/``min``,
+  ``var``/``std``, their nan- forms and the ufunc ``reduce`` methods.
+* A tensor given as ``initial=`` (sums, products, max/min) or as ``mean=``
+  (var/std) is an operand like the array: it gets its own gradient.
 """
 import math
 
 import numpy as np
 
 from ..errors import NoGradientRuleError
-from .registry import defalias, defjvp, defnondiff, defparam, defvjp, numpy_function
+from .registry import defalias, defjvp, defnondiff, defparam, defseveral, defvjp, numpy_function
 from .util import conj, expand_reduced, normalize_axis, shape_of
 
 NV = np._NoValue
@@ -226,7 +227,7 @@ def argmax_share(x, ans, axis, keepdims, where=NV, initial=NV):
 def initial_share(x, ans, axis, keepdims, where=NV, initial=NV):
     """``initial``'s weight in a max/min, output-shaped (it ties like an element).
 
-    >>> initial_share(np.array([1.0, 3.0]), np.float64(3.0), None, False, NV, 3.0)
+    >>> float(initial_share(np.array([1.0, 3.0]), np.float64(3.0), None, False, NV, 3.0))
     0.5
     """
     mask, ties = _extreme_ties(x, ans, axis, keepdims, where, initial)
@@ -389,15 +390,20 @@ def _average_vjp_a(g, ans, a, axis=None, weights=None, returned=False, *, keepdi
     return spread(g, a, axis, keepdims) * conj(wb / total)
 
 
-def _average_vjp_w(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
+def _average_vjp_w(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False,
+                   full=False):
     # d avg / d w_i = (a_i - avg) / sum(w)
     axes, wb, total = _average_parts(a, axis, weights)
-    full = spread(g, a, axis, keepdims) * conj(
+    adjoint = spread(g, a, axis, keepdims) * conj(
         (a - kept(ans, shape_of(a), axis, keepdims)) / total)
+    return adjoint if full else _to_weights(adjoint, a, weights, axes)
+
+
+def _to_weights(full, a, weights, axes):
+    """An adjoint over ``a``'s shape summed down to that of ``weights`` (maybe 1-D)."""
     if shape_of(weights) == shape_of(a):
         return full
-    ax = axes[0]
-    return np.sum(full, axis=tuple(i for i in range(len(shape_of(a))) if i != ax))
+    return np.sum(full, axis=tuple(i for i in range(len(shape_of(a))) if i != axes[0]))
 
 
 def _average_jvp_a(t, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
@@ -416,6 +422,41 @@ def _average_jvp_w(t, ans, a, axis=None, weights=None, returned=False, *, keepdi
 
 defvjp(np.average, _average_vjp_a, None, _average_vjp_w)
 defjvp(np.average, _average_jvp_a, None, _average_jvp_w)
+
+
+# returned=True adds the sum of the weights (broadcast like the average) as a second output
+def _average_call(args, kw):
+    c = dict(zip(("a", "axis", "weights", "returned"), args), **kw)
+    return c["a"], c.get("axis"), c.get("weights"), c.get("keepdims", False)
+
+
+def _average_returned_vjp(g, ans, args, kw, needs):
+    a, axis, weights, keepdims = _average_call(args, kw)
+    (ga, gs), avg = g, ans[0]
+    grads = [_average_vjp_a(ga, avg, a, axis, weights, keepdims=keepdims) if needs[0] else None]
+    grads += [None] * (len(needs) - 1)
+    if len(needs) > 2 and needs[2]:
+        axes = normalize_axis(axis, len(shape_of(a)))
+        full = _average_vjp_w(ga, avg, a, axis, weights, keepdims=keepdims, full=True) \
+            + spread(gs, a, axis, keepdims)
+        grads[2] = _to_weights(full, a, weights, axes)
+    return grads
+
+
+def _average_returned_jvp(ts, ans, args, kw):
+    a, axis, weights, keepdims = _average_call(args, kw)
+    avg = ans[0]
+    ta, tw = ts[0], (ts[2] if len(ts) > 2 else None)
+    parts = [f(t, avg, a, axis, weights, keepdims=keepdims)
+             for f, t in ((_average_jvp_a, ta), (_average_jvp_w, tw)) if t is not None]
+    t_avg = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    t_sum = None if tw is None else np.broadcast_to(
+        reduce_back(np.broadcast_to(_weights_like(a, axis, tw), shape_of(a)), a, axis, keepdims),
+        shape_of(avg))
+    return (t_avg, t_sum)
+
+
+defseveral(np.average, _average_returned_vjp, _average_returned_jvp, nargs=3)
 
 defnondiff(np.all, np.any)
 defalias(numpy_function("alltrue"), np.all)         # numpy 1 only, deprecated

@@ -319,6 +319,20 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     return r
 
 
+def defseveral(fn, vjp_all, jvp_all, nargs=1):
+    """Rules for the calls of ``fn`` that return several arrays where it usually returns
+    one (``np.average(..., returned=True)``): ``defrule``'s ``vjp_all`` and ``jvp_all``,
+    operands the first ``nargs`` arguments."""
+    if fn is None:
+        return None
+    several = Rule(fn, f"{_name_of(fn)} (returning several arrays)")
+    several.kind, several.nargs, several.multi = POSITIONAL, nargs, True
+    several.vjp_all, several.jvp_all = vjp_all, jvp_all
+    several.save, several.save_ans = None, True
+    rule_for(fn).several = several
+    return several
+
+
 def defnondiff(*fns):
     """Functions whose output is a constant: comparisons, argmax, shape queries."""
     for fn in fns:
