@@ -103,8 +103,7 @@ def _finish(rule, args, kwargs, out, stack):
         outs = out
     if stack and not rule.nondiff:
         # the common case inlined: positional operands only (a call per op shows)
-        if rule.kind is POSITIONAL and not rule.zero and len(args) <= rule.nargs \
-                and kwargs is None:
+        if len(args) <= rule.fast and kwargs is None:
             operands = args
         else:
             rule, operands = _operands(rule, args, kwargs)

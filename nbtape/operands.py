@@ -12,7 +12,8 @@ with positional operands only.
 import numpy as np
 
 from . import _where
-from .rules.registry import POSITIONAL, SEQUENCE, Rule, refusal, refusing
+from .errors import NoGradientRuleError
+from .rules.registry import POSITIONAL, SEQUENCE, Rule, refusal
 from .tensor import Tensor, TensorLike
 
 
@@ -75,50 +76,54 @@ def operands(rule, args, kwargs):
     ``np.var(x, mean=m)``, or refusals).
     """
     kind = rule.kind
+    extra = []                  # (parameter name, value) of tensors outside the operands
+    sig = rule.signature
     if kind is SEQUENCE:
-        base, tail = (list(args[0]) if args else []), args[1:]
+        base = list(args[0]) if args else []
+        first = 1
     elif kind is POSITIONAL and not rule.zero:
         base = list(args[:rule.nargs])
         base += [None] * (rule.nargs - len(base))
-        tail = args[rule.nargs:]
+        for k in rule.refused:
+            if _float_tensor(base[k]):
+                extra.append((_param_name(sig, k), base[k]))
+                base[k] = None
+        first = rule.nargs
     else:                       # varargs, and piecewise-constant rules: every argument
-        base, tail = rule.operands(args), ()
-    extra_pos = [k for k, a in enumerate(tail) if _float_tensor(a)]
-    extra_kw = [k for k, v in kwargs.items() if _float_tensor(v)] if kwargs else ()
-    if not extra_pos and not extra_kw:
-        return rule, base
-    sig = rule.signature
-    offset = rule.nargs if kind is POSITIONAL else 1
-    names = [sig.names[offset + k] if sig and offset + k < len(sig.names)
-             else f"argument {offset + k}" for k in extra_pos]
+        base, first = rule.operands(args), len(args)
+    extra += [(_param_name(sig, k), a) for k, a in enumerate(args[first:], first)
+              if _float_tensor(a)]
+    n_refused = len(extra)
     kwvjps, kwjvps = rule.kwvjps or {}, rule.kwjvps or {}
-    refused = bool(extra_pos) or any(k not in kwvjps for k in extra_kw)
-    key = tuple(extra_kw)
+    if kwargs:
+        extra += [(k, v) for k, v in kwargs.items() if _float_tensor(v)]
+    if not extra:
+        return rule, base
+    names = [name for name, _ in extra]
+    refused = n_refused or any(k not in kwvjps for k in names)
+    key = tuple(names)
     if not refused and rule.variants and key in rule.variants:
         variant = rule.variants[key]
     else:
         where = _where.caller_raw(3) if refused else None
-        vjps = [refusing_at(rule.name, p, where) for p in names]
-        jvps = [None] * len(names)      # None: refused (the tangent becomes a refusal)
-        for k in extra_kw:
-            vjps.append(kwvjps.get(k) or refusing_at(rule.name, k, where))
-            jvps.append(kwjvps.get(k))
-        variant = _variant(rule, names + list(extra_kw), vjps, jvps)
+        vjps = [kwvjps.get(k) if i >= n_refused else None for i, k in enumerate(names)]
+        jvps = [kwjvps.get(k) if i >= n_refused else None for i, k in enumerate(names)]
+        vjps = [f or _refusing(rule.name, k, where) for f, k in zip(vjps, names)]
+        variant = _variant(rule, names, vjps, jvps)
         if not refused:
             rule.variants = {**(rule.variants or {}), key: variant}
-    return variant, base + [tail[k] for k in extra_pos] + [kwargs[k] for k in extra_kw]
+    return variant, base + [v for _, v in extra]
 
 
-def refusing_at(name, param, where):
-    """``registry.refusing``, with the user's line in the message."""
-    if where is None:
-        return refusing(name, param)
+def _param_name(sig, k):
+    return sig.names[k] if sig and k < len(sig.names) else f"argument {k}"
 
+
+def _refusing(name, param, where):
+    """A VJP for a parameter nbtape does not differentiate: it raises, naming the call."""
     def refuse(*args, **kwargs):
-        from .errors import NoGradientRuleError
-        raise NoGradientRuleError(refusal(name, param).replace(
-            ", and the", f" (the call at {_where.describe(where)}), and the", 1))
-    refuse.refuses = True
+        at = f" (in the call at {_where.describe(where)})" if where else ""
+        raise NoGradientRuleError(refusal(name, param, at))
     return refuse
 
 

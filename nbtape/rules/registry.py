@@ -38,7 +38,7 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several")
+                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused", "fast")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -64,6 +64,11 @@ class Rule:
         self.variants = None    # {call pattern: Rule} for calls with extra operands (operands.py)
         self.base = self        # the registered rule a variant extends
         self.several = None     # the rule for calls that return several arrays instead of one
+        self.refused = frozenset()  # POSITIONAL: positions before the last operand that are not
+        # operands (np.sum's axis=, before initial=)
+        # calls with at most this many positional arguments and no keywords have their
+        # operands in place (-1: always ask operands.operands); kept by _refresh
+        self.fast = -1
 
     @property
     def has_vjp(self):
@@ -78,8 +83,7 @@ class Rule:
         """numpy's parameters of this rule's function (``signature.Signature``), or None."""
         sig = self._sig
         if sig is None:
-            fallback = next((f for f in self.vjps if f is not None and
-                             not getattr(f, "refuses", False)), None)
+            fallback = next((f for f in self.vjps if f is not None), None)
             sig = self._sig = signature_of(self.fn if self.fn is not None else None,
                                            fallback) or False
         return sig or None
@@ -99,7 +103,7 @@ class Rule:
         out = []
         for k in range(self.nargs if self.kind is POSITIONAL else 1):
             fns = [f[k] for f in (self.vjps, self.jvps) if k < len(f) and f[k] is not None]
-            if whole or any(not getattr(f, "refuses", False) for f in fns):
+            if whole or fns:
                 out.append(names[k] if k < len(names) else f"argument {k}")
         return out + sorted(set(self.kwvjps or ()) | set(self.kwjvps or ()))
 
@@ -188,7 +192,7 @@ def _positional_params(fn):
 
 def _compute_save(rule):
     """Decide which positional arguments (and whether ``ans``) the VJPs need."""
-    fns = [f for f in rule.vjps if f is not None and not getattr(f, "refuses", False)]
+    fns = [f for f in rule.vjps if f is not None]
     used, params = set(), None
     for f in fns:
         u, p = _used_names(f), _positional_params(f)
@@ -221,6 +225,7 @@ def defvjp(fn, *vjps, name=None):
     r.vjps = tuple(vjps)
     r.nargs = max(r.nargs, len(r.vjps))
     _compute_save(r)
+    _refresh(r)
     return r
 
 
@@ -231,40 +236,28 @@ def defjvp(fn, *jvps):
     r = rule_for(fn)
     r.jvps = tuple(jvps)
     r.nargs = max(r.nargs, len(r.jvps))
+    _refresh(r)
     return r
 
 
-def refusing(name, param, forward=False):
-    """A VJP (or JVP) for a parameter nbtape does not differentiate: it raises.
-
-    The engine calls it only when a tensor that a gradient flows through was
-    passed there.
-    """
-    def refuse(*args, **kwargs):
-        raise NoGradientRuleError(refusal(name, param, forward))
-    refuse.refuses = True
-    return refuse
-
-
-def refusal(name, param, forward=False):
-    """The message of a refused operand: the function, and the parameter.
+def refusal(name, param, where=""):
+    """The message of a refused operand: the function, the parameter (and the call).
 
     >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
     nbtape cannot differentiate np.var with respect to its ddof= argument, ...
     """
-    what = "tangent" if forward else "gradient"
-    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument, and "
-            f"the {what} you asked for flows into it through a tensor passed there. Pass a "
-            f"constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
-            f"{what} is what you mean), or rewrite that step with functions nt.coverage() "
-            f"lists.")
+    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
+            "and the gradient you asked for flows into it through a tensor passed there. "
+            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
+            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
+            "lists.")
 
 
 def defparam(fn, param, vjp, jvp=None):
     """Register the VJP and JVP of the operand numpy calls ``param``.
 
     ``np.diff(x, prepend=p)``: ``defparam(np.diff, "prepend", vjp, jvp)`` puts the rule
-    in ``prepend``'s position (parameters between get rules that refuse), or, for a
+    in ``prepend``'s position (a tensor given for a parameter in between refuses), or, for a
     keyword-only parameter (``np.var(x, mean=m)``), among the keyword operands.  The
     VJP and JVP take the function's arguments like the others do.
     """
@@ -280,19 +273,24 @@ def defparam(fn, param, vjp, jvp=None):
         return r
     names = sig.names
 
-    def padded(fns, new, forward):
+    def padded(fns, new):
         fns = list(fns) + [None] * (k + 1 - len(fns))
-        for i in range(len(fns)):
-            if fns[i] is None and i >= r.nargs:
-                fns[i] = refusing(r.name, names[i], forward)
         fns[k] = new
         return tuple(fns)
-    r.vjps = padded(r.vjps, vjp, False)
+    # the parameters in between (axis=, dtype=, ...) are not operands: a tensor there refuses
+    r.refused = r.refused.union(range(r.nargs, k)).difference((k,))
+    r.vjps = padded(r.vjps, vjp)
     if jvp is not None:
-        r.jvps = padded(r.jvps, jvp, True)
+        r.jvps = padded(r.jvps, jvp)
     r.nargs = max(r.nargs, k + 1)
     _compute_save(r)
+    _refresh(r)
     return r
+
+
+def _refresh(r):
+    """Keep ``fast``, the dispatcher's one-test common case, in step with the rule."""
+    r.fast = r.nargs if r.kind is POSITIONAL and not r.zero and not r.refused else -1
 
 
 def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False, name=None,
@@ -316,6 +314,7 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     if jvp_all is not None:
         r.jvp_all = jvp_all
     r.save, r.save_ans = None, True
+    _refresh(r)
     return r
 
 
@@ -348,6 +347,7 @@ def defzero(*fns):
         r = rule_for(fn)
         r.zero = True
         r.save, r.save_ans, r.save_all = (), False, False
+        _refresh(r)
 
 
 def deflinear(fn):
