@@ -7,7 +7,7 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 import numpy as np
 
 from ._state import tls
-from .operands import bind as _bind, operands as _operands
+from .operands import bind as _bind, operand_names as _operand_names, operands as _operands
 from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -82,11 +82,33 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
             args = _special_args(rule, args, stack)
             raw = [_val(a) for a in args]
     out = rule.compute(*raw)
-    return _finish(rule, args, None, out, stack)
+    if rule.multi or not isinstance(out, _ARRAYS):
+        return _finish(rule, args, None, out, stack, False)
+    outs = Tensor(out)
+    if stack and not rule.nondiff:
+        # the common case inlined (a call per op shows): positional operands in place
+        fast = rule.fast
+        if len(args) <= fast:
+            operands = args
+        else:
+            operands = None
+            if fast == rule.nargs:      # x[i], np.sum(x, 1): no tensor past the operands?
+                for a in args[fast:]:
+                    if type(a) is Tensor:
+                        break
+                else:
+                    operands = args[:fast]
+            if operands is None:
+                rule, operands = _operands(rule, args, None)
+        ids = [a._id if type(a) is Tensor else None for a in operands]
+        for rec in stack:
+            rec.record(rule, args, None, operands, ids, outs)
+    return outs
 
 
-def _finish(rule, args, kwargs, out, stack):
-    """Wrap ``out`` and offer the op to the recorders."""
+def _finish(rule, args, kwargs, out, stack, kw_tensors):
+    """Wrap ``out`` and offer the op to the recorders (``kw_tensors``: ``kwargs`` may
+    hold tensors)."""
     if rule.multi:
         outs = _wrap_multi(out)
     elif isinstance(out, _ARRAYS):
@@ -103,7 +125,7 @@ def _finish(rule, args, kwargs, out, stack):
         outs = out
     if stack and not rule.nondiff:
         # the common case inlined: positional operands only (a call per op shows)
-        if len(args) <= rule.fast and kwargs is None:
+        if len(args) <= rule.fast and not kw_tensors:
             operands = args
         else:
             rule, operands = _operands(rule, args, kwargs)
@@ -116,18 +138,38 @@ def _finish(rule, args, kwargs, out, stack):
 def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
     """``apply`` for a call with keywords: numpy computes the call as given; the
     tape records it bound to numpy's signature (operands in their positions)."""
+    for v in kwargs.values():
+        t = type(v)
+        if t is Tensor or t is Variable or t is list or t is tuple:
+            break
+    else:
+        # the common case, np.sum(x, axis=1): keywords are options, operands are in place
+        names = rule.operand_names
+        if (names if names is not None else _operand_names(rule)).isdisjoint(kwargs):
+            raw = []
+            for a in args:
+                t = type(a)
+                if t is Tensor:
+                    raw.append(a._value)
+                elif t is Variable or t is list:
+                    break
+                else:
+                    raw.append(a)
+            else:
+                out = rule.fn(*raw, **kwargs)
+                return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, False)
     args = [_read_nested(a, stack) for a in args]
     kwargs = {k: _read_nested(v, stack) for k, v in kwargs.items()}
     out = rule.fn(*[_raw_nested(a) for a in args],
                   **{k: _raw_nested(v) for k, v in kwargs.items()})
     if not stack or rule.nondiff:
-        return _finish(rule, args, None, out, ())
+        return _finish(rule, args, None, out, (), False)
     args, kwargs = _bind(rule, args, kwargs)
     seq = 1 if rule.kind is SEQUENCE else 0     # a sequence operand stays a list
     n = rule.nargs if rule.kind is POSITIONAL else 0
     args = [_as_operand(a, k < n) if k >= seq else a for k, a in enumerate(args)]
     kwargs = {k: _as_operand(v, False) for k, v in kwargs.items()}
-    return _finish(rule, args, kwargs if rule_kwargs else None, out, stack)
+    return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, True)
 
 
 def _read_nested(a, stack):

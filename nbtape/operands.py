@@ -30,6 +30,20 @@ def carries_tensor(v):
     return (t is list or t is tuple) and any(isinstance(e, TensorLike) for e in v)
 
 
+def operand_names(rule):
+    """numpy's names of the rule's operand positions (a keyword among them needs ``bind``).
+
+    >>> from nbtape.rules.registry import RULES
+    >>> sorted(operand_names(RULES[np.linalg.solve]))
+    ['a', 'b']
+    """
+    sig = rule.signature
+    n = rule.nargs if rule.kind is POSITIONAL else 1 if rule.kind is SEQUENCE else 0
+    rule.operand_names = frozenset(name for k, name in enumerate(sig.names[:n])
+                                   if k not in rule.refused) if sig else frozenset()
+    return rule.operand_names
+
+
 def bind(rule, args, kwargs):
     """``(args, kwargs)`` with each operand given by keyword moved to its position.
 
@@ -76,6 +90,18 @@ def operands(rule, args, kwargs):
     ``np.var(x, mean=m)``, or refusals).
     """
     kind = rule.kind
+    if kind is POSITIONAL and not rule.zero and not kwargs:
+        # np.sum(x, 1, keepdims=True): no tensor outside the operands
+        n = rule.nargs
+        for a in args[n:]:
+            if type(a) is Tensor:
+                break
+        else:
+            for k in rule.refused:
+                if k < len(args) and type(args[k]) is Tensor:
+                    break
+            else:
+                return rule, args[:n]
     extra = []                  # (parameter name, value) of tensors outside the operands
     sig = rule.signature
     if kind is SEQUENCE:

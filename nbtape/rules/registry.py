@@ -38,7 +38,7 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused", "fast")
+                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused", "fast", "operand_names")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -69,6 +69,7 @@ class Rule:
         # calls with at most this many positional arguments and no keywords have their
         # operands in place (-1: always ask operands.operands); kept by _refresh
         self.fast = -1
+        self.operand_names = None   # numpy's names of the operand positions (operands.py)
 
     @property
     def has_vjp(self):
@@ -290,7 +291,8 @@ def defparam(fn, param, vjp, jvp=None):
 
 def _refresh(r):
     """Keep ``fast``, the dispatcher's one-test common case, in step with the rule."""
-    r.fast = r.nargs if r.kind is POSITIONAL and not r.zero and not r.refused else -1
+    r.fast = -1 if r.kind is not POSITIONAL or r.zero else min((r.nargs, *r.refused))
+    r.operand_names = None
 
 
 def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False, name=None,
