@@ -151,7 +151,7 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
                 t = type(a)
                 if t is Tensor:
                     raw.append(a._value)
-                elif t is Variable or t is list:
+                elif t is Variable or t is list or t is tuple:
                     break
                 else:
                     raw.append(a)
