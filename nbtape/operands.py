@@ -171,11 +171,11 @@ def _variant(base, names, vjps, jvps):
         n = len(tangents) - n_extra
         for name, f, t in zip(names, jvps, tangents[n:]):
             if t is not None and f is None:
-                return _no_tangent(base, name)
+                return _no_tangent(base, name, ans)
         total = None
         if any(t is not None for t in tangents[:n]):
             if not base.has_jvp and not base.has_vjp:
-                return _no_tangent(base, None)
+                return _no_tangent(base, None, ans)
             total = call_jvp(base, tangents[:n], ans, args, kw)
         for f, t in zip(jvps, tangents[n:]):
             if t is not None:
@@ -189,8 +189,9 @@ def _variant(base, names, vjps, jvps):
     return v
 
 
-def _no_tangent(rule, param):
+def _no_tangent(rule, param, ans):
     """A tangent that cannot be computed: ``acc.jvp`` raises if it is asked for it."""
     from .forward import _NoJvp      # forward mode's own marker for a refused tangent
     what = rule.name if param is None else f"{rule.name} with respect to its {param}= argument"
-    return _NoJvp(what, _where.caller())
+    refused = _NoJvp(what, _where.caller())
+    return [refused] * len(ans) if rule.multi else refused

@@ -98,6 +98,8 @@ class Rule:
         """
         if self.nondiff or self.stop or self.zero:
             return []
+        if self.kind is VARARGS:
+            return ["*args"]
         sig = self.signature
         names = sig.names if sig else ()
         whole = self.vjp_all is not None or self.jvp_all is not None

@@ -71,6 +71,7 @@ def signature_of(fn, fallback=None):
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         params = None
+    by_position = params is not None      # *args: its operands are positional only
     if params is None or any(p.kind is p.VAR_POSITIONAL for p in params):
         if fallback is None:
             return None
@@ -78,6 +79,9 @@ def signature_of(fn, fallback=None):
             params = list(inspect.signature(fallback).parameters.values())[2:]
         except (TypeError, ValueError):
             return None
+        if by_position:
+            params = [p.replace(kind=p.POSITIONAL_ONLY) if p.kind is p.POSITIONAL_OR_KEYWORD
+                      else p for p in params]
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return Signature([(p.name, p.default) for p in positional],
                      positional=sum(p.kind is p.POSITIONAL_ONLY for p in positional),
