@@ -301,16 +301,24 @@ def test_operands_by_keyword_and_by_position_match_finite_differences(key, k):
     rule = RULES[key]
     fn = getattr(*key) if isinstance(key, tuple) else key
     args, post = _examples(key, rule)[k]
+    checked = []
     for mode in _modes(rule, args):
         rng = np.random.default_rng(7)
         values = _materialize(args, rng)
         paths = _operand_paths(values)
         ops = [values[n] if i is None else values[n][i] for n, i in paths]
         f = _caller(fn, rule, values, paths, mode, post)
+        try:
+            f(*ops)
+        except TypeError:       # this numpy does not take these arguments so (numpy 1)
+            continue
+        checked.append(mode)
         np.testing.assert_allclose(np.asarray(_first_array(f(*[nt.constant(o) for o in ops]))),
                                    np.asarray(_first_array(f(*ops))), err_msg=mode)
         check_reverse(f, *ops, rtol=1e-4, atol=1e-6)
         check_forward(f, *ops, rtol=1e-4, atol=1e-6)
+    if not checked:
+        pytest.skip(f"numpy {np.__version__} does not take these arguments")
 
 
 def _first_array(out):
@@ -331,6 +339,8 @@ def test_every_rule_and_operand_has_an_example():
                 covered.update(rule.differentiated()[:1] if any(
                     isinstance(v, Arr) for v in args["*"]) else [])
         names = set(rule.differentiated())
+        if rule.signature is None and covered:      # numpy 1's C functions: names unknown
+            names = set()
         lacking = names - covered
         if lacking:
             missing.append(f"{rule.name}: {sorted(lacking)}")
@@ -484,6 +494,8 @@ def test_a_refusal_names_the_function_the_parameter_and_the_line():
 
 def test_a_plain_array_given_as_out_to_numpys_own_code_is_written():
     # np.nanvar(plain, mean=tensor) runs np.subtract(..., out=plain) inside numpy
+    if "mean" not in RULES[np.nanvar].signature.keyword_only:
+        pytest.skip("numpy 1's nanvar has no mean=")
     m = nt.constant([[0.5]])
     plain = np.array([[1.0, 2.0, np.nan]])
     np.testing.assert_allclose(np.nanvar(plain, axis=1, keepdims=True, mean=m),
