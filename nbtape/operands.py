@@ -9,8 +9,6 @@ naming the function and the parameter, when, and only when, a gradient or a
 tangent flows through it (``operands``).  Nothing here runs for the common call
 with positional operands only.
 """
-import numpy as np
-
 from . import _where
 from .errors import NoGradientRuleError
 from .rules.registry import POSITIONAL, SEQUENCE, Rule, refusal
@@ -33,6 +31,7 @@ def carries_tensor(v):
 def operand_names(rule):
     """numpy's names of the rule's operand positions (a keyword among them needs ``bind``).
 
+    >>> import numpy as np
     >>> from nbtape.rules.registry import RULES
     >>> sorted(operand_names(RULES[np.linalg.solve]))
     ['a', 'b']
@@ -88,6 +87,13 @@ def operands(rule, args, kwargs):
     The rule is ``rule`` itself unless tensors sit outside its operands: then a
     variant whose operands also include them (keyword operands with rules, such as
     ``np.var(x, mean=m)``, or refusals).
+
+    >>> import numpy as np, nbtape as nt
+    >>> from nbtape.rules.registry import RULES
+    >>> x, m = nt.constant([1.0, 2.0]), nt.constant(1.5)
+    >>> rule, ops = operands(RULES[np.var], [x], {"mean": m})
+    >>> rule is RULES[np.var], rule.name, [o is m for o in ops]
+    (False, 'np.var', [False, True])
     """
     kind = rule.kind
     if kind is POSITIONAL and not rule.zero and not kwargs:

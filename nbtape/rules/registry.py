@@ -24,7 +24,6 @@ import inspect
 
 import numpy as np
 
-from ..errors import NoGradientRuleError
 from .signature import signature_of
 
 RULES = {}
@@ -38,7 +37,8 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused", "fast", "operand_names")
+                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused",
+                 "fast", "operand_names")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -62,7 +62,7 @@ class Rule:
         self.kwjvps = None      # {keyword: JVP}, likewise
         self._sig = None        # numpy's signature (read on first use), False if unknown
         self.variants = None    # {call pattern: Rule} for calls with extra operands (operands.py)
-        self.base = self        # the registered rule a variant extends
+        self.base = None        # a variant's registered rule (operands.py)
         self.several = None     # the rule for calls that return several arrays instead of one
         self.refused = frozenset()  # POSITIONAL: positions before the last operand that are not
         # operands (np.sum's axis=, before initial=)
@@ -85,8 +85,7 @@ class Rule:
         sig = self._sig
         if sig is None:
             fallback = next((f for f in self.vjps if f is not None), None)
-            sig = self._sig = signature_of(self.fn if self.fn is not None else None,
-                                           fallback) or False
+            sig = self._sig = signature_of(self.fn, fallback) or False
         return sig or None
 
     def differentiated(self):
@@ -263,6 +262,11 @@ def defparam(fn, param, vjp, jvp=None):
     in ``prepend``'s position (a tensor given for a parameter in between refuses), or, for a
     keyword-only parameter (``np.var(x, mean=m)``), among the keyword operands.  The
     VJP and JVP take the function's arguments like the others do.
+
+    >>> import numpy as np, nbtape
+    >>> r = RULES[np.diff]           # diff(a, n, axis, prepend, append): n, axis are not operands
+    >>> r.nargs, sorted(r.refused), sorted(RULES[np.var].kwvjps)
+    (5, [1, 2], ['mean'])
     """
     if fn is None:
         return None
@@ -274,7 +278,6 @@ def defparam(fn, param, vjp, jvp=None):
         if jvp is not None:
             r.kwjvps = {**(r.kwjvps or {}), param: jvp}
         return r
-    names = sig.names
 
     def padded(fns, new):
         fns = list(fns) + [None] * (k + 1 - len(fns))
@@ -325,7 +328,12 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
 def defseveral(fn, vjp_all, jvp_all, nargs=1):
     """Rules for the calls of ``fn`` that return several arrays where it usually returns
     one (``np.average(..., returned=True)``): ``defrule``'s ``vjp_all`` and ``jvp_all``,
-    operands the first ``nargs`` arguments."""
+    operands the first ``nargs`` arguments.
+
+    >>> import numpy as np, nbtape
+    >>> RULES[np.average].several.name
+    'np.average (returning several arrays)'
+    """
     if fn is None:
         return None
     several = Rule(fn, f"{_name_of(fn)} (returning several arrays)")
