@@ -259,6 +259,11 @@ def apply_unknown(fn, args, kwargs, name=None):
             ids = [a._id for a in operands]
             for rec in stack:
                 rec.record(rule, list(operands), None, operands, ids, outs)
+                if outs is None:
+                    # np.copyto(plain, t), as np.nan_to_num(plain, nan=t) does inside:
+                    # the values went into a plain array, and the tape cannot follow them
+                    for a in operands:
+                        rec.note_escape(a, rule.name)
     return outs
 
 

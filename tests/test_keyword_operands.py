@@ -500,3 +500,14 @@ def test_a_plain_array_given_as_out_to_numpys_own_code_is_written():
     plain = np.array([[1.0, 2.0, np.nan]])
     np.testing.assert_allclose(np.nanvar(plain, axis=1, keepdims=True, mean=m),
                                np.nanvar(plain, axis=1, keepdims=True, mean=np.array([[0.5]])))
+
+
+def test_a_keyword_numpy_does_not_dispatch_on_warns_instead_of_a_silent_none():
+    # np.nan_to_num dispatches on x alone: with a plain x, nan=t goes through
+    # np.copyto into a plain array, which the tape cannot follow
+    t = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(t)
+        y = nt.constant(1.0) * np.nan_to_num(np.array([np.nan, 1.0]), nan=t * 2)
+    with pytest.warns(UserWarning, match="np.copyto"):
+        assert tape.gradient(y, t) is None
