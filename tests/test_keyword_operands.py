@@ -360,6 +360,8 @@ def _candidates(rule, args):
         if k < sig.positional or name in operands or name == "out":
             continue
         value = args.get(name, sig.defaults[k])
+        if value is None and name not in args:
+            value = 1.0                 # an optional parameter (np.unwrap's discont=)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float)):
             continue
         out.append((name, np.asarray(float(value))))
