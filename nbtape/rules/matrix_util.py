@@ -1,5 +1,4 @@
 """Helpers that the matrix rules share (stacks of matrices: the last two axes)."""
-import inspect
 
 import numpy as np
 
@@ -88,19 +87,15 @@ def triangle_adjoint(g, lower=True):
 
 def defmatrix(fn, vjp_all, jvp_all, nargs=1, multi=True):
     """``defrule`` for an np.linalg function whose first ``nargs`` arguments are its
-    operands, by position or by keyword (``np.linalg.solve(a, b=t)``): the rule's
-    parameters come from numpy's own signature, and ``operands`` reads them back.
+    operands, by position or by keyword (``np.linalg.solve(a, b=t)``: the dispatcher
+    binds keywords to numpy's own signature, and ``operands`` reads them back).
 
     >>> import nbtape
     >>> from nbtape.rules.registry import RULES
-    >>> [name for name, default in RULES[np.linalg.lstsq].params]
-    ['a', 'b', 'rcond']
+    >>> RULES[np.linalg.lstsq].nargs
+    2
     """
-    r = defrule(fn, vjp_all, jvp_all, kind=POSITIONAL, multi=multi, nargs=nargs)
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    r.params = [(p.name, p.default) for p in inspect.signature(fn).parameters.values()
-                if p.kind in kinds]
-    return r
+    return defrule(fn, vjp_all, jvp_all, kind=POSITIONAL, multi=multi, nargs=nargs)
 
 
 def operands(args, kw, names, ts=None):

@@ -6,7 +6,6 @@ every line, so the VJP applies ``D^T`` and the JVP is np.gradient of the tangent
 A scalar spacing h scales the slopes by 1/h (its adjoint is -<g, slope>/h);
 coordinate arrays as spacing are not differentiated (refused by name).
 """
-import inspect
 
 import numpy as np
 
@@ -95,8 +94,6 @@ def _mode(name, kind, multi):
     given by position (then varargs follow) or by keyword (then there are none)."""
     r = Rule(np.gradient, name)
     r.vjp_all, r.jvp_all, r.kind, r.multi, r.nargs = _gradient_vjp, _gradient_jvp, kind, multi, 1
-    if kind is POSITIONAL:
-        r.params = [("f", inspect.Parameter.empty)]     # dispatch moves f= into place
     return r
 
 
