@@ -605,27 +605,31 @@ def test_values_display_with_text_and_html(shell):
 def test_edited_reruns_without_cell_ids_keep_one_inspector_and_one_tape(shell, front_end):
     pytest.importorskip("ipywidgets")
     import weakref
-    from ipywidgets.widgets import widget as widget_module
+    from nbtape.notebook.widgets.live import open_widgets
     if front_end != "plain IPython":
         shell.kernel = object()          # widgets display as in a notebook front end
     try:
         run(shell, "w = nt.Variable(np.ones(3), name='w')")
         gc.collect()
-        before = len(widget_module._instances)
-        tapes = []
+        before = len(open_widgets())
+        tapes, views = [], []
         for k in range(30):
             r, cap = run(shell, f"%%tape --inspect\nloss = np.sum(w * w * {k})\n"
                                 "g = tape.gradient(loss, w)")
             assert r.success
             tapes.append(weakref.ref(shell.user_ns["tape"]))
+            views.extend(weakref.ref(v) for v in magics(shell)._inspectors.values())
         gc.collect()
         (insp,) = magics(shell)._inspectors.values()
         assert not insp.closed
-        # the live inspector's widgets (with their layouts and styles), and nothing else
-        one_run = {id(w) for w in insp._widgets}
+        assert [v() for v in views if v() is not None] == [insp]    # the old ones are gone
+        # the live inspector (a VBox: itself and its layout) and its widgets (with their
+        # layouts and styles), and nothing else
+        one_run = {id(insp), id(insp.layout)} | {id(w) for w in insp._widgets}
         one_run |= {id(p) for w in insp._widgets for p in (getattr(w, "layout", None),
                                                            getattr(w, "style", None)) if p}
-        assert len(widget_module._instances) - before <= len(one_run) < 40
+        assert len(open_widgets()) - before <= len(one_run) < 40
+        assert len(shell.user_ns["w"]._observers) == 1
         assert sum(t() is not None for t in tapes) == 1          # the old tapes are gone
     finally:
         if front_end != "plain IPython":

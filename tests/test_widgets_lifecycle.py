@@ -219,37 +219,57 @@ def test_without_cell_ids_the_source_text_identifies_the_cell(shell):
     assert first.closed and not other.closed
 
 
-def test_in_a_terminal_a_view_lives_as_long_as_the_user_keeps_it(monkeypatch):
+def test_in_a_terminal_no_cell_holds_a_view_and_it_lives_until_closed(monkeypatch):
     s = Shell(kernel=False)
     monkeypatch.setattr(live, "get_shell", lambda: s)
     v = nt.Variable(0.0)
+    gc.collect()
+    n_widgets = len(open_widgets())
     kept = s.run(inspect_in_loop(v, n=1), cell_id=None, source="a = nt.inspect(v)")
     ref = weakref.ref(s.run(inspect_in_loop(v, n=1), cell_id=None, source="nt.inspect(v)"))
+    again = s.run(inspect_in_loop(v, n=1), cell_id=None, source="a = nt.inspect(v)")
     gc.collect()
-    assert ref() is None and s.registry.held() == 0      # nothing draws it: not held
-    assert not kept.closed and len(v._observers) == 1
+    # nothing draws a view in a terminal, so no cell output holds it and a re-run of
+    # the same source closes nothing; like every ipywidget it is open until closed
+    assert s.registry.held() == 0
+    assert ref() is not None and not ref().closed and not kept.closed and not again.closed
+    assert len(v._observers) == 3
+    for view in (kept, ref(), again):
+        view.close()
+    gc.collect()
+    assert ref() is None and v._observers == [] and len(open_widgets()) == n_widgets
 
 
-def test_edited_reruns_in_plain_ipython_keep_one_run_of_widgets():
-    """A real shell, no kernel, no cell ids: 30 edited runs of `insp = nt.inspect(w)`."""
+def test_edited_reruns_in_plain_ipython_release_every_view_when_closed():
+    """A real shell, no kernel, no cell ids: 30 edited runs of `insp = nt.inspect(w)`.
+
+    Each run makes a view the user owns (open until closed, as any ipywidget:
+    %%tape --inspect, which makes them for the user, closes its old one itself; see
+    test_magics); closing them leaves no widget, layout, style or subscription behind.
+    """
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
     sh = InteractiveShell.instance()
     sh.run_cell("import numpy as np, nbtape as nt\nw = nt.Variable(np.ones(3), name='w')")
     gc.collect()
-    before = len(widget_module._instances)
+    before = len(open_widgets())
+    views = []
     try:
         for k in range(30):
             with capture_output():
                 r = sh.run_cell(f"insp = nt.inspect(w)\nw.assign_add({k}.0)", store_history=True)
             assert r.success
+            views.append(sh.user_ns["insp"])
+        assert cells.CellWidgets.of(sh).held() == 0       # no cell output to keep them for
+        assert len(sh.user_ns["w"]._observers) == 30 and "[436, 436, 436]" in repr(views[0])
+        for view in views:
+            view.close()
+        refs = [weakref.ref(view) for view in views]
+        del view, views[:]
+        sh.user_ns.pop("insp")
         gc.collect()
-        insp = sh.user_ns["insp"]
-        one_run = len(insp._widgets) + sum(
-            1 for w in insp._widgets for p in (getattr(w, "layout", None),
-                                               getattr(w, "style", None)) if p is not None)
-        assert len(widget_module._instances) - before <= one_run < 40
-        assert len(sh.user_ns["w"]._observers) == 1
+        assert len(open_widgets()) == before and sh.user_ns["w"]._observers == []
+        assert all(r() is None for r in refs)
     finally:
         for name in ("insp", "w"):
             sh.user_ns.pop(name, None)

@@ -92,6 +92,13 @@ class Rule:
             sig = self._sig = signature_of(self.fn, fallback) or False
         return sig or None
 
+    @signature.setter
+    def signature(self, sig):
+        """A rule made by hand for one calling form (not read from ``fn``) names its
+        parameters here, so that keywords find their operands."""
+        self._sig = sig or False
+        self.operand_names = None
+
     def differentiated(self):
         """numpy's names of the parameters this rule differentiates.
 

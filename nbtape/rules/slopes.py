@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import NoGradientRuleError
 from .registry import POSITIONAL, VARARGS, Rule, defrule, rule_for
+from .signature import Signature
 from .util import conj, shape_of
 
 
@@ -89,11 +90,18 @@ def _gradient_jvp(ts, ans, args, kw):
     return type(ans)(total) if several else total[0]
 
 
+_KEYWORD_FORM = Signature([("f", None)], keyword_only=("axis", "edge_order"))
+
+
 def _mode(name, kind, multi):
     """A rule for one calling form: several axes or one (a tuple or an array), and f
     given by position (then varargs follow) or by keyword (then there are none)."""
     r = Rule(np.gradient, name)
     r.vjp_all, r.jvp_all, r.kind, r.multi, r.nargs = _gradient_vjp, _gradient_jvp, kind, multi, 1
+    if kind is POSITIONAL:
+        # np.gradient(f=x): numpy's signature has *varargs after f, so none is read from
+        # np.gradient; naming f here lets the dispatcher bind it to the operand's place
+        r.signature = _KEYWORD_FORM
     return r
 
 

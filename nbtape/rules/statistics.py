@@ -10,7 +10,7 @@ weight the centred observations; the analytic weights are differentiated too.
 import numpy as np
 
 from .indexing import raw
-from .registry import defjvp, defvjp
+from .registry import defjvp, defparam, defvjp
 from .util import conj, shape_of
 
 
@@ -150,9 +150,10 @@ def _cov_jvp(which):
     return jvp
 
 
-# operands: m, y and aweights (fweights are integers)
-defvjp(np.cov, _cov_vjp(0), _cov_vjp(1), None, None, None, None, _cov_vjp(6))
-defjvp(np.cov, _cov_jvp(0), _cov_jvp(1), None, None, None, None, _cov_jvp(6))
+# operands: m, y and aweights; a tensor at rowvar, bias, ddof or fweights (integers) refuses
+defvjp(np.cov, _cov_vjp(0), _cov_vjp(1))
+defjvp(np.cov, _cov_jvp(0), _cov_jvp(1))
+defparam(np.cov, "aweights", _cov_vjp(6), _cov_jvp(6))
 
 
 # --- corrcoef: R = C / (s s^T), s = sqrt(diag C)

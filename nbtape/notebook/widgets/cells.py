@@ -12,9 +12,10 @@ source text stands in for it.
 The registry also holds the widgets of each cell's latest run strongly.  That is
 deliberate: ``nt.inspect(model)`` followed by a loop displays a widget that the
 user never assigns to a name, and it must stay live until the cell is run again
-(then it is closed), not until the next garbage collection.  Only in a kernel,
-though: a terminal draws no live widget, so there a view lives as long as the
-user keeps it (held by the source text, 30 edited runs of one cell kept 30).
+(then it is closed).  Only in a kernel, though: a terminal draws no live widget,
+so no cell output holds one there; a view the user made is open until the user
+closes it, as any ipywidget is (``%%tape --inspect``, which makes its inspector
+for the user, closes the old one itself when the cell runs again).
 """
 import weakref
 
