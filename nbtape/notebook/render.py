@@ -19,6 +19,7 @@ import sysconfig
 import warnings
 
 from ..errors import NbtapeError
+from . import browser_graphviz as browser
 
 FORMATS = ("svg", "png")
 DEFAULT_TIMEOUT = 20.0
@@ -38,6 +39,13 @@ class LayoutTimeout(RenderError):
     """The layout program took longer than the timeout (the graph is too big)."""
 
 
+class PictureNotReady(RenderError):
+    """In the browser: Graphviz (Viz.js) is still loading; the picture follows."""
+
+
+DRAWING = "Drawing the picture (Graphviz is loading in the browser)..."
+
+
 def find_engine():
     """The layout program nbtape draws with, or ``None`` when there is none.
 
@@ -48,8 +56,10 @@ def find_engine():
     >>> engine.kind in ("dot", "graphviz-pure")
     True
     """
-    return _find_engine(os.environ.get("NBTAPE_GRAPHVIZ", "").strip(),
-                        os.environ.get("PATH", ""), _script_dirs())
+    choice = os.environ.get("NBTAPE_GRAPHVIZ", "").strip()
+    if browser.IN_BROWSER and choice.lower() != "none":
+        return Engine("browser", browser.SCRIPT)      # JupyterLite: Viz.js in the page
+    return _find_engine(choice, os.environ.get("PATH", ""), _script_dirs())
 
 
 def _script_dirs():
@@ -120,6 +130,8 @@ def layout(source, format="svg", timeout=DEFAULT_TIMEOUT, engine=None):
         raise RenderError("nbtape found no program to draw graphs with: neither Graphviz's "
                           "`dot` on PATH nor the `graphviz-pure` package. "
                           + HOW_TO_GET_PICTURES)
+    if engine.kind == "browser":
+        return _layout_in_browser(source, format)
     try:
         proc = subprocess.run([engine.path, "-Kdot", f"-T{format}"],
                               input=source.encode("utf-8"), capture_output=True,
@@ -143,6 +155,41 @@ def layout(source, format="svg", timeout=DEFAULT_TIMEOUT, engine=None):
         raise RenderError(f"{engine.kind} ({engine.path}) could not draw this graph as "
                           f"{format}: {detail}.{hint}")
     return proc.stdout
+
+
+def _layout_in_browser(source, format):
+    if format != "svg":
+        raise RenderError(f"In the browser (JupyterLite) nbtape draws pictures as SVG only, "
+                          f"not {format}: use format='svg'.")
+    state = browser.LOADER.start()
+    if state == "failed":
+        raise RenderError(f"Graphviz could not be loaded in the browser "
+                          f"({browser.LOADER.error}). " + HOW_TO_GET_PICTURES)
+    if state != "ready":
+        raise PictureNotReady(DRAWING)
+    try:
+        return browser.LOADER.svg(source).encode("utf-8")
+    except browser.BrowserGraphvizError as exc:
+        raise RenderError(str(exc)) from None
+
+
+def drawing_soon():
+    """True while pictures cannot be drawn yet but will be (Graphviz loading in the
+    browser).
+
+    >>> drawing_soon()
+    False
+    """
+    return browser.IN_BROWSER and browser.LOADER.start() == "loading"
+
+
+def when_drawable(callback):
+    """Call ``callback()`` once pictures can be drawn (at once, except while the
+    browser's Graphviz is still loading)."""
+    if browser.IN_BROWSER:
+        browser.LOADER.when_ready(callback)
+    else:
+        callback()
 
 
 def render(graph, format="svg", timeout=DEFAULT_TIMEOUT):
@@ -207,10 +254,25 @@ def picture_bundle(graph, include=None, exclude=None, timeout=DEFAULT_TIMEOUT):
         return {}
     try:
         data, _ = draw(graph, fmt, timeout)
+    except PictureNotReady:
+        return pending_bundle()
     except RenderError as e:
         return source_bundle(_source_of(graph), str(e) if isinstance(e, LayoutTimeout)
                              else HOW_TO_GET_PICTURES)
     return {mime: data if fmt == "png" else data.decode("utf-8")}
+
+
+def pending_bundle():
+    """What a picture shows for the moment Graphviz is still loading in the browser.
+
+    >>> is_pending(pending_bundle()), is_pending({"image/svg+xml": "<svg/>"})
+    (True, False)
+    """
+    return {"text/plain": DRAWING, "text/html": f"<p><i>{html.escape(DRAWING)}</i></p>"}
+
+
+def is_pending(bundle):
+    return bundle.get("text/plain") == DRAWING
 
 
 def source_bundle(source, line=HOW_TO_GET_PICTURES):

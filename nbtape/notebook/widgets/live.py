@@ -21,7 +21,7 @@ import time
 import weakref
 
 from .cells import CellWidgets, get_shell, in_kernel
-from .throttle import Throttle, thread_timer
+from .throttle import Throttle, default_schedule
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -130,7 +130,7 @@ class LiveView:
 
     def __init__(self, interval=0.1, clock=None, schedule=None, snapshot=True):
         self._clock = clock or time.monotonic
-        self._schedule = schedule or thread_timer
+        self._schedule = schedule or default_schedule()
         self._throttle = Throttle(weak_callback(self._flush), interval, self._clock,
                                   self._schedule)
         self._subs = []
