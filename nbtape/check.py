@@ -1,6 +1,7 @@
 """``check_gradients``: the tape's gradient against central finite differences."""
 import numpy as np
 
+from .errors import user_facing
 from .tape import GradientTape, UnconnectedGradients
 from .tensor import Tensor, TensorLike
 
@@ -35,11 +36,14 @@ def _with(args, index, value):
     return args
 
 
+@user_facing
 def check_gradients(f, *args, eps=1e-6, rtol=1e-5, atol=1e-6):
     """Compare the tape's gradient of ``sum(f(*args))`` with central differences.
 
     Raises ``AssertionError`` showing both where they differ; returns the
-    largest absolute difference otherwise.
+    largest absolute difference otherwise.  Only float and complex arguments
+    are checked (integer ones, like an exponent, are passed as they are); a
+    call with none has nothing to check and raises ``TypeError``.
 
     >>> import numpy as np, nbtape as nt
     >>> err = nt.check_gradients(np.sin, np.array([0.1, 0.2]))
@@ -48,6 +52,8 @@ def check_gradients(f, *args, eps=1e-6, rtol=1e-5, atol=1e-6):
     """
     tensors = [a if isinstance(a, TensorLike) else Tensor(np.asarray(a)) for a in args]
     which = [k for k, a in enumerate(tensors) if a.dtype.kind in "fc"]
+    if not which:
+        raise TypeError(_nothing_to_check(f, tensors))
     with GradientTape() as tape:
         for k in which:
             tape.watch(tensors[k])
@@ -66,3 +72,19 @@ def check_gradients(f, *args, eps=1e-6, rtol=1e-5, atol=1e-6):
                 f"central finite differences (eps={eps}):\n  tape:      {analytic!r}\n"
                 f"  numerical: {numeric!r}\n  max abs difference: {np.max(diff)!r}")
     return worst
+
+
+def _nothing_to_check(f, tensors):
+    name = getattr(f, "__name__", "f")
+    if not tensors:
+        return (f"check_gradients({name}) got no arguments to check: pass the values to "
+                f"differentiate at, e.g. nt.check_gradients({name}, np.array([0.5, 1.0])).")
+    kinds = ", ".join(str(t.dtype) for t in tensors)
+    first = np.asarray(tensors[0]._value).ravel()[:1]
+    hint = ""
+    if first.size and first.dtype.kind in "iu":
+        hint = (f" (e.g. {float(first[0])!r} instead of {int(first[0])}, or "
+                "np.asarray(x, dtype=float))")
+    return (f"check_gradients({name}) has nothing to check: its arguments are {kinds}, and "
+            "only float or complex arguments have gradients, so no finite difference would "
+            f"be compared. Pass float values{hint}.")

@@ -86,6 +86,7 @@ def grad(f, argnums=0):
     vg = value_and_grad(f, argnums)
 
     @functools.wraps(f)
+    @user_facing
     def wrapper(*args, **kwargs):
         return vg(*args, **kwargs)[1]
     return wrapper

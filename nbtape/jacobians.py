@@ -3,6 +3,7 @@ import numpy as np
 
 from ._state import suspended, tls
 from .backward import backward, plan
+from .errors import warn_user
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
 
@@ -40,9 +41,20 @@ def _source_ids(tape, sources):
     return flat, [s._id for s in flat]
 
 
+def _as_target(method, target):
+    """A tensor target; a plain number or array (it left the tape) is a constant, as in TF."""
+    if isinstance(target, TensorLike):
+        return target
+    if isinstance(target, (int, float, complex, np.ndarray, np.generic)):
+        return Tensor(np.asarray(target))
+    from .tape import _not_a_tensor
+    raise TypeError(_not_a_tensor(method, target, role="target"))
+
+
 def tape_jacobian(tape, target, sources, policy):
     tape._check_usable("jacobian")
     flat, ids = _source_ids(tape, sources)
+    target = _as_target("jacobian", target)
     tshape, tdtype = target.shape, target.dtype
     if tdtype.kind not in "fc":
         raise ValueError(f"the target's dtype is {tdtype}; only float targets have Jacobians.")
@@ -60,14 +72,16 @@ def tape_jacobian(tape, target, sources, policy):
                 rows[k].append(adj.get(i))
     results = [_stack_rows(r, tshape, s, tensor_mode, policy) if s.dtype.kind in "fc"
                else _int_source(s) for r, s in zip(rows, flat)]
+    for r, s in zip(rows, flat):
+        if s.dtype.kind in "fc" and all(g is None for g in r):
+            tape._warn_escape(s, policy)     # None or zeros: say so when a value escaped
     tape._finish()
     return unflatten(sources, results)
 
 
 def _int_source(source):
-    import warnings
     from .tape import _int_source_message
-    warnings.warn(_int_source_message(source), UserWarning, stacklevel=5)
+    warn_user(_int_source_message(source))
     return None
 
 
@@ -76,13 +90,12 @@ def tape_batch_jacobian(tape, target, source, policy):
     if not isinstance(source, TensorLike):
         from .tape import _not_a_tensor
         raise TypeError(_not_a_tensor("batch_jacobian", source, role="source"))
+    target = _as_target("batch_jacobian", target)
+    _check_batch_shapes(target.shape, source.shape)
     if source.dtype.kind not in "fc":
         tape._finish()
         return _int_source(source)
     tshape, sshape = target.shape, source.shape
-    if not tshape or not sshape or tshape[0] != sshape[0]:
-        raise ValueError(f"batch_jacobian needs target and source with the same leading batch "
-                         f"dimension; got shapes {tshape} and {sshape}.")
     batch = tshape[0]
     connected = target._id in tape._tracked
     rows = []
@@ -109,3 +122,19 @@ def tape_batch_jacobian(tape, target, source, policy):
     stacked = np.stack(rows, axis=1)          # (batch, ncols) + sshape[1:]
     out = np.reshape(stacked, (batch,) + tshape[1:] + sshape[1:])
     return out if isinstance(out, Tensor) else Tensor(np.asarray(out, dtype=source.dtype))
+
+
+def _check_batch_shapes(tshape, sshape):
+    """Both need the same first (batch) axis; say which is wrong and what to use instead."""
+    for role, shape in (("target", tshape), ("source", sshape)):
+        if not shape:
+            raise ValueError(
+                f"batch_jacobian needs a {role} with a batch axis first (shape (batch, ...)), "
+                f"but the {role} is a scalar (shape ()). It pairs row i of the target with "
+                "row i of the source; for a scalar use tape.gradient(target, source), and "
+                "for every derivative of any target tape.jacobian(target, source).")
+    if tshape[0] != sshape[0]:
+        raise ValueError(
+            f"batch_jacobian pairs row i of the target with row i of the source, so both need "
+            f"the same first (batch) axis; got target shape {tshape} and source shape "
+            f"{sshape}. Use tape.jacobian(target, source) for the full Jacobian.")

@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from . import nn
+from .errors import user_facing
 from .tensor import TensorLike
 from .variable import Variable
 
@@ -193,6 +194,7 @@ class Layer:
             return x.astype(self.dtype) if x.dtype != self.dtype else x
         return np.asarray(x, dtype=self.dtype)
 
+    @user_facing
     def __call__(self, inputs):
         inputs = self._cast(inputs)
         if not self.built:
@@ -245,10 +247,23 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
+        fan_in = self.kernel.shape[0]
+        if not inputs.shape or inputs.shape[-1] != fan_in:
+            self._wrong_features(inputs.shape, fan_in)
         y = inputs @ self.kernel
         if self.use_bias:
             y = y + self.bias
         return self.activation(y) if self.activation is not None else y
+
+    def _wrong_features(self, shape, fan_in):
+        got = f"shape {shape}, with {shape[-1]}" if shape else "a scalar, with no"
+        other = f"{shape[-1]}-feature" if shape else "those"
+        raise ValueError(
+            f"Dense layer {self.name!r} was built for inputs with {fan_in} features on the "
+            f"last axis (its kernel has shape {self.kernel.shape}), but this call got "
+            f"{got} features. A layer makes its weights on its first call, for that call's "
+            f"number of features: give it inputs of shape (batch, {fan_in}), or use a new "
+            f"Dense layer for {other} inputs.")
 
     def compute_output_shape(self, input_shape):
         """``input_shape`` with its last axis replaced by ``units``."""

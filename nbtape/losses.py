@@ -5,6 +5,9 @@ last axis (a scalar for 1-D inputs); average it yourself (``np.mean``) to
 train on it, as with ``keras.losses.mean_squared_error``.  As in Keras,
 ``y_true`` takes ``y_pred``'s dtype, and a ``(n,)`` target against an
 ``(n, 1)`` prediction is lined up rather than broadcast to ``(n, n)``.
+Other shapes must match (a scalar ``y_true``, or one of size 1 along an axis,
+may stand for every prediction): numpy would broadcast a ``(n,)`` target
+against ``(n, n)`` predictions without a word, and train on the wrong pairs.
 
 Cross-entropies accept probabilities (clipped to ``[EPSILON, 1 - EPSILON]``,
 like Keras, so ``log`` never sees 0) or, with ``from_logits=True``, raw scores
@@ -15,6 +18,7 @@ import numpy as np
 
 from . import nn
 from .clip import clip_by_value
+from .errors import user_facing
 from .tensor import TensorLike
 
 EPSILON = 1e-7   # Keras's backend.epsilon()
@@ -49,9 +53,40 @@ def _same_rank(a, b):
     return a, b
 
 
-def _prepare(y_true, y_pred):
-    y_true, y_pred = _as_pred(y_true, y_pred)
-    return _same_rank(y_true, y_pred)
+def _prepare(loss, y_true, y_pred):
+    y_true, y_pred = _same_rank(*_as_pred(y_true, y_pred))
+    _check_shapes(loss, y_true.shape, y_pred.shape)
+    return y_true, y_pred
+
+
+def _check_shapes(loss, t, p):
+    """One target per prediction: equal shapes, or ``y_true`` broadcast along size-1 axes."""
+    if t == p or len(t) == 0:
+        return
+    try:
+        both = np.broadcast_shapes(t, p)
+    except ValueError:
+        both = None
+    if both == p and len(t) == len(p):
+        return
+    if loss == "categorical_crossentropy" and t == p[:-1]:
+        hint = ("y_true looks like one class number per sample: use "
+                "sparse_categorical_crossentropy for those, or one-hot encode them "
+                f"(np.eye({p[-1]})[y_true]).")
+    elif both is not None:
+        hint = (f"numpy would broadcast them to {both} and pair every target with every "
+                "prediction, which is rarely meant; reshape y_true to y_pred's shape (or "
+                "np.broadcast_to(y_true, y_pred.shape) if that pairing is what you want).")
+    elif len(t) != len(p):
+        hint = (f"y_true has {len(t)} ax{'is' if len(t) == 1 else 'es'} and y_pred "
+                f"{len(p)}; reshape one to the other's "
+                "shape, with the samples on the first axis.")
+    else:
+        hint = ("check that both come from the same batch (the same number of samples) "
+                "and have the same number of values per sample.")
+    raise ValueError(f"{loss} needs y_true and y_pred of the same shape (one target per "
+                     f"prediction), but got y_true of shape {t} and y_pred of shape {p}: "
+                     f"{hint}")
 
 
 def _mean_last(v, axis=-1):
@@ -59,6 +94,7 @@ def _mean_last(v, axis=-1):
     return v if v.ndim == 0 else np.mean(v, axis=axis)
 
 
+@user_facing
 def mean_squared_error(y_true, y_pred):
     """``mean((y_true - y_pred) ** 2)`` over the last axis.
 
@@ -66,10 +102,11 @@ def mean_squared_error(y_true, y_pred):
     >>> nt.losses.mean_squared_error([[0.0, 1.0], [1.0, 1.0]], [[1.0, 1.0], [1.0, 0.0]])
     array([0.5, 0.5])
     """
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = _prepare("mean_squared_error", y_true, y_pred)
     return _mean_last(np.square(y_pred - y_true))
 
 
+@user_facing
 def mean_absolute_error(y_true, y_pred):
     """``mean(|y_true - y_pred|)`` over the last axis.
 
@@ -77,10 +114,11 @@ def mean_absolute_error(y_true, y_pred):
     >>> nt.losses.mean_absolute_error([[0.0, 1.0], [1.0, 1.0]], [[2.0, 1.0], [1.0, 0.0]])
     array([1. , 0.5])
     """
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = _prepare("mean_absolute_error", y_true, y_pred)
     return _mean_last(np.abs(y_pred - y_true))
 
 
+@user_facing
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """Mean over ``axis`` of ``-(y log p + (1 - y) log(1 - p))``.
 
@@ -96,7 +134,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     >>> nt.losses.binary_crossentropy([1.0], nt.constant([-1000.0]), from_logits=True).numpy()
     array(1000.)
     """
-    y_true, y_pred = _prepare(y_true, y_pred)
+    y_true, y_pred = _prepare("binary_crossentropy", y_true, y_pred)
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
@@ -107,6 +145,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     return _mean_last(bce, axis)
 
 
+@user_facing
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """``-sum(y_true * log(p))`` over ``axis``, for one-hot (or soft) targets.
 
@@ -120,6 +159,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     array([0.0513, 2.3026])
     """
     y_true, y_pred = _as_pred(y_true, y_pred)
+    _check_shapes("categorical_crossentropy", y_true.shape, y_pred.shape)
     if label_smoothing:
         n = y_pred.shape[axis]
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / n
@@ -145,6 +185,7 @@ def _labels(y_true, y_pred):
     return lab.astype(np.int64)
 
 
+@user_facing
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None,
                                     axis=-1):
     """``-log(p[label])`` per sample, for integer class labels.

@@ -1,16 +1,19 @@
 """``GradientTape``: record operations, then play them back in reverse."""
 import enum
 import weakref
-import warnings
+from contextlib import nullcontext
 
 import numpy as np
 
 from . import _where
 from ._state import next_id, suspended, tls
 from .backward import Op, backward, plan
-from .errors import TapeConsumedError, user_facing
+from .breaks import break_message, object_rule, off_float_path
+from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable
+from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
+from .tape_args import output_gradient
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 
@@ -126,7 +129,8 @@ class GradientTape(Observable):
         # tuple, or for auto-watched variables the cheaper caller_raw() (decode it)
         self._watched = {}
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
-        self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses
+        self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses, dtypes
+        self._object_origins = {}  # id of an object array -> (op name, where) that made it
         self.last_gradient = None  # GradientRecord of the latest gradient() call
 
     @property
@@ -212,12 +216,17 @@ class GradientTape(Observable):
             # even if it gets watched later (TensorFlow's semantics)
             ids = [i if i in tracked else None for i in ids]
         if rule.multi:
-            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fc" else None
+            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
                             for o in outs)
+            if any(isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs):
+                rule = object_rule(rule, ids, out_ids, self._object_origins)
         elif type(outs) is Tensor and outs._value.dtype.kind in "fc":
             out_ids = (outs._id,)
         else:
-            return
+            rule = off_float_path(rule, ids, outs, self._notes, self._object_origins)
+            if rule is None:
+                return
+            out_ids = (outs._id,)
         save = rule.save
         if save is not None and not rule.save_all:
             # Python numbers are kept even when unused: they label pictures, and cost nothing
@@ -225,6 +234,14 @@ class GradientTape(Observable):
                      for k, a in enumerate(args)]
         else:
             saved = args
+        for a in saved:
+            if type(a) not in KEPT_AS_IS:
+                # a plain array the user may change later (a buffer reused in a loop):
+                # the rule must see it as it was now (tensors are immutable)
+                saved = snapshot(saved)
+                break
+        if kwargs:
+            kwargs = snapshot_kwargs(kwargs)
         metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                  for a in operands]
         ops = self._ops
@@ -307,8 +324,10 @@ class GradientTape(Observable):
         if output_gradients is not None:
             ogs = flatten(output_gradients)
             if len(ogs) != len(targets):
+                one = (" (for one target, pass one array of its shape, e.g. np.array([...]))"
+                       if len(targets) == 1 else "")
                 raise ValueError(f"output_gradients has {len(ogs)} entries for "
-                                 f"{len(targets)} targets; give one per target.")
+                                 f"{len(targets)} target(s); give one per target{one}.")
         else:
             ogs = [None] * len(targets)
         seeds = {}
@@ -319,22 +338,17 @@ class GradientTape(Observable):
                 raise TypeError(_not_a_tensor("gradient", t, role="target"))
             if not _float_dtype(t.dtype):
                 if not int_sources:
-                    warnings.warn(
+                    warn_user(
                         f"The target's dtype is {t.dtype}; only float and complex targets have "
                         "gradients, so the gradient is None. Compute the target from float "
-                        "values (e.g. 1.0 instead of 1).", UserWarning, stacklevel=4)
+                        "values (e.g. 1.0 instead of 1).")
                 continue
             if t._id not in self._tracked:
                 continue
             if og is None:
                 g = np.ones(t.shape, dtype=t.dtype) if t.shape else np.array(1, dtype=t.dtype)
             else:
-                if np.shape(og) != t.shape:
-                    raise ValueError(
-                        f"output_gradients entry has shape {np.shape(og)} but its target "
-                        f"has shape {t.shape}; they must match.")
-                g = og if isinstance(og, Tensor) else np.asarray(
-                    og._value if isinstance(og, TensorLike) else og, dtype=t.dtype)
+                g = output_gradient(og, t)
             prev = seeds.get(t._id)
             seeds[t._id] = g if prev is None else prev + g
         return seeds
@@ -345,7 +359,10 @@ class GradientTape(Observable):
         # about the size of its outputs), so the pass never doubles a big tape's memory
         ops = self._ops
         keep_all = self._small = _small_tape(ops)
-        with suspended(self):
+        # A persistent tape asked inside its own `with` block records the pass itself
+        # (as TensorFlow's does), so the gradient can be differentiated again; otherwise
+        # the tape steps aside while it computes.
+        with nullcontext() if self._persistent and self in tls.stack else suspended(self):
             tensor_mode = bool(tls.stack)
             adj = backward(ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
         kept = adj if keep_all else {i: adj[i] for i in ids if i in adj}
@@ -360,10 +377,10 @@ class GradientTape(Observable):
     def _result(self, source, g, policy):
         dtype = source.dtype
         if not _float_dtype(dtype):
-            warnings.warn(_int_source_message(source), UserWarning, stacklevel=4)
+            warn_user(_int_source_message(source))
             return None
         if g is None:
-            self._warn_escape(source)
+            self._warn_escape(source, policy)
             if policy is UnconnectedGradients.ZERO:
                 return Tensor(np.zeros(source.shape, dtype=dtype))
             return None
@@ -374,19 +391,15 @@ class GradientTape(Observable):
             g = g.astype(dtype)
         return Tensor(g)
 
-    def _warn_escape(self, source):
-        escapes = [n for n in self._notes if n[0] == "escape"]
-        if not escapes:
+    def _warn_escape(self, source, policy=UnconnectedGradients.NONE):
+        breaks = [n for n in self._notes if n[0] in ("escape", "dtype")]
+        if not breaks:
             return
         downstream = plan(self._ops, [source._id])[1]
-        for kind, i, where, how in escapes:
+        for kind, i, where, detail in breaks:
             if i in downstream:
-                warnings.warn(
-                    f"the gradient is None because the value left the tape through {how} "
-                    f"at {_where.describe(where)}: from there on it is a plain numpy array "
-                    "that the tape cannot follow. Keep it a tensor (use np.stack / "
-                    "np.concatenate to build arrays from tensors). tape.explain(target, "
-                    "source) shows the whole story.", UserWarning, stacklevel=5)
+                warn_user(break_message(kind, where, detail,
+                                        zeros=policy is UnconnectedGradients.ZERO))
                 return
 
     def _finish(self):

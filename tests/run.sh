@@ -15,7 +15,8 @@ if ! command -v chromium >/dev/null 2>&1; then
     fi
 fi
 
-"$PY" -m pip install -q -e ".[test]"
+# binder/requirements.txt pins the notebook stack: the suite runs on what Binder runs.
+"$PY" -m pip install -q -c binder/requirements.txt -e ".[test]"
 
 # Pictures in the stored notebook outputs were drawn by graphviz-pure; a system `dot`
 # draws slightly different SVG, so the tests pin the engine that ships with nbtape.

@@ -1,4 +1,6 @@
 """nt.check_gradients: the tape against central finite differences."""
+import os
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,27 @@ def test_eps_is_used():
 def test_complex_argument():
     err = nt.check_gradients(lambda z: np.real(z * np.conj(z)), np.array([1.0 + 2.0j]))
     assert err < 1e-6
+
+
+@pytest.mark.parametrize("args, hint", [
+    ((np.array([1, 2]),), "1.0 instead of 1"),
+    ((2,), "2.0 instead of 2"),
+    ((np.array([True, False]),), "bool"),
+    ((), "no arguments"),
+])
+def test_nothing_to_check_is_refused(args, hint):
+    with pytest.raises(TypeError) as info:
+        nt.check_gradients(np.sin, *args)
+    message = str(info.value)
+    assert hint in message and "check_gradients(sin)" in message
+    assert "check.py" not in {os.path.basename(e.path) for e in info.traceback}
+
+
+def test_integer_input_no_longer_passes_a_wrong_gradient():
+    @nt.custom_gradient
+    def wrong(x):
+        return x * 2.0, lambda dy: dy * 5.0
+    with pytest.raises(TypeError):
+        nt.check_gradients(wrong, np.array([1, 2]))
+    with pytest.raises(AssertionError):
+        nt.check_gradients(wrong, np.array([1.0, 2.0]))

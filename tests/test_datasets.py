@@ -1,13 +1,63 @@
+import hashlib
 import importlib.util
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import nbtape as nt
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
-                                reason="the digits ship inside scikit-learn")
+ROOT = Path(__file__).resolve().parent.parent
+# Digests of scikit-learn 1.9.1's load_digits() data (as uint8) and target, from which
+# nbtape/data/digits.csv.gz was written.
+PIXELS_SHA256 = "8f26b2bd9d135c256808f68f14fdabddde6d9c7f869ae419704b051f0f14b3b3"
+LABELS_SHA256 = "8ba4f891220f5e4c9c819638d1602d74b83618f167043c6da52a2a247841ddf0"
+
+
+def test_the_shipped_digits_are_the_uci_test_set():
+    pixels, labels = nt.datasets._digits_arrays()
+    assert pixels.shape == (1797, 64) and labels.shape == (1797,)
+    assert pixels.dtype == np.uint8 and labels.dtype == np.uint8
+    assert pixels.min() == 0 and pixels.max() == 16
+    assert np.bincount(labels).tolist() == [178, 182, 177, 183, 181, 182, 181, 179, 174, 180]
+    assert hashlib.sha256(pixels.tobytes()).hexdigest() == PIXELS_SHA256
+    assert hashlib.sha256(labels.tobytes()).hexdigest() == LABELS_SHA256
+    # the first image is a zero (as in every copy of this data set)
+    assert labels[0] == 0 and pixels[0].reshape(8, 8)[0].tolist() == [0, 0, 5, 13, 9, 1, 0, 0]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
+                    reason="cross-checks against scikit-learn's copy when it is installed")
+def test_the_shipped_digits_equal_scikit_learns():
+    from sklearn.datasets import load_digits
+    pixels, labels = nt.datasets._digits_arrays()
+    reference = load_digits()
+    np.testing.assert_array_equal(pixels, reference.data)
+    np.testing.assert_array_equal(labels, reference.target)
+
+
+def test_the_attribution_ships_next_to_the_data():
+    notice = (ROOT / "nbtape" / "data" / "README.md").read_text()
+    assert "digits.csv.gz" in notice and "CC BY 4.0" in notice and "Alpaydin" in notice
+
+
+def test_loading_needs_no_other_package():
+    # scikit-learn (and anything else but numpy) made unimportable
+    code = ("import sys\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] in ('sklearn', 'scipy', 'pandas'):\n"
+            "            raise ImportError('blocked: ' + name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "import nbtape as nt\n"
+            "(x, y), (xt, yt) = nt.datasets.load_digits()\n"
+            "print(x.shape, xt.shape)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(1438, 64) (359, 64)"
 
 
 def test_shapes_dtypes_and_scaling():
@@ -21,17 +71,6 @@ def test_shapes_dtypes_and_scaling():
     np.testing.assert_array_equal(x_train * 16, np.round(x_train * 16))
     x64 = nt.datasets.load_digits(dtype="float64")[0][0]
     assert x64.dtype == np.float64
-
-
-def test_the_data_file_read_directly_equals_scikit_learns_loader(monkeypatch):
-    from sklearn.datasets import load_digits
-    data, target = nt.datasets._digits_arrays()
-    reference = load_digits()
-    np.testing.assert_array_equal(data, reference.data)
-    np.testing.assert_array_equal(target, reference.target)
-    # without the file (another scikit-learn layout) the loader itself is used
-    monkeypatch.setattr(nt.datasets, "_digits_file", lambda: None)
-    np.testing.assert_array_equal(nt.datasets._digits_arrays()[0], reference.data)
 
 
 def test_split_is_stratified_and_complete():
@@ -63,11 +102,3 @@ def test_split_depends_only_on_the_seed():
 def test_bad_test_fraction(fraction):
     with pytest.raises(ValueError, match="strictly between 0 and 1"):
         nt.datasets.load_digits(test_fraction=fraction)
-
-
-def test_missing_scikit_learn_gives_an_install_hint(monkeypatch):
-    monkeypatch.setitem(sys.modules, "sklearn", None)
-    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
-    assert nt.datasets._digits_file() is None
-    with pytest.raises(ImportError, match="pip install scikit-learn"):
-        nt.datasets.load_digits()

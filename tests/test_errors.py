@@ -1,4 +1,6 @@
 """Errors that explain a mistake: missing rules, plain values, used-up tapes."""
+import os
+
 import numpy as np
 import pytest
 
@@ -211,3 +213,132 @@ def test_output_gradients_error_names_both_shapes():
 def test_error_classes():
     assert issubclass(nt.NoGradientRuleError, nt.NbtapeError)
     assert issubclass(nt.NbtapeError, Exception)
+
+
+# --- output_gradients ------------------------------------------------------------------------------------
+def _doubled(shape=(3,), dtype=float):
+    x = nt.constant(np.ones(shape, dtype=dtype))
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * 2.0
+    return tape, x, y
+
+
+@pytest.mark.parametrize("og", ["abc", np.array(["a", "b", "c"]), {"w": "a"}, object()])
+def test_output_gradients_that_are_not_numbers_say_so(og):
+    tape, x, y = _doubled()
+    with pytest.raises(TypeError) as info:
+        tape.gradient(y, x, output_gradients=og)
+    message = str(info.value)
+    assert "output_gradients holds a" in message and "it must be numbers" in message
+    assert "np.ones((3,))" in message
+    np.testing.assert_array_equal(tape.gradient(y, x, output_gradients=[np.ones(3)]).numpy(),
+                                  [2.0, 2.0, 2.0])       # the tape is still usable
+
+
+def test_complex_output_gradients_for_a_real_target_are_refused():
+    tape, x, y = _doubled()
+    with pytest.raises(ValueError) as info:
+        tape.gradient(y, x, output_gradients=np.array([1j, 1.0, 1.0]))
+    assert "complex" in str(info.value) and "imaginary part" in str(info.value)
+    with pytest.raises(ValueError, match="complex"):
+        tape.gradient(y, x, output_gradients=nt.constant(np.ones(3, dtype=complex)))
+
+
+def test_complex_output_gradients_for_a_complex_target_are_fine():
+    tape, x, y = _doubled(dtype=complex)
+    g = tape.gradient(y, x, output_gradients=np.array([1j, 1.0, 2.0]))
+    np.testing.assert_allclose(g.numpy(), [2j, 2.0, 4.0])
+
+
+def test_output_gradients_as_a_list_of_numbers_for_one_target_says_what_to_pass():
+    tape, x, y = _doubled()
+    with pytest.raises(ValueError, match=r"for one target, pass one array of its shape"):
+        tape.gradient(y, x, output_gradients=[1.0, 2.0, 3.0])
+    g = tape.gradient(y, x, output_gradients=np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(g.numpy(), [2.0, 4.0, 6.0])
+    g = tape.gradient(y, x, output_gradients=np.array([1, 0, 1]))     # integer weights: fine
+    np.testing.assert_array_equal(g.numpy(), [2.0, 0.0, 2.0])
+
+
+# --- where errors and warnings point -------------------------------------------------------------------
+def test_argument_errors_start_at_the_users_line():
+    tape, x, y = _doubled()
+    with pytest.raises(ValueError) as info:
+        tape.gradient(y, x, output_gradients=np.ones(2))
+    files = {os.path.basename(str(e.path)) for e in info.traceback}
+    assert "tape.py" not in files and os.path.basename(__file__) in files
+
+
+def test_warnings_point_at_the_users_line():
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = nt.constant(np.asarray(x) * 2.0)
+    with pytest.warns(UserWarning, match="left the tape") as caught:
+        assert tape.gradient(y, x) is None
+    assert caught[0].filename == __file__
+
+
+IPYTHON_CELLS = [
+    ("t.gradient(y, x, output_gradients=np.ones(2))", "ValueError", "output_gradients entry"),
+    ("t.gradient(y, x, output_gradients='abc')", "TypeError", "it must be numbers"),
+    ("t.gradient(y, 3.0)", "TypeError", "got a plain float as its source"),
+    ("t.watch(np.ones(2))", "TypeError", "nt.constant"),
+    ("t.batch_jacobian(np.sum(y), x)", "ValueError", "the target is a scalar"),
+    ("nt.grad(lambda a: a * 2.0)(3)", "TypeError", "did you mean 3.0"),
+    ("nt.check_gradients(np.sin, np.array([1, 2]))", "TypeError", "nothing to check"),
+    ("nt.losses.mean_squared_error(np.ones((4, 3)), np.ones((4, 2)))", "ValueError",
+     "same shape"),
+    ("d = nt.layers.Dense(2)\nd(np.ones((1, 3)))\nd(np.ones((1, 4)))", "ValueError",
+     "built for inputs with 3 features"),
+    ("u = nt.GradientTape()\nwith u:\n    u.watch(x)\n    z = x * x\nu.gradient(z, x)\n"
+     "u.gradient(z, x)", "TapeConsumedError", "not persistent"),
+]
+
+
+@pytest.fixture
+def ipython():
+    from IPython.core.interactiveshell import InteractiveShell
+    sh = InteractiveShell.instance()
+    sh.run_line_magic("colors", "NoColor")
+    sh.run_cell("import numpy as np\nimport nbtape as nt\nx = nt.constant([1.0, 2.0, 3.0])\n"
+                "with nt.GradientTape(persistent=True) as t:\n    t.watch(x)\n    y = x * 2.0")
+    yield sh
+    for name in ("x", "y", "t", "d", "u", "z"):
+        sh.user_ns.pop(name, None)
+
+
+def _traceback_of(sh, code):
+    from IPython.utils.capture import capture_output
+    with capture_output() as cap:
+        result = sh.run_cell(code, store_history=True)
+    return result, cap.stdout + cap.stderr
+
+
+@pytest.mark.parametrize("code, kind, words", IPYTHON_CELLS, ids=[c[0][:30] for c in IPYTHON_CELLS])
+def test_ipython_tracebacks_show_the_users_line_and_no_nbtape_frame(ipython, code, kind, words):
+    result, text = _traceback_of(ipython, code)
+    assert type(result.error_in_exec).__name__ == kind
+    package = os.path.dirname(nt.__file__)
+    assert package not in text, text                  # no frame of nbtape, not even the wrapper
+    assert "Cell In[" in text and words in text
+    last_line = code.splitlines()[-1]
+    assert f"----> {len(code.splitlines())} {last_line}" in text, text
+
+
+def test_ipython_tracebacks_keep_the_users_own_frames(ipython):
+    code = "def f(a):\n    return a / undefined_name\nnt.grad(f)(1.0)"
+    result, text = _traceback_of(ipython, code)
+    assert isinstance(result.error_in_exec, NameError)
+    assert "----> 2     return a / undefined_name" in text    # the user's function is shown
+
+
+def test_other_errors_inside_nbtape_keep_their_frames(monkeypatch):
+    """An AttributeError in nbtape's code is a bug of nbtape's: its frames stay for the report."""
+    from nbtape import jacobians
+    monkeypatch.setattr(jacobians, "_as_target", dict.fromkeys)    # a dict: a planted bug
+    tape, x, y = _doubled((2, 3))
+    with pytest.raises(AttributeError) as info:
+        tape.batch_jacobian(y, x)
+    assert "jacobians.py" in {os.path.basename(str(e.path)) for e in info.traceback}

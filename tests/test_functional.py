@@ -1,4 +1,6 @@
 """nt.grad, nt.value_and_grad, nt.jacobian, nt.hessian."""
+import os
+
 import numpy as np
 import pytest
 
@@ -207,3 +209,37 @@ def test_jacobian_of_a_tuple_valued_function_is_not_silently_zero():
         return
     parts = [np.asarray(j) for j in J] if isinstance(J, (list, tuple)) else [np.asarray(J)]
     assert any(np.any(p) for p in parts), "jacobian of a tuple-valued function was all zeros"
+
+
+def test_grad_through_an_escape_warns_that_its_zeros_are_not_the_derivative():
+    def f(x):
+        return np.sum(np.asarray(x) ** 2)        # np.asarray leaves the tape
+    with pytest.warns(UserWarning) as caught:
+        g = nt.grad(f)(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(g, [0.0, 0.0])
+    (w,) = [w for w in caught if "left the tape" in str(w.message)]
+    message = str(w.message)
+    assert "comes back as zeros, which is not the derivative" in message
+    assert "is None" not in message
+    assert w.filename == __file__ and "np.asarray" in message
+
+
+def test_jacobian_through_an_escape_warns_too():
+    with pytest.warns(UserWarning, match="comes back as zeros"):
+        J = nt.jacobian(lambda x: np.asarray(x) * 2.0)(np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(J, np.zeros((2, 2)))
+
+
+def test_functional_errors_start_at_the_users_line():
+    with pytest.raises(TypeError) as info:
+        nt.grad(lambda x: x * 2.0)(3)
+    assert "3.0" in str(info.value)
+    assert "functional.py" not in {os.path.basename(e.path) for e in info.traceback}
+
+
+def test_errors_in_the_users_function_keep_its_frames():
+    def f(x):
+        return np.sum(x) / 0 if False else undefined_name   # noqa: F821
+    with pytest.raises(NameError) as info:
+        nt.grad(f)(np.ones(2))
+    assert any(e.name == "f" for e in info.traceback)

@@ -1,4 +1,6 @@
 """tape.jacobian and tape.batch_jacobian."""
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -297,3 +299,69 @@ def test_jacobian_accepts_tensorflow_keyword_arguments():
         yb = xb ** 2
     B = tape2.batch_jacobian(yb, xb, experimental_use_pfor=False)
     np.testing.assert_array_equal(B.numpy().ravel(), [2.0, 4.0])
+
+
+# --- mistakes get one clear paragraph, at the user's line ------------------------------------
+@pytest.mark.parametrize("target_shape, source_shape, role", [
+    ((), (3,), "target is a scalar"),
+    ((3,), (), "source is a scalar"),
+])
+def test_batch_jacobian_of_a_scalar_says_what_to_use(target_shape, source_shape, role):
+    x = nt.constant(np.ones(source_shape))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.ones(target_shape) * np.sum(x)
+    with pytest.raises(ValueError) as info:
+        tape.batch_jacobian(y, x)
+    message = str(info.value)
+    assert role in message and "tape.gradient" in message and "tape.jacobian" in message
+    # the error was caught before the pass: the tape is still usable
+    np.testing.assert_allclose(tape.jacobian(y, x).numpy(),
+                               np.ones(target_shape + source_shape))
+
+
+def test_batch_jacobian_mismatch_names_both_shapes():
+    x = nt.constant(np.ones((2, 3)))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.ones((3, 1)) * np.sum(x)
+    with pytest.raises(ValueError, match=r"target shape \(3, 1\) and source shape \(2, 3\)"):
+        tape.batch_jacobian(y, x)
+
+
+def test_batch_jacobian_errors_start_at_the_users_line():
+    x = nt.constant(1.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+    with pytest.raises(ValueError) as info:
+        tape.batch_jacobian(y, x)
+    files = {os.path.basename(e.path) for e in info.traceback}
+    assert not files & {"jacobians.py", "tape.py"}
+
+
+@pytest.mark.parametrize("policy, said", [("none", "is None"), ("zero", "comes back as zeros")])
+def test_jacobian_through_an_escape_warns_and_says_what_it_returns(policy, said):
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = nt.constant(np.asarray(x) ** 2)       # np.asarray leaves the tape here
+    with pytest.warns(UserWarning, match="left the tape through np.asarray") as caught:
+        J = tape.jacobian(y, x, unconnected_gradients=policy)
+    assert said in str(caught[0].message)
+    assert caught[0].filename == __file__         # attributed to this (the user's) line
+    if policy == "none":
+        assert J is None
+    else:
+        assert J.shape == (2, 2) and not np.any(J.numpy())
+
+
+def test_jacobian_of_a_plain_array_target_is_a_constant():
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.asarray(x) ** 2
+    with pytest.warns(UserWarning, match="left the tape"):
+        assert tape.jacobian(y, x) is None
+    with pytest.raises(TypeError, match="jacobian"):
+        nt.GradientTape().jacobian("y", x)

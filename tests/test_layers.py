@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 
@@ -187,3 +189,36 @@ def test_a_custom_layer():
     g = tape.gradient(y, model.trainable_variables)
     np.testing.assert_allclose(g[0].numpy(), [1.0, 2.0])
     assert model.trainable_variables[0].name == "scale/s"
+
+
+# --- calls with the wrong number of features ---------------------------------------------------
+def test_dense_called_with_another_feature_count_says_so_at_the_users_line():
+    layer = Dense(2, seed=0, name="hidden")
+    layer(np.ones((5, 3)))
+    with pytest.raises(ValueError) as info:
+        layer(np.ones((5, 4)))
+    message = str(info.value)
+    assert "Dense layer 'hidden' was built for inputs with 3 features" in message
+    assert "got shape (5, 4), with 4 features" in message
+    assert "(batch, 3)" in message and "new Dense layer for 4-feature inputs" in message
+    files = {os.path.basename(e.path) for e in info.traceback}
+    assert not files & {"layers.py", "dispatch.py", "tensor.py"}
+    with pytest.raises(ValueError, match="got a scalar"):
+        layer(2.0)
+    assert layer(np.ones((1, 3))).shape == (1, 2)        # the layer still works
+
+
+def test_a_model_called_with_another_feature_count_names_the_layer():
+    model = Sequential([Dense(4, seed=0), Dense(2, seed=1)])
+    model(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="'dense' was built for inputs with 3 features"):
+        model(np.ones((2, 5)))
+
+
+def test_errors_from_a_custom_layers_own_code_keep_its_frames():
+    class Broken(Layer):
+        def call(self, x):
+            return x @ np.ones((7, 1))
+    with pytest.raises(ValueError) as info:
+        Broken()(np.ones((2, 3)))
+    assert any(e.name == "call" for e in info.traceback)

@@ -1,3 +1,4 @@
+import os
 import warnings
 
 import numpy as np
@@ -211,3 +212,99 @@ def test_gradient_with_respect_to_targets_too():
     assert nt.check_gradients(lambda t: losses.mean_squared_error(t, YP), YT) < 1e-6
     assert nt.check_gradients(
         lambda t: losses.binary_crossentropy(t, LOGITS, from_logits=True), YT) < 1e-6
+
+
+# --- a non-default axis is honoured -----------------------------------------------------------
+def _bce_formula(y, p, axis):
+    return np.mean(-(y * np.log(p) + (1 - y) * np.log(1 - p)), axis=axis)
+
+
+def test_binary_crossentropy_reduces_the_axis_it_is_given():
+    gen = np.random.default_rng(11)
+    y = (gen.uniform(size=(3, 4)) > 0.5).astype(float)
+    p = gen.uniform(0.05, 0.95, size=(3, 4))
+    z = gen.standard_normal((3, 4))
+    out = losses.binary_crossentropy(y, p, axis=0)
+    assert out.shape == (4,)
+    np.testing.assert_allclose(out, _bce_formula(y, p, 0), rtol=1e-10)
+    np.testing.assert_allclose(out, losses.binary_crossentropy(y.T, p.T), rtol=1e-12)
+    np.testing.assert_allclose(losses.binary_crossentropy(y, z, from_logits=True, axis=0),
+                               _bce_formula(y, _sig(z), 0), rtol=1e-8)
+    smoothed = losses.binary_crossentropy(y, p, label_smoothing=0.2, axis=0)
+    np.testing.assert_allclose(smoothed, _bce_formula(y * 0.8 + 0.1, p, 0), rtol=1e-10)
+    y3, p3 = np.stack([y, 1 - y]), np.stack([p, p[::-1]])      # (2, 3, 4): the middle axis
+    np.testing.assert_allclose(losses.binary_crossentropy(y3, p3, axis=1),
+                               _bce_formula(y3, p3, 1), rtol=1e-10)
+
+
+def test_categorical_crossentropy_uses_the_axis_it_is_given_for_classes():
+    gen = np.random.default_rng(12)
+    labels = np.array([0, 2, 1, 2])
+    y = np.eye(3)[labels].T                        # (3 classes, 4 samples): classes on axis 0
+    p = gen.uniform(0.1, 1.0, size=(3, 4))
+    z = gen.standard_normal((3, 4))
+    out = losses.categorical_crossentropy(y, p, axis=0)
+    assert out.shape == (4,)
+    q = p / p.sum(axis=0)                          # renormalised over the class axis
+    np.testing.assert_allclose(out, -np.log(q[labels, np.arange(4)]), rtol=1e-10)
+    np.testing.assert_allclose(out, losses.categorical_crossentropy(y.T, p.T), rtol=1e-12)
+    logp = z - np.log(np.exp(z).sum(axis=0))
+    np.testing.assert_allclose(losses.categorical_crossentropy(y, z, from_logits=True, axis=0),
+                               -logp[labels, np.arange(4)], rtol=1e-10)
+    # smoothing spreads over the 3 classes of axis 0, not the 4 samples of the last axis
+    smooth = y * 0.7 + 0.3 / 3
+    np.testing.assert_allclose(
+        losses.categorical_crossentropy(y, z, from_logits=True, label_smoothing=0.3, axis=0),
+        -np.sum(smooth * logp, axis=0), rtol=1e-10)
+    np.testing.assert_allclose(losses.categorical_crossentropy(y, p, label_smoothing=0.3, axis=0),
+                               -np.sum(smooth * np.log(q), axis=0), rtol=1e-10)
+    y3 = np.stack([y, y[::-1]], axis=0)            # (2, 3, 4): classes on the middle axis
+    p3 = np.stack([p, p[::-1]], axis=0)
+    np.testing.assert_allclose(
+        losses.categorical_crossentropy(y3, p3, axis=1),
+        losses.categorical_crossentropy(np.moveaxis(y3, 1, -1), np.moveaxis(p3, 1, -1)),
+        rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, f", [
+    ("bce", lambda p: losses.binary_crossentropy(np.eye(4)[:3], p, axis=0)),
+    ("bce logits", lambda p: losses.binary_crossentropy(np.eye(4)[:3], p, True, axis=0)),
+    ("cce", lambda p: losses.categorical_crossentropy(np.eye(4)[:3], p, axis=0)),
+    ("cce logits", lambda p: losses.categorical_crossentropy(np.eye(4)[:3], p, True, axis=0)),
+])
+def test_gradients_with_a_non_default_axis(name, f):
+    p = np.random.default_rng(13).uniform(0.1, 0.9, size=(3, 4))
+    assert nt.check_gradients(f, p) < 1e-6
+    check_forward(f, p)
+
+
+# --- mismatched shapes: one paragraph at the user's line ----------------------------------------
+@pytest.mark.parametrize("loss", [losses.mean_squared_error, losses.mean_absolute_error,
+                                  losses.binary_crossentropy, losses.categorical_crossentropy])
+@pytest.mark.parametrize("t, p, hint", [
+    ((4, 3), (4, 2), "same number of values per sample"),
+    ((5, 3), (4, 3), "same batch"),
+    ((3,), (3, 3), "pair every target with every prediction"),
+    ((4, 3), (3,), "broadcast them to (4, 3)"),
+])
+def test_mismatched_shapes_say_what_happened_and_what_to_do(loss, t, p, hint):
+    if loss is losses.categorical_crossentropy and t == p[:-1]:
+        hint = "use sparse_categorical_crossentropy"      # class numbers, most likely
+    with pytest.raises(ValueError) as info:
+        loss(np.zeros(t), np.full(p, 0.5))
+    message = str(info.value)
+    assert f"{loss.__name__} needs y_true and y_pred of the same shape" in message
+    assert f"y_true of shape {t} and y_pred of shape {p}" in message and hint in message
+    assert "losses.py" not in {os.path.basename(e.path) for e in info.traceback}
+
+
+def test_class_numbers_given_to_categorical_crossentropy_point_to_the_sparse_loss():
+    with pytest.raises(ValueError, match="sparse_categorical_crossentropy"):
+        losses.categorical_crossentropy([0, 2], np.full((2, 3), 1 / 3))
+
+
+def test_shapes_that_still_line_up():
+    p = np.full((4, 3), 0.25)
+    assert losses.mean_squared_error(0.5, p).shape == (4,)               # one target for all
+    assert losses.mean_squared_error(np.zeros((1, 3)), p).shape == (4,)  # one row for all
+    assert losses.binary_crossentropy(np.ones(4), np.full((4, 1), 0.5)).shape == (4,)

@@ -1,6 +1,7 @@
 """The %%tape magic in a real IPython shell: every option and every failure path."""
 import asyncio
 import gc
+import os
 import sys
 import types
 
@@ -259,6 +260,9 @@ def test_options_are_not_variable_expanded(shell):
     ("y = x * 2", "the cell did not define 'zz'"),
     ("zz = float(x * 2)", "zz is a float, not a tensor"),
     ("zz = (x > 1)", "zz has dtype bool"),
+    ("zz = 2.0 * 3", "the cell recorded nothing: it never computed with x"),
+    ("zz = float(x * 2)", "a value computed from the watched values left the tape through "
+                          "float() at line 2"),
 ])
 def test_grad_target_problems(shell, body, message):
     run(shell, "x = 3.0")
@@ -499,9 +503,22 @@ def test_rerun_replaces_the_cells_tape(shell):
     assert old._replaced_by == f"In[{n}]"
     assert "replaced" in repr(old) and "Replaced when its %%tape cell ran again" in \
         old._repr_html_()
-    # another cell with the same tape name is a different cell: its tape is kept
-    run(shell, "%%tape --watch x\nq = x + 1")
+    # a cell with another tape name is a different cell: its tape is kept
+    run(shell, "%%tape other --watch x\nq = x + 1")
     assert len(new._ops) == 1 and not hasattr(new, "_replaced_by")
+
+
+def test_without_cell_ids_an_edited_cell_is_known_by_its_tape_name(shell):
+    run(shell, "x = 3.0")
+    run(shell, "%%tape --watch x\ny = x * x")
+    first = shell.user_ns["tape"]
+    run(shell, "%%tape --watch x\ny = x * x * x")        # edited: no id says it is the same
+    assert len(first._ops) == 0 and hasattr(first, "_replaced_by")
+    # with cell ids, two cells may both name their tape `tape`: each keeps its own
+    run(shell, "%%tape --watch x\ny = x * x", cell_id="cell-a")
+    a = shell.user_ns["tape"]
+    run(shell, "%%tape --watch x\nq = x + 1", cell_id="cell-b")
+    assert len(a._ops) == 1 and not hasattr(a, "_replaced_by")
 
 
 def test_rerun_with_a_cell_id_replaces_even_after_an_edit(shell):
@@ -561,3 +578,101 @@ def test_values_display_with_text_and_html(shell):
         data, _ = shell.display_formatter.format(shell.user_ns[expr])
         assert data["text/plain"] == text
         assert data["text/html"].startswith("<div class='nbtape-repr")
+
+
+@pytest.mark.parametrize("front_end", ["plain IPython", "a kernel that sends no cell id"])
+def test_edited_reruns_without_cell_ids_keep_one_inspector_and_one_tape(shell, front_end):
+    pytest.importorskip("ipywidgets")
+    import weakref
+    from ipywidgets.widgets import widget as widget_module
+    if front_end != "plain IPython":
+        shell.kernel = object()          # widgets display as in a notebook front end
+    try:
+        run(shell, "w = nt.Variable(np.ones(3), name='w')")
+        gc.collect()
+        before = len(widget_module._instances)
+        tapes = []
+        for k in range(30):
+            r, cap = run(shell, f"%%tape --inspect\nloss = np.sum(w * w * {k})\n"
+                                "g = tape.gradient(loss, w)")
+            assert r.success
+            tapes.append(weakref.ref(shell.user_ns["tape"]))
+        gc.collect()
+        (insp,) = magics(shell)._inspectors.values()
+        assert not insp.closed
+        # the live inspector's widgets (with their layouts and styles), and nothing else
+        one_run = {id(w) for w in insp._widgets}
+        one_run |= {id(p) for w in insp._widgets for p in (getattr(w, "layout", None),
+                                                           getattr(w, "style", None)) if p}
+        assert len(widget_module._instances) - before <= len(one_run) < 40
+        assert sum(t() is not None for t in tapes) == 1          # the old tapes are gone
+    finally:
+        if front_end != "plain IPython":
+            del shell.kernel
+        for insp in list(magics(shell)._inspectors.values()):
+            insp.close()
+
+
+# names, hints, tracebacks ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["np", "nt"])
+def test_tape_name_never_shadows_a_module(shell, name):
+    r, cap = run(shell, f"%%tape {name}\nran = True")
+    assert isinstance(r.error_in_exec, UsageError)
+    assert f"NAME {name!r} is the" in cap.stderr and "module" in cap.stderr
+    assert "give the tape another name" in cap.stderr and "Traceback" not in cap.stdout
+    assert isinstance(shell.user_ns[name], types.ModuleType) and "ran" not in shell.user_ns
+
+
+def test_grad_hint_names_an_escape_through_np_asarray(shell):
+    run(shell, "x = 3.0")
+    r, cap = run(shell, "%%tape --watch x --grad z\nz = np.asarray(x) ** 2")
+    assert isinstance(r.error_in_exec, UsageError)
+    message = cap.stderr
+    assert "x left the tape through np.asarray at line 2" in message
+    assert "(z = np.asarray(x) ** 2)" in message
+    assert "name its inputs with --watch" not in message         # the old, wrong advice
+
+
+def test_grad_row_names_an_escape_through_np_asarray(shell):
+    run(shell, "x = 3.0\nw = nt.Variable(2.0, name='w')")
+    r, cap = run(shell, "%%tape --watch x --grad z\nz = np.asarray(x) ** 2 * w")
+    assert r.success
+    text = report_text(cap)
+    assert "dz/dx = None (a value computed from the source left the tape through np.asarray " \
+           "at line 2" in text
+    assert "dz/dw = 9.0" in text
+
+
+@pytest.mark.parametrize("kind", ["number", "array"])
+def test_grad_hint_names_an_alias_of_the_value_watch_replaced(shell, kind):
+    value = "3.0" if kind == "number" else "np.array([1.0, 2.0])"
+    run(shell, f"x = {value}\nxs = x\nw = nt.Variable(2.0, name='w')")
+    alias = "`xs` still holds the plain value that `x` had before --watch made x a tensor"
+    r, cap = run(shell, "%%tape --watch x --grad z\nz = np.sum(xs ** 2)")
+    assert isinstance(r.error_in_exec, UsageError) and alias in cap.stderr
+    assert "use x in the cell, or watch xs too (--watch x xs)" in cap.stderr
+    # run again: x is a tensor by now, and xs still the plain value it replaced
+    r, cap = run(shell, "%%tape --watch x --grad z\nz = np.sum(xs ** 2) * w")
+    assert r.success and f"dz/dx = None ({alias}" in report_text(cap)
+    # a cell that computes with x itself gets its gradient, and no alias note
+    r, cap = run(shell, "%%tape --watch x --grad z\nz = np.sum(x ** 2) * w + 0 * np.sum(xs)")
+    assert "still holds" not in report_text(cap) and "dz/dx = None" not in report_text(cap)
+
+
+def test_an_unrelated_name_is_not_called_an_alias(shell):
+    run(shell, "x = np.array([1.0, 2.0])\nxs = np.array([1.0, 2.0])\nw = nt.Variable(2.0)")
+    r, cap = run(shell, "%%tape --watch x --grad z\nz = np.sum(xs ** 2) * w")
+    assert "still holds" not in report_text(cap)
+    assert "dz/dx = None (no recorded path to it)" in report_text(cap)
+
+
+def test_errors_from_nbtape_calls_in_a_cell_show_the_cell_line_only(shell):
+    run(shell, "x = 3.0")
+    n = shell.execution_count
+    r, cap = run(shell, "%%tape --watch x\ny = x * x\ng = tape.gradient(y, x, "
+                        "output_gradients='abc')")
+    assert isinstance(r.error_in_exec, TypeError)
+    tb = cap.stdout
+    assert f"Cell In[{n}], line 3" in tb and "it must be numbers" in tb
+    assert os.path.dirname(nt.__file__) not in tb, tb

@@ -1,6 +1,7 @@
 """Finding a layout program and drawing with it (nbtape.notebook.render)."""
 import os
 import stat
+import struct
 import warnings
 import xml.etree.ElementTree as ET
 
@@ -157,16 +158,85 @@ def test_a_timeout_falls_back_to_the_collapsed_picture(tmp_path, monkeypatch):
 
 # what a notebook shows -------------------------------------------------------------------
 @needs_pure
-def test_graph_displays_as_svg(only_pure):
-    bundle = _small_graph()._repr_mimebundle_()
-    assert list(bundle) == ["image/svg+xml"]
+def test_graph_displays_as_svg_and_png_of_the_same_picture(only_pure):
+    g = _small_graph()
+    bundle = g._repr_mimebundle_()
+    assert sorted(bundle) == ["image/png", "image/svg+xml"]
     assert bundle["image/svg+xml"].lstrip().startswith("<?xml")
+    assert bundle["image/svg+xml"].encode() == nt.render(g, format="svg")
+    assert bundle["image/png"] == nt.render(g, format="png")
 
 
 @needs_pure
-def test_png_only_when_asked(only_pure):
-    bundle = _small_graph()._repr_mimebundle_(include=["image/png"])
-    assert bundle["image/png"][:4] == b"\x89PNG"
+def test_png_is_drawn_at_the_size_the_svg_shows(only_pure):
+    # 96 dpi: one SVG point is 96/72 CSS pixels, so both show at the same size
+    # (and the PNG stays small enough to store beside the SVG in a notebook).
+    g = _small_graph()
+    root = ET.fromstring(nt.render(g, format="svg"))
+    pt_w, pt_h = (float(root.get(k).rstrip("pt")) for k in ("width", "height"))
+    png = nt.render(g, format="png")
+    px_w, px_h = struct.unpack(">II", png[16:24])
+    assert abs(px_w - pt_w * 96 / 72) <= 2 and abs(px_h - pt_h * 96 / 72) <= 2
+
+
+@needs_pure
+def test_svg_and_png_come_from_one_layout_run(only_pure, monkeypatch):
+    runs = []
+    real = R.subprocess.run
+    monkeypatch.setattr(R.subprocess, "run", lambda cmd, **kw: runs.append(cmd) or real(cmd, **kw))
+    R.draws_png()                              # the engine's PNG check is cached
+    runs.clear()
+    bundle = _small_graph()._repr_mimebundle_()
+    assert len(runs) == 1 and runs[0][-2:] == ["-Tsvg", "-Tpng"]
+    assert bundle["image/png"].startswith(R.PNG_SIGNATURE)
+    assert bundle["image/svg+xml"].rstrip().endswith("</svg>")
+
+
+@needs_pure
+@pytest.mark.parametrize("include, exclude, expected", [
+    (["image/png"], None, ["image/png"]),
+    (["image/svg+xml"], None, ["image/svg+xml"]),
+    (None, ["image/png"], ["image/svg+xml"]),
+    (None, ["image/svg+xml"], ["image/png"]),
+    (["text/plain"], None, ["image/png", "image/svg+xml"]),
+    (None, ["image/png", "image/svg+xml"], []),
+])
+def test_include_and_exclude_narrow_the_bundle(only_pure, include, exclude, expected):
+    bundle = _small_graph()._repr_mimebundle_(include=include, exclude=exclude)
+    assert sorted(bundle) == expected
+
+
+@needs_pure
+@posix_only
+def test_a_dot_without_png_support_still_shows_the_svg(tmp_path, monkeypatch):
+    # a Graphviz built without cairo: SVG works, -Tpng fails
+    exe = _script(tmp_path, "dot",
+                  'for a in "$@"; do [ "$a" = -Tpng ] && { echo \'Format: "png" not '
+                  'recognized\' >&2; exit 1; }; done; exec "' + PURE.path + '" "$@"')
+    monkeypatch.setenv("NBTAPE_GRAPHVIZ", exe)
+    assert not R.draws_png()
+    bundle = _small_graph()._repr_mimebundle_()
+    assert list(bundle) == ["image/svg+xml"]
+
+
+def test_svg_and_png_split_where_the_png_starts(monkeypatch):
+    # "\xc3\x89" (an accented letter) holds the PNG signature's first byte
+    svg, png = b"<?xml?><svg>\xc3\x89</svg>\n", R.PNG_SIGNATURE + b"rest"
+    asked = []
+
+    class Done:
+        returncode, stdout, stderr = 0, svg + png, b""
+    monkeypatch.setattr(R.subprocess, "run", lambda cmd, **kw: asked.append(cmd) or Done)
+    pictures = R.layout_formats("digraph {}", ("png", "svg"), engine=R.Engine("dot", "dot"))
+    assert pictures == {"svg": svg, "png": png}
+    assert asked[0][-2:] == ["-Tsvg", "-Tpng"]
+
+
+def test_formats_are_checked():
+    with pytest.raises(ValueError, match="at most once"):
+        R.layout_formats("digraph { a }", ("svg", "svg"))
+    with pytest.raises(ValueError, match="'svg', 'png'"):
+        R.layout_formats("digraph { a }", ("svg", "gif"))
 
 
 def test_without_engine_the_display_is_dot_source_and_one_line(no_engine):
@@ -179,6 +249,21 @@ def test_without_engine_the_display_is_dot_source_and_one_line(no_engine):
     assert "graphviz.graphs.Digraph at 0x" not in text
     assert "&lt;&lt;TABLE" in bundle["text/html"]    # the source, escaped into <pre>
     assert g._repr_svg_() is None
+
+
+def test_with_neither_dot_nor_graphviz_pure_a_notebook_shows_the_source(monkeypatch, tmp_path):
+    # Hide both for real: an empty PATH, no scripts folder, no NBTAPE_GRAPHVIZ.
+    from IPython.core.interactiveshell import InteractiveShell
+    monkeypatch.delenv("NBTAPE_GRAPHVIZ", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(R, "_script_dirs", lambda: ())
+    assert R.find_engine() is None and not R.draws_png()
+    g = _small_graph()
+    data, _ = InteractiveShell.instance().display_formatter.format(g)
+    assert not any(mime.startswith("image/") for mime in data)
+    first, rest = data["text/plain"].split("\n", 1)
+    assert first == R.HOW_TO_GET_PICTURES and rest == g.source
+    assert "Traceback" not in data["text/html"]
 
 
 def test_graph_repr_has_no_address():

@@ -1,5 +1,4 @@
 """The training examples of the TensorFlow autodiff guides, redone with nbtape (acceptance)."""
-import importlib.util
 
 import numpy as np
 import pytest
@@ -110,10 +109,6 @@ def test_seed_21_dense_layer_gradients_have_the_shapes_of_the_weights():
 
 
 # --- seed examples 22 and 23: a digits classifier ------------------------------------------------
-needs_digits = pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
-                                  reason="the digits ship inside scikit-learn")
-
-
 def _digits_model(seed):
     rng = np.random.default_rng(seed)
     return nt.Sequential([nt.layers.Dense(64, activation="relu", seed=rng),
@@ -125,7 +120,6 @@ def _batches(n, batch_size, rng):
     return [order[k:k + batch_size] for k in range(0, n, batch_size)]
 
 
-@needs_digits
 def test_seed_22_digits_mlp_with_adam_reaches_95_percent():
     (x_train, y_train), (x_test, y_test) = nt.datasets.load_digits(test_fraction=0.2, seed=0)
     model, rng = _digits_model(seed=0)
@@ -143,7 +137,6 @@ def test_seed_22_digits_mlp_with_adam_reaches_95_percent():
     assert int(optimizer.iterations.numpy()) == 20 * 45
 
 
-@needs_digits
 def test_seed_23_clip_by_global_norm_before_apply_gradients():
     (x_train, y_train), _ = nt.datasets.load_digits(seed=1)
     model, rng = _digits_model(seed=1)

@@ -201,6 +201,42 @@ def test_without_cell_ids_the_source_text_identifies_the_cell(shell):
     assert first.closed and not other.closed
 
 
+def test_in_a_terminal_a_view_lives_as_long_as_the_user_keeps_it(monkeypatch):
+    s = Shell(kernel=False)
+    monkeypatch.setattr(live, "get_shell", lambda: s)
+    v = nt.Variable(0.0)
+    kept = s.run(inspect_in_loop(v, n=1), cell_id=None, source="a = nt.inspect(v)")
+    ref = weakref.ref(s.run(inspect_in_loop(v, n=1), cell_id=None, source="nt.inspect(v)"))
+    gc.collect()
+    assert ref() is None and s.registry.held() == 0      # nothing draws it: not held
+    assert not kept.closed and len(v._observers) == 1
+
+
+def test_edited_reruns_in_plain_ipython_keep_one_run_of_widgets():
+    """A real shell, no kernel, no cell ids: 30 edited runs of `insp = nt.inspect(w)`."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    sh = InteractiveShell.instance()
+    sh.run_cell("import numpy as np, nbtape as nt\nw = nt.Variable(np.ones(3), name='w')")
+    gc.collect()
+    before = len(widget_module._instances)
+    try:
+        for k in range(30):
+            with capture_output():
+                r = sh.run_cell(f"insp = nt.inspect(w)\nw.assign_add({k}.0)", store_history=True)
+            assert r.success
+        gc.collect()
+        insp = sh.user_ns["insp"]
+        one_run = len(insp._widgets) + sum(
+            1 for w in insp._widgets for p in (getattr(w, "layout", None),
+                                               getattr(w, "style", None)) if p is not None)
+        assert len(widget_module._instances) - before <= one_run < 40
+        assert len(sh.user_ns["w"]._observers) == 1
+    finally:
+        for name in ("insp", "w"):
+            sh.user_ns.pop(name, None)
+
+
 def test_several_widgets_of_one_run_live_together(shell):
     v = nt.Variable(0.0)
 

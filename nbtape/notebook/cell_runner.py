@@ -20,6 +20,8 @@ import traceback
 
 from IPython.core.error import UsageError
 
+from ..errors import without_nbtape_tail
+
 
 class CompiledCell:
     """A compiled cell body: the statements, the last expression, and facts about them."""
@@ -132,6 +134,22 @@ def run_compiled(shell, cell):
     return None if cell.silent else value
 
 
+def names_used(cell):
+    """Every global name the cell's code reads or binds (also inside its functions).
+
+    >>> from IPython.core.interactiveshell import InteractiveShell
+    >>> sorted(names_used(compile_cell(InteractiveShell.instance(), "%%tape",
+    ...                                "f = lambda: np.sin(w)\\nz = f()")))
+    ['f', 'np', 'sin', 'w', 'z']
+    """
+    names, todo = set(), [c for c in (cell.body, cell.last) if c is not None]
+    while todo:
+        code = todo.pop()
+        names.update(code.co_names)
+        todo.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return names
+
+
 def cell_traceback(tb, filename):
     """The traceback from the cell's own frame on (drops the frames that ran it).
 
@@ -161,11 +179,15 @@ def point_at_user(shell, exc, filename):
     what the cell raised; only the picture starts at the cell.
     """
     tb = cell_traceback(exc.__traceback__, filename)
-    if tb is None or hasattr(exc, "_render_traceback_"):
+    own = getattr(getattr(exc, "_render_traceback_", None), "nbtape", False)
+    if tb is None or (hasattr(exc, "_render_traceback_") and not own):
         return
+    # nbtape's entry points also leave out the frame that re-raised their error
+    tb = without_nbtape_tail(tb)
 
     def render():
         return shell.InteractiveTB.structured_traceback(type(exc), exc, tb, tb_offset=0)
+    render.nbtape = True
     try:
         exc._render_traceback_ = render
     except (AttributeError, TypeError):

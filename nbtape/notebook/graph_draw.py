@@ -2,9 +2,10 @@
 
 ``TapeDigraph`` is what ``tape.graph()`` returns: a real ``graphviz.Digraph``
 (edit it, read ``.source``) that displays itself through nbtape's renderer, so
-it shows as SVG in Jupyter with no system Graphviz.  Besides the DOT it keeps
-what it drew, by node name, in plain Python (``nbtape_nodes``, ``nbtape_edges``,
-``nbtape_caption``) for tests and widgets.
+it shows in Jupyter with no system Graphviz: as SVG, with a PNG beside it for
+front ends that do not render SVG (JupyterLab, in a notebook it does not
+trust).  Besides the DOT it keeps what it drew, by node name, in plain Python
+(``nbtape_nodes``, ``nbtape_edges``, ``nbtape_caption``) for tests and widgets.
 """
 import collections
 import os
@@ -64,8 +65,9 @@ class TapeDigraph(graphviz.Digraph):
 
     >>> g = TapeDigraph()
     >>> g.node("a")
-    >>> g._repr_mimebundle_()["image/svg+xml"][:5]
-    '<?xml'
+    >>> bundle = g._repr_mimebundle_()
+    >>> bundle["image/svg+xml"][:5], bundle["image/png"][:4]
+    ('<?xml', b'\x89PNG')
     """
 
     nbtape_nodes = None     # {node name: NodeInfo}

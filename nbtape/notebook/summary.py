@@ -103,12 +103,14 @@ class GradientRow:
         self.note = note              # why it is None, when known
 
 
-def gradient_rows(tape, target, labelled):
+def gradient_rows(tape, target, labelled, why=None):
     """d(target)/d(each watched value) as ``GradientRow``s, from one ``gradient`` call.
 
     ``labelled`` is ``[(label, tensor_or_variable)]``.  Engine errors (a used
     non-persistent tape, a function without a gradient rule) come back as a
-    ``NbtapeError`` or ``ValueError`` for the caller to report.
+    ``NbtapeError`` or ``ValueError`` for the caller to report.  A ``None``
+    gradient gets the reason ``tape.explain`` finds (a value that left the tape,
+    a stop_gradient, ...), else ``why(value)`` when given and not ``None``.
 
     >>> import nbtape as nt
     >>> x = nt.constant(3.0)
@@ -127,10 +129,21 @@ def gradient_rows(tape, target, labelled):
     for (lab, obj), g in zip(labelled, grads):
         note = None
         if g is None:
-            note = next((m for m in messages if obj.dtype.kind not in "fc" and "dtype" in m),
-                        None) or "no recorded path to it"
+            note = (next((m for m in messages if obj.dtype.kind not in "fc" and "dtype" in m),
+                         None) or _break(tape, target, obj) or (why(obj) if why else None)
+                    or "no recorded path to it")
         rows.append(GradientRow(lab, g, note))
     return rows
+
+
+def _break(tape, target, source):
+    """The specific place where the path from ``source`` breaks, or ``None``."""
+    from ..explain import explain
+    reasons = explain(tape, target, source).reasons
+    # explain's fallbacks say only that nothing connects them: no cause to name
+    specific = [r for r in reasons if not r.startswith(("no recorded operation",
+                                                         "the target was not recorded"))]
+    return specific[0].rstrip(".") if specific else None
 
 
 class CellReport:

@@ -35,7 +35,7 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "params")
+                 "compute", "params", "variant", "composite")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -56,14 +56,18 @@ class Rule:
         self.zero = False       # piecewise constant: gradient is zero, not None
         self.nargs = 0          # POSITIONAL: how many leading arguments are operands
         self.params = None      # POSITIONAL: [(name, default)] of the arguments, to bind keywords
+        self.variant = None     # (args, kwargs) -> the Rule for this call (see defvariant)
+        self.composite = None   # computes fn from other numpy calls on tensors (defcomposite)
 
     @property
     def has_vjp(self):
-        return bool(self.vjps) or self.vjp_all is not None or self.zero
+        return bool(self.vjps) or self.vjp_all is not None or self.zero \
+            or self.composite is not None
 
     @property
     def has_jvp(self):
-        return bool(self.jvps) or self.jvp_all is not None or self.zero
+        return bool(self.jvps) or self.jvp_all is not None or self.zero \
+            or self.composite is not None
 
     def operands(self, args):
         """The arguments that can carry a gradient, in operand order."""
@@ -233,6 +237,46 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
         r.jvp_all = jvp_all
     r.save, r.save_ans = None, True
     return r
+
+
+def defvariant(fn, choose, name, vjp, jvp):
+    """A mode of ``fn`` that returns another kind of result gets its own rule.
+
+    ``np.linalg.svd(a, compute_uv=False)`` returns one array where the rule for
+    ``svd`` expects a tuple: ``choose(args, kwargs)`` says whether a call is in
+    that mode, and then it is recorded with a rule (not in the registry) made of
+    the first argument's ``vjp`` and ``jvp``.
+
+    >>> import numpy as np, nbtape
+    >>> RULES[np.linalg.svd].variant((np.eye(2),), {"compute_uv": False}).name
+    'np.linalg.svd (compute_uv=False)'
+    """
+    if fn is None:
+        return None
+    mode = Rule(fn, name)
+    mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
+    _compute_save(mode)
+    mode.params = _param_defaults(vjp)
+    rule = rule_for(fn)
+    rule.variant = lambda args, kwargs: mode if choose(args, kwargs or {}) else rule
+    return mode
+
+
+def defcomposite(fn, impl):
+    """``fn`` computed by ``impl`` from numpy calls that have rules, on the tensors
+    themselves, so every step is recorded (as HIPS autograd builds ``np.select``
+    from ``np.where``).  ``impl`` takes ``fn``'s arguments and gives its result.
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.constant([-1.0, 2.0])
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.select([x > 0], [x ** 2], default=x)    # recorded as np.where steps
+    >>> tape.gradient(y, x).numpy()
+    array([1., 4.])
+    """
+    if fn is not None:
+        rule_for(fn).composite = impl
 
 
 def defnondiff(*fns):

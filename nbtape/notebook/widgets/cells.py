@@ -12,7 +12,9 @@ source text stands in for it.
 The registry also holds the widgets of each cell's latest run strongly.  That is
 deliberate: ``nt.inspect(model)`` followed by a loop displays a widget that the
 user never assigns to a name, and it must stay live until the cell is run again
-(then it is closed), not until the next garbage collection.
+(then it is closed), not until the next garbage collection.  Only in a kernel,
+though: a terminal draws no live widget, so there a view lives as long as the
+user keeps it (held by the source text, 30 edited runs of one cell kept 30).
 """
 import weakref
 
@@ -103,7 +105,7 @@ class CellWidgets:
         """``view`` was made by the running cell: close what that cell made last time."""
         self._live.add(view)
         info = self.current_run()
-        if info is None:
+        if info is None or not in_kernel(self._shell()):
             return
         key = cell_key(info)
         entry = self._cells.get(key)
