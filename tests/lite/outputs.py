@@ -42,7 +42,7 @@ def mismatch(saved, shown, rtol=1e-4, atol=1e-9):
     >>> mismatch("w = 0.029952", "w = 0.0299521") is None
     True
     >>> mismatch("m = 2.0", "m = 1.5")
-    'printed 1.5 where the server printed 2.0'
+    'printed 1.5 where the server printed 2'
     >>> mismatch("a 1 b 2", "a 1")
     'printed 1 number(s) where the server printed 2'
     """
