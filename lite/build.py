@@ -211,6 +211,9 @@ def build(output, offline=True, contents=ROOT / "notebooks"):
         lite_dir.mkdir()
         shutil.copy2(ROOT / "lite" / "jupyter_lite_config.json", lite_dir)
         shutil.copy2(ROOT / "lite" / "jupyter-lite.json", lite_dir)
+        # Lab settings: no news or update checks (offline), every cell drawn (a class
+        # scrolls back to look at outputs; Lab's windowing would drop them off-screen)
+        shutil.copy2(ROOT / "lite" / "overrides.json", lite_dir)
         docs = work / "contents"
         docs.mkdir()
         for nb in sorted(pathlib.Path(contents).glob("*.ipynb")):

@@ -36,6 +36,19 @@ def saved_prints(nb):
     return out
 
 
+def _first_difference(saved, shown):
+    r"""The first line that differs.
+
+    >>> _first_difference("a\nb 1", "a\nb 1 2")
+    "line 2: 'b 1 2' where the server printed 'b 1'"
+    """
+    a, b = saved.splitlines(), shown.splitlines()
+    for k, (x, y) in enumerate(zip(a, b), 1):
+        if x != y:
+            return f"line {k}: {y[:300]!r} where the server printed {x[:300]!r}"
+    return f"{len(b)} line(s) where the server printed {len(a)}"
+
+
 def mismatch(saved, shown, rtol=1e-4, atol=1e-9):
     """Why ``shown`` does not print ``saved``'s numbers, or None.
 
@@ -44,11 +57,12 @@ def mismatch(saved, shown, rtol=1e-4, atol=1e-9):
     >>> mismatch("m = 2.0", "m = 1.5")
     'printed 1.5 where the server printed 2'
     >>> mismatch("a 1 b 2", "a 1")
-    'printed 1 number(s) where the server printed 2'
+    "printed 1 number(s) where the server printed 2: line 1: 'a 1' where the server printed 'a 1 b 2'"
     """
     want, got = numbers(saved), numbers(shown)
     if len(want) != len(got):
-        return f"printed {len(got)} number(s) where the server printed {len(want)}"
+        return (f"printed {len(got)} number(s) where the server printed {len(want)}: "
+                f"{_first_difference(saved, shown)}")
     for w, g in zip(want, got):
         if abs(w - g) > atol + rtol * abs(w):
             return f"printed {g:g} where the server printed {w:g}"

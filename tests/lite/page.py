@@ -6,6 +6,7 @@ JupyterLab's.  Every request for an address other than 127.0.0.1 is aborted and
 recorded in ``offline.blocked``, from the page and from its workers (the Pyodide
 kernel runs in a Web Worker).
 """
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -36,8 +37,63 @@ print("loop finished: w =", round(float(w), 6))"""
 
 # one notebook (each costs a Pyodide start): pictures, the inspector, the player
 WIDGETS = "lite_widgets.ipynb"
-GRAPH_CELLS, INSPECTOR_CELL, PLAYER_CELL = (2, 3), 4, 5
-PURPOSE_BUILT = {WIDGETS: (INSTALL, TAPE, GRAPH, GRAPH, INSPECTOR_LOOP, PLAYER)}
+INSPECTOR_CELL, GRAPH_CELLS, PLAYER_CELL = 1, (3, 4), 5
+PURPOSE_BUILT = {WIDGETS: (INSTALL, INSPECTOR_LOOP, TAPE, GRAPH, GRAPH, PLAYER)}
+
+# Cell by cell, as a student runs them: JupyterLite's kernel drops the requests queued
+# behind a cell that raised, even one tagged raises-exception, so Run All would stop
+# at the tutorials' deliberate errors.
+RUN_EACH = """
+async (path) => {
+  const app = window.jupyterapp;
+  let panel = null;
+  for (const w of app.shell.widgets('main')) {
+    if (w.context && w.context.path === path && w.content) panel = w;
+  }
+  const nb = panel.content;
+  app.shell.activateById(panel.id);
+  for (let k = 0; k < nb.widgets.length; k++) {
+    if (nb.widgets[k].model.type !== 'code') continue;
+    nb.activeCellIndex = k;
+    await app.commands.execute('notebook:run-cell');
+  }
+  return true;
+}"""
+IDLE = """
+(path) => {
+  const app = window.jupyterapp;
+  for (const w of app.shell.widgets('main')) {
+    if (w.context && w.context.path === path && w.sessionContext) {
+      const k = w.sessionContext.session && w.sessionContext.session.kernel;
+      if (!k || k.status !== 'idle') return false;
+      for (const el of w.node.querySelectorAll('.jp-OutputArea-output')) {
+        if (el.innerText.trim().startsWith('Loading widget')) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}"""
+# What matplotlib prints to stderr the first time it is imported in a fresh Pyodide:
+# not a problem of the tutorial's, and gone on the next run.
+FONT_CACHE = "Matplotlib is building the font cache; this may take a moment."
+
+
+def run_each(nb, timeout=300.0):
+    """Run every code cell of ``nb`` in turn; the seconds it took."""
+    started = time.monotonic()
+    nb.page.evaluate(RUN_EACH, nb.path)
+    nb.page.wait_for_function(IDLE, arg=nb.path, timeout=timeout * 1000, polling=200)
+    return time.monotonic() - started
+
+
+def without_font_cache_note(cells):
+    """``cells`` without matplotlib's one-time font-cache note on stderr."""
+    for cell in cells:
+        cell["outputs"] = [o for o in cell["outputs"]
+                           if not (o["type"] == "stream" and o["name"] == "stderr"
+                                   and o["text"].strip() == FONT_CACHE)]
+    return cells
 
 
 def write_contents(folder):

@@ -48,7 +48,7 @@ def wait_for_pictures(nb, timeout=PICTURE_WAIT):
     """Cells whose picture was asked for while Viz.js loaded show it a moment later."""
     deadline = time.monotonic() + timeout
     while True:
-        cells = nb.cells()
+        cells = page.without_font_cache_note(nb.cells())
         pending = [c["index"] for c in cells for o in c["outputs"]
                    if "Graphviz is loading" in o["text"]]
         if not pending or time.monotonic() > deadline:
@@ -66,7 +66,7 @@ def offline_problems(lite_page, before):
 def test_tutorial_runs_in_the_browser(saved, open_lite_notebook, lite_page, lite_screenshots):
     before = len(lite_page.offline.blocked)
     nb = open_lite_notebook(saved.name)
-    seconds = nb.run_all()
+    seconds = page.run_each(nb)
     page.TIMES[saved.stem] = (nb.start_seconds, seconds)
     cells = wait_for_pictures(nb)
     nbjson = read(saved)
@@ -84,7 +84,7 @@ def test_tutorial_runs_in_the_browser(saved, open_lite_notebook, lite_page, lite
     shots += [nb.shot(nb.cell(c["index"]), f"cell_{c['index']:02d}") for c in cells
               if checks.worth_a_screenshot(c, problems)]
     assert not problems, checks.report(
-        f"{saved.name} run in JupyterLite (Pyodide kernel; {seconds:.0f} s) shows "
+        f"{saved.name} run cell by cell in JupyterLite (Pyodide kernel; {seconds:.0f} s) shows "
         f"{len(problems)} problem(s):", problems, shots, nb.console, lite_screenshots.folder)
 
 
@@ -92,7 +92,7 @@ def test_pictures_inspector_and_player_in_the_browser(open_lite_notebook, lite_p
                                                       lite_screenshots):
     before = len(lite_page.offline.blocked)
     nb = open_lite_notebook(page.WIDGETS)
-    nb.run_all()
+    page.run_each(nb)
     cells = wait_for_pictures(nb)
     shots = [nb.shot(nb.page, "widgets_after_run_all")]
     problems = checks.notebook_problems(cells) + offline_problems(lite_page, before)
