@@ -107,3 +107,49 @@ def test_thread_timer_can_be_cancelled():
     t = thread_timer(0.05, fired.set)
     t.cancel()
     assert not fired.wait(0.15)
+
+
+# where no thread can start (Pyodide in JupyterLite) --------------------------------------
+def test_without_threads_changes_still_show_at_most_once_per_interval():
+    from nbtape.notebook.widgets.throttle import no_timer
+    now, seen = [0.0], []
+    th = Throttle(lambda: seen.append(now[0]), 0.1, lambda: now[0], no_timer)
+    for k in range(1000):             # 1 s of a loop poking every millisecond
+        now[0] = k * 1e-3
+        th.poke()
+    gaps = [b - a for a, b in zip(seen, seen[1:])]
+    assert 9 <= len(seen) <= 11 and min(gaps) >= 0.1 - 1e-9
+    assert th.pending                 # the last change waits for the end of the cell
+    th.flush()
+    assert not th.pending and seen[-1] == now[0]
+
+
+def test_the_default_schedule_starts_no_thread_in_the_browser():
+    from nbtape.notebook.widgets.throttle import default_schedule, no_timer
+    assert default_schedule("emscripten") is no_timer
+    assert default_schedule("linux") is thread_timer
+    before = threading.active_count()
+    th = Throttle(lambda: None, 0.1, schedule=default_schedule("emscripten"))
+    th.poke()
+    th.poke()                         # too early: a thread_timer would start a thread here
+    assert threading.active_count() == before and th.pending
+
+
+def test_an_inspector_without_threads_shows_the_final_value_when_the_cell_ends():
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("import nbtape as nt\n"
+                       "from nbtape.notebook.widgets.throttle import no_timer\n"
+                       "w = nt.Variable(0.0, name='w')\n"
+                       "insp = nt.inspect(w, schedule=no_timer, max_rate=1e-3)\n"
+                       "for k in range(5):\n"
+                       "    w.assign(float(k + 1))\n"
+                       "shown_in_loop = insp._throttle.pending", store_history=True)
+        ns = shell.user_ns
+        assert ns["shown_in_loop"]            # the loop outran the throttle
+        assert not ns["insp"]._throttle.pending   # post_run_cell sent the final state
+        assert "<code>5</code>" in ns["insp"]._table.value   # w = 5, as the loop left it
+        ns["insp"].close()
+    finally:
+        InteractiveShell.clear_instance()

@@ -82,11 +82,28 @@ class TapeDigraph(graphviz.Digraph):
                tuple(sorted(exclude or ())))
         shown = self.__dict__.get("_nbtape_shown")
         if shown is None or shown[0] != key:
-            shown = self._nbtape_shown = (key, R.picture_bundle(self, include, exclude))
+            bundle = R.picture_bundle(self, include, exclude)
+            if R.is_pending(bundle):          # drawable in a moment: don't keep this
+                return bundle
+            shown = self._nbtape_shown = (key, bundle)
         return dict(shown[1])
 
     def _repr_svg_(self):
         return self._repr_mimebundle_().get("image/svg+xml")
+
+    def _display_when_drawable(self):
+        # In the browser the first picture may be asked for while Graphviz is still
+        # loading: show a note, and replace it with the picture once it can be drawn.
+        from IPython.display import display
+        bundle = self._repr_mimebundle_()
+        if not R.is_pending(bundle):
+            display(bundle, raw=True)
+            return
+        handle = display(bundle, raw=True, display_id=True)
+        R.when_drawable(lambda: handle.update(self._repr_mimebundle_(), raw=True))
+
+    if R.browser.IN_BROWSER:
+        _ipython_display_ = _display_when_drawable
 
     def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None,
              quiet=False, *, engine=None, encoding=None):

@@ -20,6 +20,7 @@ import sysconfig
 import warnings
 
 from ..errors import NbtapeError
+from . import browser_graphviz as browser
 
 FORMATS = ("svg", "png")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -46,6 +47,13 @@ class LayoutTimeout(RenderError):
     """The layout program took longer than the timeout (the graph is too big)."""
 
 
+class PictureNotReady(RenderError):
+    """In the browser: Graphviz (Viz.js) is still loading; the picture follows."""
+
+
+DRAWING = "Drawing the picture (Graphviz is loading in the browser)..."
+
+
 def find_engine():
     """The layout program nbtape draws with, or ``None`` when there is none.
 
@@ -56,8 +64,10 @@ def find_engine():
     >>> engine.kind in ("dot", "graphviz-pure")
     True
     """
-    return _find_engine(os.environ.get("NBTAPE_GRAPHVIZ", "").strip(),
-                        os.environ.get("PATH", ""), _script_dirs())
+    choice = os.environ.get("NBTAPE_GRAPHVIZ", "").strip()
+    if browser.IN_BROWSER and choice.lower() != "none":
+        return Engine("browser", browser.SCRIPT)      # JupyterLite: Viz.js in the page
+    return _find_engine(choice, os.environ.get("PATH", ""), _script_dirs())
 
 
 def _script_dirs():
@@ -149,6 +159,8 @@ def layout_formats(source, formats, timeout=DEFAULT_TIMEOUT, engine=None):
         raise RenderError("nbtape found no program to draw graphs with: neither Graphviz's "
                           "`dot` on PATH nor the `graphviz-pure` package. "
                           + HOW_TO_GET_PICTURES)
+    if engine.kind == "browser":
+        return {fmt: _layout_in_browser(source, fmt) for fmt in order}
     try:
         proc = subprocess.run([engine.path, "-Kdot", *(f"-T{f}" for f in order)],
                               input=source.encode("utf-8"), capture_output=True,
@@ -189,7 +201,7 @@ def draws_png(engine=None):
     True
     """
     engine = engine or find_engine()
-    return engine is not None and _draws_png(engine.path)
+    return engine is not None and engine.kind != "browser" and _draws_png(engine.path)
 
 
 @functools.lru_cache(maxsize=16)
@@ -200,6 +212,41 @@ def _draws_png(path):
     except (OSError, subprocess.SubprocessError):
         return False
     return proc.returncode == 0 and proc.stdout.startswith(PNG_SIGNATURE)
+
+
+def _layout_in_browser(source, format):
+    if format != "svg":
+        raise RenderError(f"In the browser (JupyterLite) nbtape draws pictures as SVG only, "
+                          f"not {format}: use format='svg'.")
+    state = browser.LOADER.start()
+    if state == "failed":
+        raise RenderError(f"Graphviz could not be loaded in the browser "
+                          f"({browser.LOADER.error}). " + HOW_TO_GET_PICTURES)
+    if state != "ready":
+        raise PictureNotReady(DRAWING)
+    try:
+        return browser.LOADER.svg(source).encode("utf-8")
+    except browser.BrowserGraphvizError as exc:
+        raise RenderError(str(exc)) from None
+
+
+def drawing_soon():
+    """True while pictures cannot be drawn yet but will be (Graphviz loading in the
+    browser).
+
+    >>> drawing_soon()
+    False
+    """
+    return browser.IN_BROWSER and browser.LOADER.start() == "loading"
+
+
+def when_drawable(callback):
+    """Call ``callback()`` once pictures can be drawn (at once, except while the
+    browser's Graphviz is still loading)."""
+    if browser.IN_BROWSER:
+        browser.LOADER.when_ready(callback)
+    else:
+        callback()
 
 
 def render(graph, format="svg", timeout=DEFAULT_TIMEOUT):
@@ -279,11 +326,26 @@ def picture_bundle(graph, include=None, exclude=None, timeout=DEFAULT_TIMEOUT):
         mimes.remove("image/png")
     try:
         pictures, _ = _draw(graph, tuple(PICTURE_MIMES[m] for m in mimes), timeout)
+    except PictureNotReady:
+        return pending_bundle()
     except RenderError as e:
         return source_bundle(_source_of(graph), str(e) if isinstance(e, LayoutTimeout)
                              else HOW_TO_GET_PICTURES)
     return {m: pictures[PICTURE_MIMES[m]] if m == "image/png"
             else pictures[PICTURE_MIMES[m]].decode("utf-8") for m in mimes}
+
+
+def pending_bundle():
+    """What a picture shows for the moment Graphviz is still loading in the browser.
+
+    >>> is_pending(pending_bundle()), is_pending({"image/svg+xml": "<svg/>"})
+    (True, False)
+    """
+    return {"text/plain": DRAWING, "text/html": f"<p><i>{html.escape(DRAWING)}</i></p>"}
+
+
+def is_pending(bundle):
+    return bundle.get("text/plain") == DRAWING
 
 
 def source_bundle(source, line=HOW_TO_GET_PICTURES):

@@ -28,7 +28,7 @@ import weakref
 import ipywidgets as W
 
 from .cells import CellWidgets, get_shell, in_kernel
-from .throttle import Throttle, thread_timer
+from .throttle import Throttle, default_schedule
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -163,7 +163,7 @@ class LiveView(W.VBox):
     def __init__(self, interval=0.1, clock=None, schedule=None, snapshot=True):
         super().__init__()
         self._clock = clock or time.monotonic
-        self._schedule = schedule or thread_timer
+        self._schedule = schedule or default_schedule()
         self._throttle = Throttle(weak_callback(self._flush), interval, self._clock,
                                   self._schedule)
         self._subs = []

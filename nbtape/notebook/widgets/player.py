@@ -13,7 +13,7 @@ import html
 import ipywidgets as W
 
 from ..graph import tape_graph
-from ..render import inline_svg
+from ..render import DRAWING, drawing_soon, inline_svg, when_drawable
 from .live import LiveView, weak_callback
 from .playback import Playback
 
@@ -150,11 +150,17 @@ class TapePlayer(LiveView):
         """
         k = self._frame if k is None else k
         if k not in self._svgs:
-            self._svgs[k] = inline_svg(tape_graph(self.tape, **self._options(k)))
+            svg = inline_svg(tape_graph(self.tape, **self._options(k)))
+            if svg is None and drawing_soon():
+                return None                 # Graphviz still loading in the browser
+            self._svgs[k] = svg
         return self._svgs[k]
 
     def _picture_html(self, k):
         svg = self.svg(k)
+        if svg is None and drawing_soon():
+            when_drawable(weak_callback(self._changed))
+            return f"<i>{html.escape(DRAWING)}</i>"
         if svg is None:
             return ("<i>No picture: install graphviz-pure (pip install graphviz-pure) or "
                     "Graphviz for the tape's graph; the captions tell the same story.</i>")

@@ -8,7 +8,13 @@ poke that arrives too early arms a one-shot timer for the end of the interval
 screen within one interval, even though the engine never says "the loop ended".
 Widget messages sent from that timer thread do reach the front end while the
 cell is still running, because the kernel sends them from its own I/O thread.
+
+Where no thread can start (Pyodide in the browser, as in JupyterLite), the default
+``schedule`` is ``no_timer``: pokes still refresh at most once per interval as
+values change, and the final state is sent when the cell ends (the widgets'
+``post_run_cell`` hook flushes every live view).
 """
+import sys
 import threading
 import time
 
@@ -26,6 +32,32 @@ def thread_timer(delay, fn):
     timer.daemon = True
     timer.start()
     return timer
+
+
+def no_timer(delay, fn):
+    """A ``schedule`` that arms nothing, for where no thread can start.
+
+    >>> no_timer(0.1, print).cancel()
+    """
+    return Cancelable()
+
+
+def can_start_threads(platform=sys.platform):
+    """False where Python cannot start a thread (Pyodide, WASI).
+
+    >>> can_start_threads("emscripten"), can_start_threads("linux")
+    (False, True)
+    """
+    return platform not in ("emscripten", "wasi")
+
+
+def default_schedule(platform=sys.platform):
+    """The trailing-edge timer to use here: a thread where threads exist.
+
+    >>> default_schedule("emscripten") is no_timer, default_schedule("linux") is thread_timer
+    (True, True)
+    """
+    return thread_timer if can_start_threads(platform) else no_timer
 
 
 def interval_of(max_rate):
@@ -59,14 +91,14 @@ class Throttle:
     [0.0, 0.1]
     """
 
-    def __init__(self, flush, interval=0.1, clock=time.monotonic, schedule=thread_timer):
+    def __init__(self, flush, interval=0.1, clock=time.monotonic, schedule=None):
         if not interval >= 0:
             raise ValueError(f"the refresh interval must be a number of seconds >= 0, "
                              f"not {interval!r}.")
         self._flush = flush
         self.interval = float(interval)
         self._clock = clock
-        self._schedule = schedule
+        self._schedule = schedule or default_schedule()
         self._lock = threading.Lock()          # guards the fields below
         self._flush_lock = threading.Lock()    # one flush at a time, whichever thread
         self._pending = False

