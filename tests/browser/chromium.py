@@ -5,8 +5,12 @@ system's ``chromium`` through ``executable_path``.  A missing browser or a brows
 that will not start is a test *failure* with the reason and the fix, never a skip:
 these tests are part of the README's test command and of CI.
 """
+import contextlib
 import os
 import shutil
+import tempfile
+
+import pytest
 
 # NBTAPE_CHROMIUM points at another Chromium build when a machine has one elsewhere.
 ENV_VAR = "NBTAPE_CHROMIUM"
@@ -76,3 +80,23 @@ def close(pw, browser):
     finally:
         if pw is not None:
             pw.stop()
+
+
+@contextlib.contextmanager
+def running():
+    """A launched Chromium for a fixture to yield; a missing or broken one fails the
+    test with the reason (outside the ``except``: one clear message, no chain)."""
+    home = tempfile.mkdtemp(prefix="nbtape-chromium-")
+    pw = b = None
+    problem = None
+    try:
+        pw, b = launch(find_chromium(), home)
+    except BrowserUnavailable as exc:
+        problem = str(exc)
+    try:
+        if problem:
+            pytest.fail(problem, pytrace=False)
+        yield b
+    finally:
+        close(pw, b)
+        shutil.rmtree(home, ignore_errors=True)

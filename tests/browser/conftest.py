@@ -98,20 +98,8 @@ def _sigterm_as_interrupt():
 
 @pytest.fixture(scope="package")
 def browser():
-    home = tempfile.mkdtemp(prefix="nbtape-chromium-")
-    pw = b = None
-    problem = None
-    try:
-        pw, b = chromium.launch(chromium.find_chromium(), home)
-    except chromium.BrowserUnavailable as exc:
-        problem = str(exc)
-    try:
-        if problem:                 # outside the except: one clear message, no chain
-            pytest.fail(problem, pytrace=False)
+    with chromium.running() as b:
         yield b
-    finally:
-        chromium.close(pw, b)
-        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="package")

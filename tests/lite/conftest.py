@@ -66,20 +66,8 @@ def lite_server(lite_site):
 
 @pytest.fixture(scope="package")
 def lite_browser():
-    home = tempfile.mkdtemp(prefix="nbtape-lite-chromium-")
-    pw = b = None
-    problem = None
-    try:
-        pw, b = chromium.launch(chromium.find_chromium(), home)
-    except chromium.BrowserUnavailable as exc:
-        problem = str(exc)
-    try:
-        if problem:
-            pytest.fail(problem, pytrace=False)
+    with chromium.running() as b:
         yield b
-    finally:
-        chromium.close(pw, b)
-        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(scope="package")

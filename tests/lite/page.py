@@ -10,9 +10,9 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from browser import page_js as js
-from browser.lab import Console, LabError
-from browser.notebooks import PLAYER, TAPE, GRAPH, copy_tutorials, new_notebook, write
+from browser.lab import Console, LabError, LabPage
+from browser.notebooks import (GRAPH, INSPECTOR_LOOP, PLAYER, TAPE, copy_tutorials,
+                               new_notebook, write)
 
 START_TIMEOUT = 180.0       # page load, then Pyodide and the kernel starting in the browser
 LOCAL_HOSTS = ("127.0.0.1",)
@@ -21,20 +21,9 @@ TIMES = {}                  # notebook -> (s to an idle kernel, s to run all), f
 # JupyterLite has no nbtape until a cell installs it from the site's own package index
 # (the tutorials' first cell does the same).
 INSTALL = ("try:\n    import nbtape\nexcept ImportError:\n"
-           "    %pip install -q nbtape ipywidgets\n"
+           '    %pip install -q "nbtape[notebook]"\n'
            "import sys, time\nimport numpy as np\nimport nbtape as nt\n"
            "print('platform:', sys.platform)")
-INSPECTOR_LOOP = """\
-w = nt.Variable(0.0, name="w")
-inspector = nt.inspect(w)
-opt = nt.optimizers.SGD(learning_rate=0.1)
-for step in range(25):
-    with nt.GradientTape() as tape:
-        loss = (w - 3.0) ** 2
-    grads = tape.gradient(loss, [w])
-    opt.apply_gradients(zip(grads, [w]))
-print("loop finished: w =", round(float(w), 6))"""
-
 # one notebook (each costs a Pyodide start): pictures, the inspector, the player
 WIDGETS = "lite_widgets.ipynb"
 INSPECTOR_CELL, GRAPH_CELLS, PLAYER_CELL = 1, (3, 4), 5
@@ -120,32 +109,16 @@ class Offline:
             route.abort("internetdisconnected")
 
 
-class LitePage:
-    """One page running JupyterLite for the session (``fresh()`` hands it over)."""
+class LitePage(LabPage):
+    """``LabPage`` for the static site: loaded offline, in a context of its own."""
 
     def __init__(self, browser, server, shots, viewport):
-        self.browser = browser
-        self.server = server
-        self.shots = shots
-        self.viewport = viewport
+        super().__init__(browser, server, shots, viewport)
         self.offline = Offline()
         self.context = None
-        self.page = None
-        self.console = None
 
     def fresh(self, timeout=START_TIMEOUT):
-        if not self._healthy():
-            self._load(timeout)
-        self.console.clear()
-        return self.page, self.console
-
-    def _healthy(self):
-        if self.page is None or self.page.is_closed():
-            return False
-        try:
-            return bool(self.page.evaluate(js.HEALTHY))
-        except Exception:                  # noqa: BLE001 - a crashed or navigating page
-            return False
+        return super().fresh(timeout)
 
     def _load(self, timeout):
         self.close()
@@ -167,17 +140,11 @@ class LitePage:
                            f"{self.server.log_tail(15)}") from None
         self.page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
 
-    def close_documents(self):
-        if self.page is not None and not self.page.is_closed():
-            try:
-                self.page.evaluate(js.CLOSE_DOCUMENTS)
-            except Exception:              # noqa: BLE001 - fresh() reloads if needed
-                pass
-
     def close(self):
+        super().close()
         if self.context is not None:
             try:
                 self.context.close()
             except Exception:              # noqa: BLE001 - the browser may be gone
                 pass
-        self.context = self.page = None
+        self.context = None
