@@ -8,25 +8,23 @@ from gradcheck import check_both
 from test_rules_shapes import (NUMPY, check_hvp, check_reverse_over_forward, needs_numpy,
                                numpy_param, since_numpy)
 
-rng = np.random.default_rng(2)
 
-
-def randn(*shape):
+def randn(rng, *shape):
     return rng.standard_normal(shape)
 
 
-def crandn(*shape):
+def crandn(rng, *shape):
     return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
 
 
-def well_conditioned(*shape, complex_=False):
-    a = (crandn if complex_ else randn)(*shape)
+def well_conditioned(rng, *shape, complex_=False):
+    a = (crandn if complex_ else randn)(rng, *shape)
     return a + 3 * np.eye(shape[-1])
 
 
-def spd(*shape, complex_=False):
+def spd(rng, *shape, complex_=False):
     """A symmetric (Hermitian) positive-definite matrix with well separated eigenvalues."""
-    a = (crandn if complex_ else randn)(*shape)
+    a = (crandn if complex_ else randn)(rng, *shape)
     return a @ np.conj(np.swapaxes(a, -1, -2)) + np.diag(np.arange(1.0, shape[-1] + 1))
 
 
@@ -74,8 +72,8 @@ PRODUCTS = [
 
 
 @pytest.mark.parametrize("f, shapes", PRODUCTS)
-def test_products(f, shapes):
-    check_both(f, *[randn(*s) for s in shapes])
+def test_products(f, shapes, rng):
+    check_both(f, *[randn(rng, *s) for s in shapes])
 
 
 @pytest.mark.parametrize("f, shapes", [
@@ -84,15 +82,15 @@ def test_products(f, shapes):
     numpy_param("linalg.vecdot", [(2, 3), (3,)]),
     (np.tensordot, [(2, 3), (2, 3)]),
 ])
-def test_complex_products(f, shapes):
-    check_both(f, *[crandn(*s) for s in shapes])
+def test_complex_products(f, shapes, rng):
+    check_both(f, *[crandn(rng, *s) for s in shapes])
 
 
-def test_products_with_a_list_operand():
-    check_both(lambda a: np.dot(a, [1.0, 2.0]), randn(3, 2))
-    check_both(lambda a: np.tensordot([[1.0, 2.0]], a, 1), randn(2, 3))
+def test_products_with_a_list_operand(rng):
+    check_both(lambda a: np.dot(a, [1.0, 2.0]), randn(rng, 3, 2))
+    check_both(lambda a: np.tensordot([[1.0, 2.0]], a, 1), randn(rng, 2, 3))
     if NUMPY >= "2.0.0":                # np.linalg.matmul is new in numpy 2.0
-        check_both(lambda a: np.linalg.matmul(a, [[1.0], [2.0]]), randn(3, 2))
+        check_both(lambda a: np.linalg.matmul(a, [[1.0], [2.0]]), randn(rng, 3, 2))
 
 
 # --- einsum -------------------------------------------------------------------------------
@@ -123,36 +121,39 @@ EINSUMS = [
 
 
 @pytest.mark.parametrize("spec, shapes", EINSUMS)
-def test_einsum(spec, shapes):
-    check_both(lambda *ops: np.einsum(spec, *ops), *[randn(*s) for s in shapes])
+def test_einsum(spec, shapes, rng):
+    check_both(lambda *ops: np.einsum(spec, *ops), *[randn(rng, *s) for s in shapes])
 
 
-def test_einsum_interleaved_form_and_options():
-    check_both(lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [2, 0]), randn(2, 3), randn(3, 2))
-    check_both(lambda a, b: np.einsum(a, [0, Ellipsis], b, [Ellipsis]), randn(2, 3), randn(3))
+def test_einsum_interleaved_form_and_options(rng):
+    check_both(lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [2, 0]),
+               randn(rng, 2, 3), randn(rng, 3, 2))
+    check_both(lambda a, b: np.einsum(a, [0, Ellipsis], b, [Ellipsis]),
+               randn(rng, 2, 3), randn(rng, 3))
     check_both(lambda a, b, c: np.einsum("ij,jk,k->i", a, b, c, optimize=True),
-               randn(2, 3), randn(3, 4), randn(4))
-    a, b, c = randn(2, 3), randn(3, 4), randn(4)
+               randn(rng, 2, 3), randn(rng, 3, 4), randn(rng, 4))
+    a, b, c = randn(rng, 2, 3), randn(rng, 3, 4), randn(rng, 4)
     path = np.einsum_path("ij,jk,k->i", a, b, c, optimize="optimal")[0]
     check_both(lambda a, b, c: np.einsum("ij,jk,k->i", a, b, c, optimize=path), a, b, c)
 
 
-def test_einsum_complex_and_a_constant_operand():
-    check_both(lambda a, b: np.einsum("ij,jk->ik", a, b), crandn(2, 3), crandn(3, 2))
-    c = randn(3, 2)
-    check_both(lambda a: np.einsum("ij,jk->ki", a, c), randn(2, 3))
+def test_einsum_complex_and_a_constant_operand(rng):
+    check_both(lambda a, b: np.einsum("ij,jk->ik", a, b), crandn(rng, 2, 3), crandn(rng, 3, 2))
+    c = randn(rng, 3, 2)
+    check_both(lambda a: np.einsum("ij,jk->ki", a, c), randn(rng, 2, 3))
 
 
-def test_second_derivative_through_einsum():
-    check_hvp(lambda a: np.einsum("ij,jk->ik", a, a), randn(3, 3))
-    check_hvp(lambda a: np.einsum("ii,ij->j", a, a), randn(3, 3))
-    check_hvp(lambda a: np.einsum("...i,...i", a, a), randn(2, 3))
+def test_second_derivative_through_einsum(rng):
+    check_hvp(lambda a: np.einsum("ij,jk->ik", a, a), randn(rng, 3, 3))
+    check_hvp(lambda a: np.einsum("ii,ij->j", a, a), randn(rng, 3, 3))
+    check_hvp(lambda a: np.einsum("...i,...i", a, a), randn(rng, 2, 3))
 
 
 @settings(max_examples=15, deadline=None)
 @given(i=st.integers(1, 3), j=st.integers(1, 3), k=st.integers(1, 3), batch=st.integers(1, 2))
 def test_random_contractions(i, j, k, batch):
-    a, b = randn(batch, i, j), randn(j, k)
+    rng = np.random.default_rng(0)
+    a, b = randn(rng, batch, i, j), randn(rng, j, k)
     check_both(lambda a, b: np.einsum("bij,jk->bki", a, b), a, b)
     check_both(np.dot, a, b)
     check_both(lambda a, b: np.tensordot(a, b, axes=([2], [0])), a, b)
@@ -161,23 +162,23 @@ def test_random_contractions(i, j, k, batch):
 # --- inverses, determinants, solve --------------------------------------------------------
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
-def test_inv_det_slogdet(shape, complex_):
-    a = well_conditioned(*shape, complex_=complex_)
+def test_inv_det_slogdet(shape, complex_, rng):
+    a = well_conditioned(rng, *shape, complex_=complex_)
     check_both(np.linalg.inv, a)
     check_both(np.linalg.det, a)
     check_both(lambda a: np.linalg.slogdet(a)[1], a)
     check_both(lambda a: (lambda s, l: 2.0 * s + s * l)(*np.linalg.slogdet(a)), a)
 
 
-def test_slogdet_of_a_negative_determinant():
-    a = well_conditioned(3, 3)
-    a = a[::-1].copy()          # swapping rows makes the sign change
+def test_slogdet_of_a_negative_determinant(rng):
+    a = well_conditioned(rng, 3, 3)
+    a = -np.sign(np.linalg.det(a)) * a      # a 3x3 times -1 flips the sign: negative on any draw
     assert np.linalg.det(a) < 0
     check_both(lambda a: np.linalg.slogdet(a).logabsdet, a)
 
 
-def test_second_derivative_through_inv():
-    a = well_conditioned(3, 3)
+def test_second_derivative_through_inv(rng):
+    a = well_conditioned(rng, 3, 3)
     check_hvp(np.linalg.inv, a)
     check_hvp(np.linalg.det, a)
 
@@ -201,45 +202,45 @@ def test_second_derivative_through_inv():
     pytest.param((2, 3, 3), (2, 3), marks=pytest.mark.skipif(
         NUMPY >= "2.0.0", reason="numpy 2 reads a 2-D b as a matrix")),
 ])
-def test_solve(ashape, bshape, complex_):
-    a = well_conditioned(*ashape, complex_=complex_)
-    b = (crandn if complex_ else randn)(*bshape)
+def test_solve(ashape, bshape, complex_, rng):
+    a = well_conditioned(rng, *ashape, complex_=complex_)
+    b = (crandn if complex_ else randn)(rng, *bshape)
     check_both(np.linalg.solve, a, b)
 
 
 @pytest.mark.parametrize("shape, complex_", [((4, 3), False), ((3, 4), False), ((2, 3, 3), False),
                                              ((3, 2), True)])
-def test_pinv(shape, complex_):
-    a = (crandn if complex_ else randn)(*shape)
+def test_pinv(shape, complex_, rng):
+    a = (crandn if complex_ else randn)(rng, *shape)
     check_both(np.linalg.pinv, a)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, -1, -2])
-def test_matrix_power(n):
-    check_both(lambda a: np.linalg.matrix_power(a, n), well_conditioned(2, 3, 3) / 3)
+def test_matrix_power(n, rng):
+    check_both(lambda a: np.linalg.matrix_power(a, n), well_conditioned(rng, 2, 3, 3) / 3)
 
 
 @pytest.mark.parametrize("shapes", [
     [(2, 3), (3, 4), (4, 2)], [(3,), (3, 4), (4,)], [(3,), (3, 2), (2, 2)], [(2, 3), (3,)],
     [(2, 2), (2, 3), (3, 3), (3, 1)],
 ])
-def test_multi_dot(shapes):
-    check_both(lambda *xs: np.linalg.multi_dot(list(xs)), *[randn(*s) for s in shapes])
+def test_multi_dot(shapes, rng):
+    check_both(lambda *xs: np.linalg.multi_dot(list(xs)), *[randn(rng, *s) for s in shapes])
 
 
 # --- symmetric factorizations -------------------------------------------------------------
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
-def test_cholesky(shape, complex_):
-    a = spd(*shape, complex_=complex_)
+def test_cholesky(shape, complex_, rng):
+    a = spd(rng, *shape, complex_=complex_)
     check_both(lambda a: np.linalg.cholesky(sym(a)), a)
     if NUMPY >= "2.0.0":                # upper= is new in numpy 2.0
         check_both(lambda a: np.linalg.cholesky(sym(a), upper=True), a)
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
-def test_eigh_real(shape):
-    a = spd(*shape)
+def test_eigh_real(shape, rng):
+    a = spd(rng, *shape)
     check_both(lambda a: np.linalg.eigh(sym(a))[0], a)
     # eigenvectors are defined up to sign, so test functions that do not see the sign
     check_both(lambda a: (lambda w, v: w[..., None, :] * v ** 2)(*np.linalg.eigh(sym(a))), a)
@@ -247,8 +248,8 @@ def test_eigh_real(shape):
     check_both(lambda a: np.linalg.eigvalsh(sym(a)), a)
 
 
-def test_eigh_complex_hermitian():
-    a = spd(3, 3, complex_=True)
+def test_eigh_complex_hermitian(rng):
+    a = spd(rng, 3, 3, complex_=True)
     check_both(lambda a: np.linalg.eigh(sym(a)).eigenvalues, a)
     check_both(lambda a: (lambda w, v: np.real(v * np.conj(v)) * w)(*np.linalg.eigh(sym(a))), a)
     check_both(lambda a: np.linalg.eigvalsh(sym(a)), a)
@@ -265,8 +266,8 @@ def test_eigh_with_repeated_eigenvalues_keeps_eigenvalue_gradients_finite():
     np.testing.assert_allclose(np.trace(g), 6.0)
 
 
-def test_second_derivative_through_factorizations():
-    a = spd(3, 3)
+def test_second_derivative_through_factorizations(rng):
+    a = spd(rng, 3, 3)
     check_hvp(lambda a: np.linalg.cholesky(sym(a)), a)
     check_hvp(lambda a: np.linalg.eigvalsh(sym(a)), a)
     check_hvp(lambda a: np.linalg.solve(a, np.ones(3)), a)
@@ -278,8 +279,8 @@ def test_second_derivative_through_factorizations():
 # --- singular values and norms ------------------------------------------------------------
 @needs_numpy("linalg.svdvals")
 @pytest.mark.parametrize("shape", [(3, 2), (2, 4), (2, 3, 3)])
-def test_svdvals(shape):
-    check_both(np.linalg.svdvals, randn(*shape))
+def test_svdvals(shape, rng):
+    check_both(np.linalg.svdvals, randn(rng, *shape))
 
 
 NUMPY2_NORMS = needs_numpy("linalg.vector_norm", "linalg.matrix_norm")
@@ -319,16 +320,16 @@ NORMS = [
 
 
 @pytest.mark.parametrize("f, shape", NORMS)
-def test_norms(f, shape):
-    check_both(f, randn(*shape))
+def test_norms(f, shape, rng):
+    check_both(f, randn(rng, *shape))
 
 
 @pytest.mark.parametrize("f", [lambda x: np.linalg.norm(x), lambda x: np.linalg.norm(x, 1),
                                lambda x: np.linalg.norm(x, np.inf),
                                numpy_param("linalg.matrix_norm"),
                                lambda x: np.linalg.norm(x, 2)])
-def test_complex_norms(f):
-    check_both(f, crandn(3, 2))
+def test_complex_norms(f, rng):
+    check_both(f, crandn(rng, 3, 2))
 
 
 def test_complex_norm_follows_tensorflow():
@@ -347,9 +348,9 @@ def test_norm_of_zero_has_a_zero_gradient():
     np.testing.assert_array_equal(t.gradient(n, x).numpy(), np.zeros(3))
 
 
-def test_second_derivative_through_norm():
-    check_hvp(lambda x: np.linalg.norm(x, axis=-1), randn(2, 3))
-    check_hvp(lambda x: np.linalg.norm(x, 3), randn(4))
+def test_second_derivative_through_norm(rng):
+    check_hvp(lambda x: np.linalg.norm(x, axis=-1), randn(rng, 2, 3))
+    check_hvp(lambda x: np.linalg.norm(x, 3), randn(rng, 4))
 
 
 # --- svd and qr ---------------------------------------------------------------------------
@@ -358,8 +359,8 @@ def thin_svd(a):
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
-def test_svd_real(shape):
-    a = randn(*shape)
+def test_svd_real(shape, rng):
+    a = randn(rng, *shape)
     check_both(lambda a: thin_svd(a).S, a)
     # singular vectors are defined up to sign: test functions that do not see it
     check_both(lambda a: (lambda u, s, vh: u * u * s[..., None, :])(*thin_svd(a)), a)
@@ -368,17 +369,18 @@ def test_svd_real(shape):
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (3, 2), (2, 3)])
-def test_svd_complex(shape):
-    a = crandn(*shape)
+def test_svd_complex(shape, rng):
+    a = crandn(rng, *shape)
     check_both(lambda a: thin_svd(a).S, a)
     # and up to a phase shared by u_i and v_i
     check_both(lambda a: (lambda u, s, vh: np.real(u * np.conj(u)))(*thin_svd(a)), a)
     check_both(lambda a: (lambda u, s, vh: u[..., :, :1] * vh[..., :1, :])(*thin_svd(a)), a)
 
 
-def test_svd_default_full_matrices_on_square_and_its_limits():
-    check_both(lambda a: (lambda u, s, vh: u[:, :1] * vh[:1, :])(*np.linalg.svd(a)), randn(3, 3))
-    x = nt.constant(randn(3, 2))
+def test_svd_default_full_matrices_on_square_and_its_limits(rng):
+    check_both(lambda a: (lambda u, s, vh: u[:, :1] * vh[:1, :])(*np.linalg.svd(a)),
+               randn(rng, 3, 3))
+    x = nt.constant(randn(rng, 3, 2))
     with nt.GradientTape() as t:
         t.watch(x)
         u = np.linalg.svd(x).U
@@ -391,16 +393,16 @@ def test_svd_default_full_matrices_on_square_and_its_limits():
 
 @pytest.mark.parametrize("shape, complex_", [((3, 3), False), ((4, 3), False), ((2, 4, 2), False),
                                              ((3, 2), True), ((3, 3), True)])
-def test_qr(shape, complex_):
-    a = (crandn if complex_ else randn)(*shape)
+def test_qr(shape, complex_, rng):
+    a = (crandn if complex_ else randn)(rng, *shape)
     check_both(lambda a: np.linalg.qr(a).Q, a)
     check_both(lambda a: np.linalg.qr(a).R, a)
     check_both(lambda a: (lambda q, r: q @ r[..., :1])(*np.linalg.qr(a)), a)
 
 
-def test_qr_limits():
-    check_both(lambda a: np.linalg.qr(a, mode="complete").R, randn(3, 3))
-    x = nt.constant(randn(2, 3))
+def test_qr_limits(rng):
+    check_both(lambda a: np.linalg.qr(a, mode="complete").R, randn(rng, 3, 3))
+    x = nt.constant(randn(rng, 2, 3))
     with nt.GradientTape() as t:
         t.watch(x)
         q = np.linalg.qr(x).Q
@@ -410,19 +412,19 @@ def test_qr_limits():
         np.linalg.qr(x, mode="r")
 
 
-@pytest.mark.parametrize("f, a", [
-    (np.linalg.inv, well_conditioned(3, 3)),
-    (np.linalg.det, well_conditioned(2, 2)),
-    (lambda a: np.linalg.slogdet(a).logabsdet, well_conditioned(3, 3)),
-    (lambda a: np.linalg.solve(a, np.arange(3.0)), well_conditioned(3, 3)),
-    (lambda a: np.einsum("ij,jk->ik", a, a), randn(2, 2)),
-    (lambda a: np.dot(a, a[0]), randn(3, 3)),
-    (lambda a: np.linalg.cholesky(sym(a)), spd(3, 3)),
-    (lambda a: np.linalg.eigh(sym(a)).eigenvalues, spd(3, 3)),
-    (lambda a: np.linalg.norm(a, axis=0), randn(2, 3)),
-    (lambda a: np.linalg.qr(a).R, randn(3, 2)),
-    (lambda a: np.linalg.matrix_power(a, -2), well_conditioned(2, 2)),
-    (lambda a: np.linalg.pinv(a), randn(3, 2)),
+@pytest.mark.parametrize("f, make, shape", [
+    (np.linalg.inv, well_conditioned, (3, 3)),
+    (np.linalg.det, well_conditioned, (2, 2)),
+    (lambda a: np.linalg.slogdet(a).logabsdet, well_conditioned, (3, 3)),
+    (lambda a: np.linalg.solve(a, np.arange(3.0)), well_conditioned, (3, 3)),
+    (lambda a: np.einsum("ij,jk->ik", a, a), randn, (2, 2)),
+    (lambda a: np.dot(a, a[0]), randn, (3, 3)),
+    (lambda a: np.linalg.cholesky(sym(a)), spd, (3, 3)),
+    (lambda a: np.linalg.eigh(sym(a)).eigenvalues, spd, (3, 3)),
+    (lambda a: np.linalg.norm(a, axis=0), randn, (2, 3)),
+    (lambda a: np.linalg.qr(a).R, randn, (3, 2)),
+    (lambda a: np.linalg.matrix_power(a, -2), well_conditioned, (2, 2)),
+    (lambda a: np.linalg.pinv(a), randn, (3, 2)),
 ])
-def test_reverse_over_forward_through_linalg(f, a):
-    check_reverse_over_forward(f, a)
+def test_reverse_over_forward_through_linalg(f, make, shape, rng):
+    check_reverse_over_forward(f, make(rng, *shape))
