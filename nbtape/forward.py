@@ -116,7 +116,8 @@ class ForwardAccumulator:
             if type(t) is _NoJvp:
                 self._store(outs, t, rule)
                 return
-        if not rule.has_jvp and not rule.has_vjp:
+        # no JVP, and no single-output VJP to transpose (call_jvp would give None)
+        if not rule.has_jvp and (rule.multi or not rule.has_vjp):
             from . import _where
             self._store(outs, _NoJvp(rule.name, _where.caller()), rule)
             return
@@ -135,6 +136,8 @@ class ForwardAccumulator:
         if tangent is None:
             return
         if rule.multi:
+            if type(tangent) is _NoJvp:
+                tangent = [tangent] * len(outs)
             for o, t in zip(outs, tangent):
                 if isinstance(o, Tensor) and o.dtype.kind in "fc" and t is not None:
                     self._keep(o, t if type(t) is _NoJvp else _fit(t, o))

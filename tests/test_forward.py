@@ -240,3 +240,29 @@ def test_inner_tape_does_not_record_the_accumulators_tangent_work():
     assert [op.name for op in tape._ops] == ["np.sin", "np.multiply"]
     assert float(tape.gradient(y, x)) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0))
     assert float(acc.jvp(y)) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0))
+
+
+def test_tangents_take_their_outputs_dtype():
+    x = nt.constant(np.array([1.0, 2.0], dtype=np.float32))
+    with nt.ForwardAccumulator(x, np.array([1.0, 1.0], dtype=np.float32)) as acc:
+        wide = x + np.array([1.0, 2.0])         # float64 out, the rule's tangent is float32
+        narrow = x * 2.0
+        whole = x.astype(np.int64)
+    assert acc.jvp(wide).dtype == np.float64 and acc.jvp(narrow).dtype == np.float32
+    np.testing.assert_array_equal(acc.jvp(wide).numpy(), [1.0, 1.0])
+    assert acc.jvp(whole) is None                # integers carry no tangent
+
+
+def test_several_outputs_custom_gradient_is_refused_in_forward_mode_not_none():
+    """One output: the custom VJP is transposed.  Several: nbtape cannot, and says so."""
+    @nt.custom_gradient
+    def pair(x):
+        return (x * 1, x * 2), lambda da, db: da + 2 * db
+
+    x = nt.constant(np.array([1.0, 2.0]))
+    with nt.ForwardAccumulator(x, np.array([1.0, 1.0])) as acc:
+        a, b = pair(x)
+        s = a + b
+    for out in (a, b, s):
+        with pytest.raises(nt.NoGradientRuleError, match=r"forward-mode rule for custom_gradient"):
+            acc.jvp(out)
