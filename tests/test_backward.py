@@ -1,7 +1,10 @@
 """nbtape/backward.py: what the reverse pass promises beyond right values (the memory it
-keeps is in test_memory.py): ops know the user's line, keyword arguments reach the rules
-as plain values, and VJPs run only for operands on the gradient path."""
+keeps is in test_memory.py): ops know the user's line and hold their outputs as long as
+promised, keyword arguments reach the rules as plain values, VJPs run only for operands on
+the gradient path, and no op ends the pass early."""
+import gc
 import inspect
+import weakref
 
 import numpy as np
 
@@ -56,3 +59,29 @@ def test_vjps_run_only_for_operands_on_the_gradient_path():
         assert tape.gradient(z, y) is None and calls == ["x"]   # watched after use: no path
     finally:
         del RULES[f.raw]
+
+
+def test_a_small_used_tape_keeps_its_outputs_for_pictures():
+    """(A big one keeps none: test_memory.py.)"""
+    x = nt.constant(np.ones(3))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        h = np.sin(x)
+        y = np.sum(h)
+    op = tape._ops[0]
+    assert op.out is h
+    tape.gradient(y, x)
+    assert op.out is h                          # the user still has it
+    ref = weakref.ref(h)
+    del h
+    gc.collect()
+    assert op.out is ref() is not None
+
+
+def test_an_op_with_several_outputs_off_the_path_does_not_end_the_pass():
+    x = nt.constant(np.array([0.5, 1.5]))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(x * 2.0)
+        frac, whole = np.modf(x)                # newer than y, on no path to it
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0])
