@@ -1,4 +1,6 @@
 """nt.ForwardAccumulator: forward-mode Jacobian-vector products."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -266,3 +268,39 @@ def test_several_outputs_custom_gradient_is_refused_in_forward_mode_not_none():
     for out in (a, b, s):
         with pytest.raises(nt.NoGradientRuleError, match=r"forward-mode rule for custom_gradient"):
             acc.jvp(out)
+
+
+def test_a_single_output_custom_gradient_is_transposed_for_complex_tangents_too():
+    @nt.custom_gradient
+    def cube(z):
+        return z ** 3, lambda dy: dy * np.conj(3 * z ** 2)      # TensorFlow's convention
+
+    z0, t = np.array([1 + 2j, 0.5 - 1j]), np.array([0.3 - 0.2j, 1 + 1j])
+    z = nt.constant(z0)
+    with nt.ForwardAccumulator(z, t) as acc:
+        y = cube(z)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), 3 * z0 ** 2 * t)
+
+
+def test_tangents_given_as_python_numbers_take_the_primals_dtype():
+    x = nt.constant(np.float32(2.0))
+    with nt.ForwardAccumulator(x, 0.5) as acc:
+        y = x * 3.0
+    assert acc.jvp(x).dtype == np.float32 and acc.jvp(y).dtype == np.float32
+    assert float(acc.jvp(y)) == 1.5
+
+
+def test_an_accumulator_stops_watching_when_its_block_ends():
+    """In a thread of its own: a fresh recording stack, whatever other tests left."""
+    seen = []
+
+    def run():
+        x = nt.constant(2.0)
+        with nt.ForwardAccumulator(x, 1.0) as acc:
+            inside = x * 3.0
+        outside = x * 3.0
+        seen.extend([acc.jvp(inside), acc.jvp(outside)])
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert float(seen[0]) == 3.0 and seen[1] is None
