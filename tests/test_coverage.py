@@ -92,14 +92,22 @@ def test_multi_output_rule_without_jvp_has_no_forward_mode():
         del RULES[pair]
 
 
-# sample points away from kinks, ties and domain edges; arccosh lives above 1
-_FIRST, _SECOND = np.array([0.3, 0.6]), np.array([0.45, 0.35])
+# sample points away from kinks, ties and domain edges: both signs where the function takes
+# them (so |x| and sign-dependent rules show), else positive; arccosh lives above 1
+_MIXED, _FIRST, _SECOND = np.array([-0.3, 0.6]), np.array([0.3, 0.6]), np.array([0.45, 0.35])
 _SHIFT = {"arccosh": 1.0}
 
 
+def _finite(u, args):
+    with np.errstate(all="ignore"):
+        out = u(*args)
+    return all(np.all(np.isfinite(o)) for o in (out if isinstance(out, tuple) else (out,))
+               if np.dtype(o.dtype).kind in "fc")
+
+
 def _sample(u):
-    """Arguments ``u`` accepts: floats where it takes them (ldexp: then ints), else ints,
-    else datetimes (isnat)."""
+    """Arguments ``u`` accepts: floats where it takes them (ldexp: then ints) and gives finite
+    values, else ints, else datetimes (isnat)."""
     name = u.__name__
     if u.signature:      # generalized ufuncs (matmul, vecdot, ...): 2 or 3 along each core axis
         cores = u.signature.split("->")[0].split("),(")
@@ -108,16 +116,18 @@ def _sample(u):
                        for k, s in enumerate(shapes)]]
     else:
         floats = [_FIRST + _SHIFT.get(name, 0.0), _SECOND][:u.nin]
-        candidates = [floats, [floats[0], np.array([1, -2])][:u.nin],
+        mixed = [_MIXED, _SECOND][:u.nin]
+        candidates = [mixed, floats, [_MIXED, np.array([1, -2])][:u.nin],
+                      [floats[0], np.array([1, -2])][:u.nin],
                       [np.array([3, 6]), np.array([5, 4])][:u.nin],
                       [np.array(["2020-01-01", "NaT"], dtype="datetime64[D]")] * u.nin]
     for args in candidates:
         try:
-            with np.errstate(all="ignore"):
-                u(*args)
+            finite = _finite(u, args)
         except TypeError:
             continue
-        return args
+        if finite or args[0].dtype.kind != "f":
+            return args
     raise AssertionError(f"no sample arguments for np.{name}")
 
 

@@ -352,3 +352,10 @@ def test_cov_weights_are_refused(rng):
         c = np.cov(x, fweights=np.array([1, 2, 1, 1]))
     with pytest.raises(NoGradientRuleError, match="fweights"):
         tape.gradient(c, x)
+
+
+def test_sum_with_where_sends_no_gradient_to_masked_out_elements(rng):
+    mask = np.array([[True, False, True, True], [False, True, True, False], [True] * 4])
+    check_both(lambda x: np.sum(x, axis=1, where=mask), distinct(rng, (3, 4)))
+    g, = _grads(lambda x: np.sum(x, where=mask), np.ones((3, 4)))
+    np.testing.assert_array_equal(g, mask)
