@@ -124,7 +124,7 @@ def _report(session):
 def main(argv=None):
     cfg, targets = _settings()
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("modules", nargs="*", help=f"targets to mutate (default: all of {list(targets)})")
+    p.add_argument("modules", nargs="*", help=f"targets to mutate (default: all: {list(targets)})")
     p.add_argument("--sample", type=int, help="test this many random mutants per module")
     p.add_argument("--seed", type=int, default=0, help="which random sample (default 0)")
     p.add_argument("--workdir", type=Path, help="where the copy and the sessions go")
