@@ -91,7 +91,10 @@ def _sample(session, n, seed):
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
     with use_db(str(session), WorkDB.Mode.open) as db:
-        pending = sorted(db.pending_work_items, key=lambda w: w.job_id)
+        def where(w):       # job ids are random: order by the mutation, so a seed repeats
+            m = w.mutations[0]
+            return m.module_path, m.operator_name, m.occurrence
+        pending = sorted(db.pending_work_items, key=where)
         keep = set(w.job_id for w in random.Random(seed).sample(pending, min(n, len(pending))))
         for w in pending:
             if w.job_id not in keep:
