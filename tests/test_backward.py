@@ -85,3 +85,12 @@ def test_an_op_with_several_outputs_off_the_path_does_not_end_the_pass():
         y = np.sum(x * 2.0)
         frac, whole = np.modf(x)                # newer than y, on no path to it
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0])
+
+
+def test_a_stop_gradient_early_on_the_tape_cuts_only_its_own_path():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        cut = nt.stop_gradient(x) * 5.0
+        y = x * 3.0 + cut
+    assert float(tape.gradient(y, x)) == 3.0
