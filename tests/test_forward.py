@@ -304,3 +304,22 @@ def test_an_accumulator_stops_watching_when_its_block_ends():
     worker.start()
     worker.join()
     assert float(seen[0]) == 3.0 and seen[1] is None
+
+
+def test_tangents_take_their_outputs_shape_and_a_narrower_dtype():
+    s = nt.constant(2.0)
+    x = nt.constant(np.array([1.0, 2.0], dtype=np.float32))
+    with nt.ForwardAccumulator([s, x], [1.0, np.array([1.0, 1.0], dtype=np.float32)]) as acc:
+        spread = s + np.zeros(3)                                  # a scalar tangent, spread
+        narrow = np.multiply(x, np.array([2.0, 3.0]), dtype=np.float32)   # float64 made float32
+    assert acc.jvp(spread).shape == (3,)
+    assert acc.jvp(narrow).dtype == np.float32
+    np.testing.assert_array_equal(acc.jvp(narrow).numpy(), [2.0, 3.0])
+
+
+def test_several_outputs_where_one_is_an_integer():
+    x = nt.constant(np.array([3.0, 6.0]))
+    with nt.ForwardAccumulator(x, np.array([1.0, 1.0])) as acc:
+        mantissa, exponent = np.frexp(x)
+    np.testing.assert_array_equal(acc.jvp(mantissa).numpy(), [0.25, 0.125])
+    assert acc.jvp(exponent) is None
