@@ -702,9 +702,16 @@ def test_a_small_tape_used_by_jacobian_keeps_its_outputs_for_pictures():
     assert all(op.out is not None for op in tape._ops)
 
 
-def test_integer_variable_warning_names_the_variable():
+def test_integer_and_bool_source_warnings_name_the_variable_and_suggest_a_float():
     v = nt.Variable(3, name="count")
     with nt.GradientTape() as tape:
         y = v * 2
-    with pytest.warns(UserWarning, match="variable 'count'"):
+    with pytest.warns(UserWarning, match=r"variable 'count'.*did you mean 3.0 instead of 3\?"):
         assert tape.gradient(y, v) is None
+    flag = nt.constant(np.array([True, False]))
+    with nt.GradientTape() as tape:
+        tape.watch(flag)
+        y = flag * 2.0
+    with pytest.warns(UserWarning, match="bool") as record:
+        assert tape.gradient(y, flag) is None
+    assert "did you mean" not in str(record[0].message)
