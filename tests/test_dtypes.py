@@ -152,6 +152,12 @@ def test_gradient_of_abs_is_z_over_abs():
     np.testing.assert_allclose(g.numpy(), Z0 / np.abs(Z0))
 
 
+def test_gradient_of_abs_at_complex_zero_is_zero_not_nan():
+    z = nt.constant(np.array([0j, 3 + 4j]))
+    g = gradient(lambda z: np.sum(np.abs(z)), z)
+    np.testing.assert_allclose(g.numpy(), [0j, (3 + 4j) / 5], rtol=1e-15)
+
+
 def test_gradient_of_real_and_imag_parts():
     z = nt.constant(Z0)
     np.testing.assert_allclose(gradient(lambda z: np.sum(np.real(z)), z).numpy(), np.ones(3))

@@ -428,3 +428,8 @@ def test_qr_limits(rng):
 ])
 def test_reverse_over_forward_through_linalg(f, make, shape, rng):
     check_reverse_over_forward(f, make(rng, *shape))
+
+
+def test_matmul_of_a_stack_and_a_vector(rng):
+    check_both(np.matmul, randn(rng, 2, 3, 4), randn(rng, 4))
+    check_both(np.matmul, randn(rng, 3), randn(rng, 2, 3, 4))
