@@ -57,6 +57,10 @@ def test_vjps_run_only_for_operands_on_the_gradient_path():
         assert float(tape.gradient(z, x)) == 3.0 and calls == ["x"]   # y is not watched
         tape.watch(y)
         assert tape.gradient(z, y) is None and calls == ["x"]   # watched after use: no path
+        with nt.GradientTape() as both:
+            both.watch([x, y])
+            z = f(x, y)
+        assert float(both.gradient(z, x)) == 3.0 and calls == ["x", "x"]   # y: not asked
     finally:
         del RULES[f.raw]
 

@@ -323,3 +323,10 @@ def test_several_outputs_where_one_is_an_integer():
         mantissa, exponent = np.frexp(x)
     np.testing.assert_array_equal(acc.jvp(mantissa).numpy(), [0.25, 0.125])
     assert acc.jvp(exponent) is None
+
+
+def test_stop_gradient_carries_no_tangent():
+    x = nt.constant(np.array([1.0, 2.0]))
+    with nt.ForwardAccumulator(x, np.array([1.0, 1.0])) as acc:
+        y = nt.stop_gradient(x) * 2.0 + x
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), [1.0, 1.0])
