@@ -158,6 +158,14 @@ def test_gradient_of_abs_at_complex_zero_is_zero_not_nan():
     np.testing.assert_allclose(g.numpy(), [0j, (3 + 4j) / 5], rtol=1e-15)
 
 
+def test_forward_mode_of_abs_of_complex_values():
+    z0, t = np.array([0j, 3 + 4j]), np.array([1 + 1j, 2 - 1j])
+    z = nt.constant(z0)
+    with nt.ForwardAccumulator(z, t) as acc:
+        r = np.abs(z)
+    np.testing.assert_allclose(acc.jvp(r).numpy(), [0.0, np.real(np.conj(3 + 4j) * (2 - 1j)) / 5])
+
+
 def test_gradient_of_real_and_imag_parts():
     z = nt.constant(Z0)
     np.testing.assert_allclose(gradient(lambda z: np.sum(np.real(z)), z).numpy(), np.ones(3))
