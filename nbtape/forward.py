@@ -117,7 +117,8 @@ class ForwardAccumulator:
             if type(t) is _NoJvp:
                 self._store(outs, t, rule)
                 return
-        if not rule.has_jvp and not rule.has_vjp:
+        # no JVP, and no single-output VJP to transpose (call_jvp would give None)
+        if not rule.has_jvp and (rule.multi or not rule.has_vjp):
             from . import _where
             self._store(outs, _NoJvp(rule.name, _where.caller()), rule)
             return

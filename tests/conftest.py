@@ -1,4 +1,28 @@
 import os
 import sys
+import zlib
+
+import numpy as np
+import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+
+@pytest.fixture
+def rng(request):
+    """A random generator for this test alone, seeded from the test's id: the same draws on
+    every run, whatever ran before it and in whatever order (tests under ``@given`` make
+    their own, since hypothesis calls them many times)."""
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under ``--random-order`` (pytest-random-order) notebook cells keep their order: they
+    share one kernel and run top to bottom.  Tests and doctests are shuffled."""
+    if not config.pluginmanager.hasplugin("random_order"):
+        return
+    keep = pytest.mark.random_order(disabled=True)
+    for item in items:
+        if type(item).__module__.split(".")[0] == "nbval":
+            item.add_marker(keep)

@@ -6,7 +6,6 @@ import pytest
 import nbtape as nt
 from gradcheck import check_forward
 
-rng = np.random.default_rng(2)
 
 
 # --- clip_by_value ------------------------------------------------------------------------------
@@ -70,7 +69,7 @@ def test_clip_by_norm_on_tensors_variables_and_float32():
     np.testing.assert_allclose(nt.clip_by_norm(nt.Variable([0.0, 5.0]), 2.0).numpy(), [0, 2])
 
 
-def test_clip_by_norm_is_differentiable_in_both_regimes():
+def test_clip_by_norm_is_differentiable_in_both_regimes(rng):
     long = rng.standard_normal((2, 3)) * 3
     short = long / np.linalg.norm(long) * 0.5
     for x in (long, short):
@@ -99,7 +98,7 @@ def test_clip_norm_must_be_positive():
 
 
 # --- global norm ---------------------------------------------------------------------------------
-def test_global_norm():
+def test_global_norm(rng):
     assert float(nt.global_norm([np.array([3.0]), None, np.array([[4.0]])])) == 5.0
     assert float(nt.global_norm([])) == 0.0
     assert float(nt.global_norm([None])) == 0.0
@@ -140,7 +139,7 @@ def test_clip_by_global_norm_of_infinite_norm_is_nan():
     assert np.isinf(norm) and np.all(np.isnan(clipped[0]))
 
 
-def test_clip_by_global_norm_is_differentiable():
+def test_clip_by_global_norm_is_differentiable(rng):
     a0, b0 = rng.standard_normal(3) * 2, rng.standard_normal((2, 2)) * 2
     w = rng.standard_normal(3)
 

@@ -461,3 +461,22 @@ def test_right_custom_gradients_with_broadcasting_match_finite_differences():
 
     rng = np.random.default_rng(5)
     check_reverse(scaled_sin, rng.standard_normal((2, 3)), rng.standard_normal(3))
+
+
+def test_a_primitive_records_tensors_passed_by_keyword_and_leaves_plain_calls_alone():
+    from nbtape.rules.core_ops import primitive
+    from nbtape.rules.registry import RULES, defvjp
+
+    def triple(x, scale=1.0):
+        return 3 * np.asarray(x) * scale        # opaque to the tape: only its rule can tell
+    f = primitive(triple)
+    try:
+        defvjp(f.raw, lambda g, ans, x, scale=1.0: 3 * g * scale)
+        x = nt.constant(2.0)
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            by_name, by_position = f(x=x), f(x, scale=2.0)
+        assert float(tape.gradient([by_name, by_position], x)) == 9.0
+        assert not isinstance(f(2.0, scale=3.0), nt.Tensor)   # plain in, plain out
+    finally:
+        del RULES[f.raw]

@@ -81,6 +81,48 @@ def test_float32_second_derivative_stays_float32():
     np.testing.assert_allclose(float(h), 9.0)
 
 
+def _probe(seen):
+    """Identity whose backward pass records the dtype of the adjoint it receives."""
+    @nt.custom_gradient
+    def probe(x):
+        def grad(dy):
+            seen.append(np.dtype(dy.dtype))
+            return dy
+        return x * 1, grad
+    return probe
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["arrays", "under an outer tape"])
+def test_adjoints_of_intermediates_have_the_intermediates_dtype(nested):
+    """float32 through a float64 constant and back, and real through complex: the adjoint an
+    intermediate receives has that intermediate's dtype (what a custom gradient sees as dy)."""
+    seen = []
+    probe = _probe(seen)
+    x = nt.constant(np.array([0.5, 1.5], dtype=np.float32))
+    outer = nt.GradientTape()
+    with outer:
+        outer.watch(x)
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            a = probe(np.sin(x))                            # float32
+            b = probe(a * np.array([2.0, 3.0]))             # float64
+            c = probe(b.astype(np.float32))                 # float32 again
+            d = probe(np.real(c * np.array(1.0 + 2.0j)))    # float64 (complex128 on the way)
+            y = np.sum(d * d)
+        if nested:
+            g = tape.gradient(y, x)
+        else:
+            with outer.stop_recording():
+                g = tape.gradient(y, x)
+    assert [a.dtype, b.dtype, c.dtype, d.dtype] == [np.float32, np.float64, np.float32, np.float64]
+    assert seen == [np.float64, np.float32, np.float64, np.float32]     # newest op first
+    assert g.dtype == np.float32
+    x0, k = np.array([0.5, 1.5]), np.array([2.0, 3.0])
+    np.testing.assert_allclose(g.numpy(), 2 * np.sin(x0) * k * k * np.cos(x0), rtol=1e-6)
+    if nested:
+        assert outer.gradient(g, x).dtype == np.float32
+
+
 def test_float16_is_allowed():
     x = nt.constant([1.0, 2.0], dtype="float16")
     g = gradient(lambda x: np.sum(x * x), x)
@@ -108,6 +150,20 @@ def test_gradient_of_abs_is_z_over_abs():
     z = nt.constant(Z0)
     g = gradient(lambda z: np.sum(np.abs(z)), z)
     np.testing.assert_allclose(g.numpy(), Z0 / np.abs(Z0))
+
+
+def test_gradient_of_abs_at_complex_zero_is_zero_not_nan():
+    z = nt.constant(np.array([0j, 3 + 4j]))
+    g = gradient(lambda z: np.sum(np.abs(z)), z)
+    np.testing.assert_allclose(g.numpy(), [0j, (3 + 4j) / 5], rtol=1e-15)
+
+
+def test_forward_mode_of_abs_of_complex_values():
+    z0, t = np.array([0j, 3 + 4j]), np.array([1 + 1j, 2 - 1j])
+    z = nt.constant(z0)
+    with nt.ForwardAccumulator(z, t) as acc:
+        r = np.abs(z)
+    np.testing.assert_allclose(acc.jvp(r).numpy(), [0.0, np.real(np.conj(3 + 4j) * (2 - 1j)) / 5])
 
 
 def test_gradient_of_real_and_imag_parts():

@@ -201,3 +201,30 @@ def test_gradient_recorded_inside_a_persistent_block_is_connected():
         g = tape.gradient(y, x)
     e = tape.explain(g, x)
     assert e.connected and "g = tape.gradient(y, x)" in str(e)
+
+
+def test_non_trainable_variable_on_a_tape_that_watches_nothing_by_itself():
+    """Both reasons hold; trainable=False is the one that survives a default tape, so it is
+    the one to give (tape.watch(v) is the fix either way)."""
+    v = nt.Variable(3.0, trainable=False, name="v")
+    with nt.GradientTape(watch_accessed_variables=False) as tape:
+        y = v * v
+    e = tape.explain(y, v)
+    assert not e.connected
+    assert "trainable=False" in str(e) and "watch_accessed_variables" not in str(e)
+    assert "tape.watch(v)" in str(e)
+
+
+@pytest.mark.parametrize("make", [lambda: nt.Variable(1.0 + 2.0j, name="z"),
+                                  lambda: nt.constant(1.0 - 0.5j)], ids=["variable", "tensor"])
+def test_complex_sources_and_targets_are_differentiable(make):
+    source = make()
+    with nt.GradientTape() as tape:
+        tape.watch(source)
+        y = np.exp(source) * source
+        unrelated = nt.constant(2.0 + 1.0j) * 3.0
+    e = tape.explain(y, source)
+    assert e.connected and "np.exp" in str(e) and "np.multiply" in str(e)
+    cut = tape.explain(unrelated, source)
+    assert not cut.connected
+    assert "dtype" not in str(cut) and "not differentiable" not in str(cut)

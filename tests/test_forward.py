@@ -1,4 +1,6 @@
 """nt.ForwardAccumulator: forward-mode Jacobian-vector products."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -283,3 +285,91 @@ def test_jvp_of_something_that_is_not_a_tensor_says_so(target):
         np.sin(x)
     with pytest.raises(TypeError, match="acc.jvp takes nbtape tensors"):
         acc.jvp(target)
+
+
+def test_tangents_take_their_outputs_dtype():
+    x = nt.constant(np.array([1.0, 2.0], dtype=np.float32))
+    with nt.ForwardAccumulator(x, np.array([1.0, 1.0], dtype=np.float32)) as acc:
+        wide = x + np.array([1.0, 2.0])         # float64 out, the rule's tangent is float32
+        narrow = x * 2.0
+        whole = x.astype(np.int64)
+    assert acc.jvp(wide).dtype == np.float64 and acc.jvp(narrow).dtype == np.float32
+    np.testing.assert_array_equal(acc.jvp(wide).numpy(), [1.0, 1.0])
+    assert acc.jvp(whole) is None                # integers carry no tangent
+
+
+def test_several_outputs_custom_gradient_is_refused_in_forward_mode_not_none():
+    """One output: the custom VJP is transposed.  Several: nbtape cannot, and says so."""
+    @nt.custom_gradient
+    def pair(x):
+        return (x * 1, x * 2), lambda da, db: da + 2 * db
+
+    x = nt.constant(np.array([1.0, 2.0]))
+    with nt.ForwardAccumulator(x, np.array([1.0, 1.0])) as acc:
+        a, b = pair(x)
+        s = a + b
+    for out in (a, b, s):
+        with pytest.raises(nt.NoGradientRuleError, match=r"forward-mode rule for custom_gradient"):
+            acc.jvp(out)
+
+
+def test_a_single_output_custom_gradient_is_transposed_for_complex_tangents_too():
+    @nt.custom_gradient
+    def cube(z):
+        return z ** 3, lambda dy: dy * np.conj(3 * z ** 2)      # TensorFlow's convention
+
+    z0, t = np.array([1 + 2j, 0.5 - 1j]), np.array([0.3 - 0.2j, 1 + 1j])
+    z = nt.constant(z0)
+    with nt.ForwardAccumulator(z, t) as acc:
+        y = cube(z)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), 3 * z0 ** 2 * t)
+
+
+def test_tangents_given_as_python_numbers_take_the_primals_dtype():
+    x = nt.constant(np.float32(2.0))
+    with nt.ForwardAccumulator(x, 0.5) as acc:
+        y = x * 3.0
+    assert acc.jvp(x).dtype == np.float32 and acc.jvp(y).dtype == np.float32
+    assert float(acc.jvp(y)) == 1.5
+
+
+def test_an_accumulator_stops_watching_when_its_block_ends():
+    """In a thread of its own: a fresh recording stack, whatever other tests left."""
+    seen = []
+
+    def run():
+        x = nt.constant(2.0)
+        with nt.ForwardAccumulator(x, 1.0) as acc:
+            inside = x * 3.0
+        outside = x * 3.0
+        seen.extend([acc.jvp(inside), acc.jvp(outside)])
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert float(seen[0]) == 3.0 and seen[1] is None
+
+
+def test_tangents_take_their_outputs_shape_and_a_narrower_dtype():
+    s = nt.constant(2.0)
+    x = nt.constant(np.array([1.0, 2.0], dtype=np.float32))
+    with nt.ForwardAccumulator([s, x], [1.0, np.array([1.0, 1.0], dtype=np.float32)]) as acc:
+        spread = s + np.zeros(3)                                  # a scalar tangent, spread
+        narrow = np.multiply(x, np.array([2.0, 3.0]), dtype=np.float32)   # float64 made float32
+    assert acc.jvp(spread).shape == (3,)
+    assert acc.jvp(narrow).dtype == np.float32
+    np.testing.assert_array_equal(acc.jvp(narrow).numpy(), [2.0, 3.0])
+
+
+def test_several_outputs_where_one_is_an_integer():
+    x = nt.constant(np.array([3.0, 6.0]))
+    with nt.ForwardAccumulator(x, np.array([1.0, 1.0])) as acc:
+        mantissa, exponent = np.frexp(x)
+    np.testing.assert_array_equal(acc.jvp(mantissa).numpy(), [0.25, 0.125])
+    assert acc.jvp(exponent) is None
+
+
+def test_stop_gradient_carries_no_tangent():
+    x = nt.constant(np.array([1.0, 2.0]))
+    with nt.ForwardAccumulator(x, np.array([1.0, 1.0])) as acc:
+        y = nt.stop_gradient(x) * 2.0 + x
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), [1.0, 1.0])

@@ -7,7 +7,6 @@ from hypothesis import given, settings, strategies as st
 
 import nbtape as nt
 
-rng = np.random.default_rng(7)
 
 
 def numeric_jacobian(f, x, eps=1e-6):
@@ -35,7 +34,7 @@ FUNCTIONS = [
 
 
 @pytest.mark.parametrize("name, f, shape", FUNCTIONS, ids=[f[0] for f in FUNCTIONS])
-def test_jacobian_shape_and_values(name, f, shape):
+def test_jacobian_shape_and_values(name, f, shape, rng):
     x0 = rng.standard_normal(shape) * 0.7 + 0.2
     x = nt.constant(x0)
     with nt.GradientTape() as tape:
@@ -127,7 +126,7 @@ def test_persistent_tape_jacobian_twice():
     np.testing.assert_array_equal(tape.gradient(z, x).numpy(), [2.0, 4.0])
 
 
-def test_jacobian_rows_are_gradients_of_each_output():
+def test_jacobian_rows_are_gradients_of_each_output(rng):
     x = nt.constant(rng.standard_normal(4))
     W = rng.standard_normal((3, 4))
     with nt.GradientTape(persistent=True) as tape:
@@ -142,7 +141,7 @@ def test_jacobian_rows_are_gradients_of_each_output():
 
 
 # --- batch_jacobian ------------------------------------------------------------------------------------
-def test_batch_jacobian_shape_and_values():
+def test_batch_jacobian_shape_and_values(rng):
     batch = 4
     x0 = rng.standard_normal((batch, 3))
     W = rng.standard_normal((3, 2))
@@ -158,7 +157,7 @@ def test_batch_jacobian_shape_and_values():
         np.testing.assert_allclose(J.numpy()[b], expected, rtol=1e-5, atol=1e-8)
 
 
-def test_batch_jacobian_higher_rank():
+def test_batch_jacobian_higher_rank(rng):
     x0 = rng.standard_normal((2, 3, 2))
     x = nt.constant(x0)
     with nt.GradientTape() as tape:
@@ -172,7 +171,7 @@ def test_batch_jacobian_higher_rank():
         np.testing.assert_allclose(J.numpy()[b], expected, rtol=1e-5, atol=1e-8)
 
 
-def test_batch_jacobian_rows_are_independent():
+def test_batch_jacobian_rows_are_independent(rng):
     """The full Jacobian is block diagonal; batch_jacobian is exactly those blocks."""
     x0 = rng.standard_normal((3, 2))
     x = nt.constant(x0)

@@ -8,7 +8,7 @@ from nbtape.layers import Dense, Layer, Sequential
 
 
 def test_dense_builds_on_first_call_from_the_input_width():
-    layer = Dense(4)
+    layer = Dense(4, seed=0)
     assert not layer.built and layer.variables == []
     y = layer(np.ones((2, 3)))
     assert layer.built and y.shape == (2, 4)

@@ -211,3 +211,39 @@ def test_dropping_a_tape_frees_everything():
     del h, tape, loss
     assert _collected(ref_tape)
     assert _collected(ref_h)
+
+
+def test_long_backward_pass_holds_a_few_adjoints_at_a_time():
+    """During a non-persistent backward pass each adjoint is dropped once its op has passed it
+    on: the peak stays a few adjoints above the start, not one adjoint per op (which would be
+    60 here; the results stay right either way, so only the peak can tell)."""
+    n_ops, size = 60, 100_000
+    x = nt.constant(np.ones(size))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        for k in range(n_ops):
+            if k % 5 == 4:                    # an op with two outputs now and then
+                frac, whole = np.modf(y)
+                y = frac + whole
+            else:
+                y = np.sin(y) * 0.1 + y if k % 3 == 0 else y * 1.001
+        loss = np.sum(y)
+    expected = np.ones(size)          # the chain rule by hand: a product of local slopes
+    v = np.ones(size)
+    for k in range(n_ops):
+        if k % 5 == 4:                        # modf: slope 1 through the fraction, 0 the rest
+            continue
+        expected = expected * (np.cos(v) * 0.1 + 1) if k % 3 == 0 else expected * 1.001
+        v = np.sin(v) * 0.1 + v if k % 3 == 0 else v * 1.001
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        g = tape.gradient(loss, x)
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_allclose(g.numpy(), expected, rtol=1e-10)
+    one = size * 8
+    assert peak < 8 * one, f"backward peaked at {peak / one:.0f} adjoints' worth of memory"

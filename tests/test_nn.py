@@ -7,8 +7,7 @@ import nbtape as nt
 from gradcheck import check_forward, check_reverse
 
 EXTREME = np.array([-1000.0, -100.0, -30.0, -1.5, 0.3, 30.0, 100.0, 1000.0])
-rng = np.random.default_rng(0)
-W = rng.standard_normal((3, 5))     # weights so that sum(softmax) is not a constant
+W = np.random.default_rng(0).standard_normal((3, 5))  # so that sum(softmax) is not a constant
 
 
 def _grad(f, x):
@@ -20,7 +19,7 @@ def _grad(f, x):
 
 
 # --- values ---------------------------------------------------------------------------------
-def test_values_match_the_naive_formulas_at_moderate_inputs():
+def test_values_match_the_naive_formulas_at_moderate_inputs(rng):
     x = rng.standard_normal((3, 5)) * 3
     np.testing.assert_allclose(nt.nn.sigmoid(x), 1 / (1 + np.exp(-x)), rtol=1e-12)
     np.testing.assert_allclose(nt.nn.softplus(x), np.log(1 + np.exp(x)), rtol=1e-12)
@@ -86,7 +85,7 @@ def test_plain_arrays_in_give_plain_arrays_out():
     ("logsumexp axis 1", lambda x: nt.nn.logsumexp(x, axis=1) * W[:, 0]),
     ("logsumexp keepdims", lambda x: nt.nn.logsumexp(x, axis=0, keepdims=True) * W),
 ])
-def test_check_gradients_at_moderate_inputs(name, f):
+def test_check_gradients_at_moderate_inputs(name, f, rng):
     x = rng.standard_normal((3, 5)) * 2 + 0.05     # keep relu away from its kink
     assert nt.check_gradients(f, x) < 1e-6
 
@@ -139,7 +138,7 @@ def test_relu_gradient_at_zero_is_zero():
     nt.nn.sigmoid, nt.nn.softplus, nt.nn.relu, nt.nn.softmax, nt.nn.log_softmax,
     nt.nn.logsumexp, lambda x: nt.nn.logsumexp(x, axis=0),
 ])
-def test_random_weighted_reverse_and_forward_mode(f):
+def test_random_weighted_reverse_and_forward_mode(f, rng):
     x = rng.standard_normal((3, 4)) + 0.05
     check_reverse(f, x)
     check_forward(f, x)
@@ -172,7 +171,7 @@ def test_hessian_of_logsumexp_is_diag_p_minus_p_pT():
 
 
 # --- cross-entropies from logits -----------------------------------------------------------------
-def test_sigmoid_cross_entropy_matches_the_naive_formula_and_its_gradients():
+def test_sigmoid_cross_entropy_matches_the_naive_formula_and_its_gradients(rng):
     z = rng.standard_normal(6) * 3
     y = rng.uniform(size=6)
     p = 1 / (1 + np.exp(-z))
@@ -185,7 +184,7 @@ def test_sigmoid_cross_entropy_matches_the_naive_formula_and_its_gradients():
     check_forward(f, y, z)
 
 
-def test_sparse_softmax_cross_entropy_values_and_gradients():
+def test_sparse_softmax_cross_entropy_values_and_gradients(rng):
     z = rng.standard_normal((4, 3))
     labels = np.array([0, 2, 1, 2])
     lsm = z - np.log(np.exp(z).sum(-1, keepdims=True))
@@ -200,7 +199,7 @@ def test_sparse_softmax_cross_entropy_values_and_gradients():
     check_forward(lambda t: f(labels, t), z)
 
 
-def test_softmax_cross_entropy_with_soft_labels():
+def test_softmax_cross_entropy_with_soft_labels(rng):
     z = rng.standard_normal((2, 4))
     y = rng.dirichlet(np.ones(4), size=2)
     f = nt.nn.softmax_cross_entropy_with_logits

@@ -167,3 +167,8 @@ def test_vector_gufuncs_with_axis_keywords_are_refused_by_name():
         y = np.vecdot(x, x, axis=0)
     with pytest.raises(nt.NoGradientRuleError, match="np.vecdot with axis="):
         t.gradient(y, x)
+
+
+def test_matmul_of_a_stack_and_a_vector():
+    check_both(np.matmul, randn(2, 3, 4), randn(4))
+    check_both(np.matmul, randn(3), randn(2, 3, 4))

@@ -10,19 +10,18 @@ from nbtape.errors import NoGradientRuleError
 from test_rules_shapes import NUMPY, needs_numpy, numpy_param
 from test_rules_ufuncs import check_second
 
-rng = np.random.default_rng(1)
 SHAPE = (2, 3, 4)
 
 
-def distinct(shape):
+def distinct(rng, shape):
     """Values with no ties (ties make max/median non-differentiable)."""
     n = int(np.prod(shape))
     return (rng.permutation(n) / n * 2 - 1 + 0.01 * rng.standard_normal(n)).reshape(shape)
 
 
-def with_nans(shape):
+def with_nans(rng, shape):
     """Three NaNs on a diagonal, so no line along any axis is all NaN."""
-    x = distinct(shape)
+    x = distinct(rng, shape)
     for k in range(3):
         x[tuple(k % s for s in shape)] = np.nan
     return x
@@ -46,15 +45,15 @@ NAN_REDUCTIONS = [np.nansum, np.nanmean, np.nanmax, np.nanmin, np.nanprod, np.na
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("axis", AXES, ids=str)
 @pytest.mark.parametrize("f", REDUCTIONS, ids=lambda f: f.__name__)
-def test_reductions_with_axis_and_keepdims(f, axis, keepdims):
-    check_both(lambda x: f(x, axis=axis, keepdims=keepdims), distinct(SHAPE))
+def test_reductions_with_axis_and_keepdims(f, axis, keepdims, rng):
+    check_both(lambda x: f(x, axis=axis, keepdims=keepdims), distinct(rng, SHAPE))
 
 
 @pytest.mark.parametrize("keepdims", [False, True])
 @pytest.mark.parametrize("axis", AXES, ids=str)
 @pytest.mark.parametrize("f", NAN_REDUCTIONS, ids=lambda f: f.__name__)
-def test_nan_reductions_skip_nans(f, axis, keepdims):
-    check_both(lambda x: f(x, axis=axis, keepdims=keepdims), with_nans(SHAPE))
+def test_nan_reductions_skip_nans(f, axis, keepdims, rng):
+    check_both(lambda x: f(x, axis=axis, keepdims=keepdims), with_nans(rng, SHAPE))
 
 
 def test_nan_elements_get_zero_gradient():
@@ -66,9 +65,10 @@ def test_nan_elements_get_zero_gradient():
 @settings(max_examples=10, deadline=None)
 @given(array_shapes(min_dims=1, max_dims=3, max_side=4), st.data())
 def test_reductions_on_any_shape(shape, data):
+    rng = np.random.default_rng(0)
     axis = data.draw(st.sampled_from([None] + list(range(-len(shape), len(shape)))))
     keepdims = data.draw(st.booleans())
-    x = distinct(shape)
+    x = distinct(rng, shape)
     for f in (np.mean, np.prod, np.max, np.var, np.median):
         check_both(lambda a: f(a, axis=axis, keepdims=keepdims), x)
     for f in (np.cumsum, np.cumprod):
@@ -77,14 +77,14 @@ def test_reductions_on_any_shape(shape, data):
 
 @pytest.mark.parametrize("ddof", [0, 1, 2])
 @pytest.mark.parametrize("f", [np.std, np.var, np.nanstd, np.nanvar], ids=lambda f: f.__name__)
-def test_ddof_and_correction(f, ddof):
-    check_both(lambda x: f(x, axis=1, ddof=ddof), distinct(SHAPE))
+def test_ddof_and_correction(f, ddof, rng):
+    check_both(lambda x: f(x, axis=1, ddof=ddof), distinct(rng, SHAPE))
     if NUMPY >= "2.0.0":                # correction= is new in numpy 2.0
-        check_both(lambda x: f(x, axis=0, correction=ddof), distinct((5, 2)))
+        check_both(lambda x: f(x, axis=0, correction=ddof), distinct(rng, (5, 2)))
 
 
-def test_var_and_std_of_complex_values():
-    z = distinct((3, 4)) + 1j * distinct((3, 4))
+def test_var_and_std_of_complex_values(rng):
+    z = distinct(rng, (3, 4)) + 1j * distinct(rng, (3, 4))
     check_both(lambda x: np.var(x, axis=1), z)
     check_both(np.std, z)
 
@@ -101,8 +101,8 @@ def test_prod_with_two_zeros_is_zero():
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)], ids=str)
-def test_prod_and_cumprod_with_zeros_match_finite_differences(axis):
-    x = distinct((4, 5))
+def test_prod_and_cumprod_with_zeros_match_finite_differences(axis, rng):
+    x = distinct(rng, (4, 5))
     x[0, 1] = x[2, 2] = x[2, 4] = x[3, 0] = 0.0
     check_both(lambda a: np.prod(a, axis=axis), x)
     if not isinstance(axis, tuple):
@@ -110,11 +110,11 @@ def test_prod_and_cumprod_with_zeros_match_finite_differences(axis):
         check_both(lambda a: np.nancumprod(a, axis=axis), x)
 
 
-def test_prod_initial_and_where():
-    x = distinct((3, 4))
+def test_prod_initial_and_where(rng):
+    x = distinct(rng, (3, 4))
     check_both(lambda a: np.prod(a, axis=1, initial=2.5), x)
     check_both(lambda a: np.prod(a, axis=1, where=a > 0), x)
-    check_both(lambda a: np.nanprod(a, axis=0, initial=-1.5), with_nans((3, 4)))
+    check_both(lambda a: np.nanprod(a, axis=0, initial=-1.5), with_nans(rng, (3, 4)))
 
 
 # --- max and min: ties share
@@ -129,31 +129,31 @@ def test_max_ties_share_the_gradient_evenly():
     np.testing.assert_array_equal(g, [-0.5, -0.5, 1.0])
 
 
-def test_max_with_where_and_initial():
-    x = distinct((3, 4))
+def test_max_with_where_and_initial(rng):
+    x = distinct(rng, (3, 4))
     check_both(lambda a: np.max(a, axis=1, where=a < 0.5, initial=-10.0), x)
     g, = _grads(lambda a: np.max(a, initial=10.0), [1.0, 2.0])      # initial wins
     np.testing.assert_array_equal(g, [0.0, 0.0])
 
 
 # --- mean, average
-def test_mean_with_where():
-    check_both(lambda a: np.mean(a, axis=1, where=a > -0.2), distinct((3, 4)))
+def test_mean_with_where(rng):
+    check_both(lambda a: np.mean(a, axis=1, where=a > -0.2), distinct(rng, (3, 4)))
 
 
 @pytest.mark.parametrize("axis, wshape, keepdims", [
     (None, (3, 4), False), (1, (4,), False), (0, (3,), True), (1, (3, 4), True)])
-def test_weighted_average(axis, wshape, keepdims):
+def test_weighted_average(axis, wshape, keepdims, rng):
     w = rng.uniform(0.5, 2.0, wshape)
-    check_both(lambda a, ww: np.average(a, axis, ww, keepdims=keepdims), distinct((3, 4)), w)
+    check_both(lambda a, ww: np.average(a, axis, ww, keepdims=keepdims), distinct(rng, (3, 4)), w)
 
 
 # --- running sums and products
 @pytest.mark.parametrize("axis", [None, 0, 1, -1], ids=str)
 @pytest.mark.parametrize("f", [np.cumsum, np.cumprod, np.nancumsum, np.nancumprod],
                          ids=lambda f: f.__name__)
-def test_cumulative(f, axis):
-    x = with_nans((3, 4)) if f.__name__.startswith("nan") else distinct((3, 4))
+def test_cumulative(f, axis, rng):
+    x = with_nans(rng, (3, 4)) if f.__name__.startswith("nan") else distinct(rng, (3, 4))
     check_both(lambda a: f(a, axis=axis), x)
 
 
@@ -161,8 +161,8 @@ def test_cumulative(f, axis):
 @pytest.mark.parametrize("axis", [0, 1], ids=str)
 @pytest.mark.parametrize("f", [numpy_param("cumulative_sum", id="cumulative_sum"),
                                numpy_param("cumulative_prod", id="cumulative_prod")])
-def test_array_api_cumulative(f, axis, include_initial):
-    x = distinct((3, 4))
+def test_array_api_cumulative(f, axis, include_initial, rng):
+    x = distinct(rng, (3, 4))
     x[1, 1] = 0.0
     check_both(lambda a: f(a, axis=axis, include_initial=include_initial), x)
 
@@ -171,8 +171,8 @@ def test_array_api_cumulative(f, axis, include_initial):
 @pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint",
                                     "weibull", "median_unbiased", "inverted_cdf"])
 @pytest.mark.parametrize("q", [0.37, [0.1, 0.5, 0.92]], ids=str)
-def test_quantile_methods(method, q):
-    x = distinct((3, 5))
+def test_quantile_methods(method, q, rng):
+    x = distinct(rng, (3, 5))
     for axis in (None, 0, 1):
         check_both(lambda a: np.quantile(a, q, axis=axis, method=method), x)
     check_both(lambda a: np.percentile(a, np.multiply(q, 100), axis=1, method=method,
@@ -187,14 +187,14 @@ def test_median_of_even_length_averages_the_middle_two():
 @pytest.mark.parametrize("f, q", [(np.quantile, [0.23, 0.61]), (np.percentile, [23.0, 61.0]),
                                   (np.nanquantile, [0.3, 0.8]), (np.nanpercentile, 42.0)],
                          ids=lambda v: getattr(v, "__name__", str(v)))
-def test_gradient_with_respect_to_q(f, q):
-    x = with_nans((3, 5)) if f.__name__.startswith("nan") else distinct((3, 5))
+def test_gradient_with_respect_to_q(f, q, rng):
+    x = with_nans(rng, (3, 5)) if f.__name__.startswith("nan") else distinct(rng, (3, 5))
     check_both(lambda a, qq: f(a, qq, axis=1), x, np.array(q))
     check_both(lambda a, qq: f(a, qq), x, np.array(q))
 
 
-def test_q_gradient_for_a_stepwise_method_is_refused():
-    x, q = nt.constant(distinct((5,))), nt.constant(0.3)
+def test_q_gradient_for_a_stepwise_method_is_refused(rng):
+    x, q = nt.constant(distinct(rng, (5,))), nt.constant(0.3)
     with nt.GradientTape() as tape:
         tape.watch(q)
         y = np.quantile(x, q, method="lower")
@@ -203,8 +203,8 @@ def test_q_gradient_for_a_stepwise_method_is_refused():
 
 
 @pytest.mark.parametrize("f", [np.var, np.std, np.nanvar, np.nanstd, np.nanmean])
-def test_where_masks_var_std_and_nanmean(f):
-    x = distinct((3, 4))
+def test_where_masks_var_std_and_nanmean(f, rng):
+    x = distinct(rng, (3, 4))
     mask = np.array([[True, False, True, True], [True, True, False, True],
                      [False, True, True, False]])     # two or more in each row
     check_both(lambda a: f(a, axis=1, where=mask), x)
@@ -221,26 +221,26 @@ def test_where_masks_var_std_and_nanmean(f):
     lambda a: np.add.accumulate(a), lambda a: np.add.accumulate(a, axis=1),
     lambda a: np.multiply.accumulate(a, axis=1),
 ])
-def test_ufunc_reduce_and_accumulate(f):
-    check_both(f, distinct((3, 4)))
+def test_ufunc_reduce_and_accumulate(f, rng):
+    check_both(f, distinct(rng, (3, 4)))
 
 
 @pytest.mark.parametrize("f", [lambda a: np.add.reduce(a, 1, where=a > 0),
                                lambda a: np.multiply.reduce(a, where=a > 0),
                                lambda a: np.maximum.reduce(a, 1, where=a < 0.5, initial=-9.0)])
-def test_ufunc_reduce_with_where(f):
-    check_both(f, distinct((3, 4)))
+def test_ufunc_reduce_with_where(f, rng):
+    check_both(f, distinct(rng, (3, 4)))
 
 
 @pytest.mark.parametrize("u", [np.add, np.subtract, np.multiply, np.divide],
                          ids=lambda u: u.__name__)
-def test_ufunc_outer(u):
-    check_both(u.outer, distinct((2, 3)), distinct((4,)) + 3.0)
-    check_both(u.outer, distinct((3,)), np.array(2.5))
+def test_ufunc_outer(u, rng):
+    check_both(u.outer, distinct(rng, (2, 3)), distinct(rng, (4,)) + 3.0)
+    check_both(u.outer, distinct(rng, (3,)), np.array(2.5))
 
 
-def test_ufunc_methods_are_recorded_under_their_own_names():
-    x = nt.constant(distinct((2, 3)))
+def test_ufunc_methods_are_recorded_under_their_own_names(rng):
+    x = nt.constant(distinct(rng, (2, 3)))
     with nt.GradientTape() as tape:
         tape.watch(x)
         np.multiply.accumulate(x, axis=1)
@@ -251,8 +251,8 @@ def test_ufunc_methods_are_recorded_under_their_own_names():
 @pytest.mark.parametrize("f", [np.mean, np.prod, np.max, np.std, np.cumsum, np.cumprod,
                                np.median, np.nansum, lambda x: np.quantile(x, 0.3),
                                lambda x: np.add.reduce(x)])
-def test_float32_in_float32_out(f):
-    x = nt.constant(distinct((3, 4)).astype(np.float32))
+def test_float32_in_float32_out(f, rng):
+    x = nt.constant(distinct(rng, (3, 4)).astype(np.float32))
     with nt.GradientTape() as tape:
         tape.watch(x)
         y = np.sum(f(x))
@@ -270,23 +270,26 @@ def _zeros_in(x, *where):
     return x
 
 
-@pytest.mark.parametrize("f, x", [
-    (lambda a: np.prod(a, axis=1), distinct((3, 4))),
-    (lambda a: np.prod(a, axis=1), _zeros_in(distinct((3, 4)), (0, 1), (2, 2), (2, 3))),
-    (np.prod, _zeros_in(distinct((3, 4)), (1, 1))),
-    (lambda a: np.cumprod(a, axis=1), _zeros_in(distinct((3, 4)), (0, 1), (2, 2), (2, 3))),
+@pytest.mark.parametrize("f, make", [
+    (lambda a: np.prod(a, axis=1), lambda r: distinct(r, (3, 4))),
+    (lambda a: np.prod(a, axis=1),
+     lambda r: _zeros_in(distinct(r, (3, 4)), (0, 1), (2, 2), (2, 3))),
+    (np.prod, lambda r: _zeros_in(distinct(r, (3, 4)), (1, 1))),
+    (lambda a: np.cumprod(a, axis=1),
+     lambda r: _zeros_in(distinct(r, (3, 4)), (0, 1), (2, 2), (2, 3))),
     pytest.param(lambda a: np.cumulative_prod(a, axis=0, include_initial=True),
-                 _zeros_in(distinct((3, 4)), (1, 2)), marks=needs_numpy("cumulative_prod")),
-    (lambda a: np.std(a, axis=0), distinct((3, 4))),
-    (lambda a: np.nanvar(a, axis=1), with_nans((3, 4))),
-    (lambda a: np.cumsum(a ** 2), distinct((3, 4))),
-    (lambda a: np.median(a ** 3, axis=1), distinct((3, 4))),
-    (lambda a: np.average(a ** 2, 1, np.arange(1.0, 5.0)), distinct((3, 4))),
-    (lambda a: np.ptp(a, axis=1) ** 2, distinct((3, 4))),
-    (lambda a: np.multiply.reduce(a, axis=0), _zeros_in(distinct((3, 4)), (1, 1))),
+                 lambda r: _zeros_in(distinct(r, (3, 4)), (1, 2)),
+                 marks=needs_numpy("cumulative_prod")),
+    (lambda a: np.std(a, axis=0), lambda r: distinct(r, (3, 4))),
+    (lambda a: np.nanvar(a, axis=1), lambda r: with_nans(r, (3, 4))),
+    (lambda a: np.cumsum(a ** 2), lambda r: distinct(r, (3, 4))),
+    (lambda a: np.median(a ** 3, axis=1), lambda r: distinct(r, (3, 4))),
+    (lambda a: np.average(a ** 2, 1, np.arange(1.0, 5.0)), lambda r: distinct(r, (3, 4))),
+    (lambda a: np.ptp(a, axis=1) ** 2, lambda r: distinct(r, (3, 4))),
+    (lambda a: np.multiply.reduce(a, axis=0), lambda r: _zeros_in(distinct(r, (3, 4)), (1, 1))),
 ])
-def test_second_derivative_by_nested_tapes(f, x):
-    check_second(f, x)
+def test_second_derivative_by_nested_tapes(f, make, rng):
+    check_second(f, make(rng))
 
 
 def test_std_of_equal_values_has_zero_gradient_not_nan():
@@ -297,23 +300,23 @@ def test_std_of_equal_values_has_zero_gradient_not_nan():
 # --- differences and integrals (rules/differences.py)
 @pytest.mark.parametrize("n", [1, 2])
 @pytest.mark.parametrize("axis", [0, 1, -1], ids=str)
-def test_diff(n, axis):
-    x = distinct((3, 4))
+def test_diff(n, axis, rng):
+    x = distinct(rng, (3, 4))
     check_both(lambda a: np.diff(a, n=n, axis=axis), x)
     check_both(lambda a: np.diff(a, n=n, axis=axis, prepend=2.0, append=np.ones((3, 4))), x)
 
 
-def test_ediff1d():
-    check_both(np.ediff1d, distinct((3, 4)))
-    check_both(lambda a, end, begin: np.ediff1d(a, end, begin), distinct((3, 4)),
-               distinct((4,)), np.array([1.0, 2.0]))
-    check_both(lambda a: np.ediff1d(a, to_begin=[1.0]), distinct((5,)))
+def test_ediff1d(rng):
+    check_both(np.ediff1d, distinct(rng, (3, 4)))
+    check_both(lambda a, end, begin: np.ediff1d(a, end, begin), distinct(rng, (3, 4)),
+               distinct(rng, (4,)), np.array([1.0, 2.0]))
+    check_both(lambda a: np.ediff1d(a, to_begin=[1.0]), distinct(rng, (5,)))
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1], ids=str)
-def test_trapezoid(axis):
+def test_trapezoid(axis, rng):
     trapezoid = getattr(np, "trapezoid", None) or np.trapz    # numpy 1 calls it trapz
-    y = distinct((3, 4))
+    y = distinct(rng, (3, 4))
     check_both(lambda a: trapezoid(a, axis=axis), y)
     check_both(lambda a, dx: trapezoid(a, None, dx, axis=axis), y, np.array(0.3))
     check_both(lambda a, x: trapezoid(a, x, axis=axis), y, np.cumsum(np.abs(y), axis=axis))
@@ -327,12 +330,12 @@ def test_trapezoid(axis):
     lambda a: np.cov(a, ddof=2), np.corrcoef, lambda a: np.corrcoef(a, rowvar=False),
     lambda a: np.cov(a[0]), lambda a: np.corrcoef(a[0], a[1]),
 ])
-def test_cov_and_corrcoef(f):
-    check_both(f, distinct((3, 5)))
+def test_cov_and_corrcoef(f, rng):
+    check_both(f, distinct(rng, (3, 5)))
 
 
-def test_cov_and_corrcoef_of_two_operands():
-    x, y, y2 = distinct((3, 5)), distinct((5,)), distinct((2, 5))
+def test_cov_and_corrcoef_of_two_operands(rng):
+    x, y, y2 = distinct(rng, (3, 5)), distinct(rng, (5,)), distinct(rng, (2, 5))
     check_both(np.cov, x, y)
     check_both(np.cov, y, y2)
     check_both(lambda a, b: np.cov(a, b, rowvar=False), np.ascontiguousarray(x.T),
@@ -340,3 +343,8 @@ def test_cov_and_corrcoef_of_two_operands():
     check_both(np.corrcoef, x, y)
     check_second(np.corrcoef, x)
     check_second(np.cov, x)
+def test_sum_with_where_sends_no_gradient_to_masked_out_elements(rng):
+    mask = np.array([[True, False, True, True], [False, True, True, False], [True] * 4])
+    check_both(lambda x: np.sum(x, axis=1, where=mask), distinct(rng, (3, 4)))
+    g, = _grads(lambda x: np.sum(x, where=mask), np.ones((3, 4)))
+    np.testing.assert_array_equal(g, mask)

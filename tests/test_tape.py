@@ -776,3 +776,85 @@ def test_gradient_outside_the_block_is_not_recorded():
     n = len(tape)
     g = tape.gradient(y, x)
     assert len(tape) == n and tape.gradient(g, x) is None
+
+
+# --- promises a mutation run found untested (tests/mutation.py) ------------------------------------
+def test_gradient_taken_inside_stop_recording_releases_the_tape():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        with tape.stop_recording():
+            g = tape.gradient(y, x)         # a used non-persistent tape leaves the stack here
+    assert float(g) == 4.0
+
+
+def test_integer_target_warning_points_at_the_users_line():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = (x * 2.0).astype(np.int64)
+    with pytest.warns(UserWarning, match="target's dtype") as record:
+        assert tape.gradient(y, x) is None
+    assert record[0].filename == __file__
+
+
+def test_a_long_tape_keeps_the_line_of_a_step_without_a_gradient_rule():
+    import inspect
+    from nbtape.rules.core_ops import primitive
+    from nbtape.rules.registry import RULES, defjvp
+
+    def double(x):
+        return 2 * x
+    f = primitive(double)
+    try:
+        defjvp(f.raw, lambda t, ans, x: 2 * t)      # forward mode only: no VJP
+        x = nt.constant(1.0)
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            for _ in range(1100):                   # a long tape keeps few lines...
+                y = y + 1.0
+            z = f(y)
+            line = inspect.currentframe().f_lineno - 1
+        with pytest.raises(nt.NoGradientRuleError, match=f"line {line} of test_tape.py"):
+            tape.gradient(z, x)                     # ...but this one, for the error
+    finally:
+        del RULES[f.raw]
+
+
+def test_a_used_tape_whose_outputs_add_up_to_over_a_megabyte_keeps_none_of_them():
+    x = nt.constant(np.ones(1000))                  # 8 kB a step, 1.6 MB in all
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        for _ in range(200):
+            y = y * 1.001
+        loss = np.sum(y)
+    tape.gradient(loss, x)
+    kept = [op for op in tape._ops if op.out is not None]
+    assert [op.out for op in kept] in ([y, loss], [y])    # only what the test still holds
+
+
+def test_a_small_tape_used_by_jacobian_keeps_its_outputs_for_pictures():
+    x = nt.constant(np.array([1.0, 2.0]))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sin(x) * 2.0
+    tape.jacobian(y, x)
+    assert all(op.out is not None for op in tape._ops)
+
+
+def test_integer_and_bool_source_warnings_name_the_variable_and_suggest_a_float():
+    v = nt.Variable(3, name="count")
+    with nt.GradientTape() as tape:
+        y = v * 2
+    with pytest.warns(UserWarning, match=r"variable 'count'.*did you mean 3.0 instead of 3\?"):
+        assert tape.gradient(y, v) is None
+    flag = nt.constant(np.array([True, False]))
+    with nt.GradientTape() as tape:
+        tape.watch(flag)
+        y = flag * 2.0
+    with pytest.warns(UserWarning, match="bool") as record:
+        assert tape.gradient(y, flag) is None
+    assert "did you mean" not in str(record[0].message)

@@ -1,0 +1,100 @@
+"""nbtape/backward.py: what the reverse pass promises beyond right values (the memory it
+keeps is in test_memory.py): ops know the user's line and hold their outputs as long as
+promised, keyword arguments reach the rules as plain values, VJPs run only for operands on
+the gradient path, and no op ends the pass early."""
+import gc
+import inspect
+import weakref
+
+import numpy as np
+
+import nbtape as nt
+from nbtape.rules.core_ops import primitive
+from nbtape.rules.registry import RULES, defvjp
+
+
+def test_an_op_knows_the_users_line_that_ran_it():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sin(x)
+        line = inspect.currentframe().f_lineno - 1
+    op = tape._ops[-1]
+    assert op.where == (__file__, line, "test_an_op_knows_the_users_line_that_ran_it")
+    assert op.where == (__file__, line, "test_an_op_knows_the_users_line_that_ran_it")  # kept
+    assert float(tape.gradient(y, x)) == np.cos(2.0)
+
+
+def test_keyword_arguments_reach_the_rules_as_plain_values():
+    x = nt.constant(np.arange(6.0).reshape(2, 3))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.sum(x ** 2, axis=1, keepdims=True) * np.array([[1.0], [2.0]]))
+    g = tape.gradient(y, x)
+    assert type(g.numpy()) is np.ndarray
+    np.testing.assert_array_equal(g.numpy(), 2 * x.numpy() * np.array([[1.0], [2.0]]))
+
+
+def test_vjps_run_only_for_operands_on_the_gradient_path():
+    calls = []
+
+    def counted(name, vjp):
+        def run(*a):
+            calls.append(name)
+            return vjp(*a)
+        return run
+
+    def scale(x, y):
+        return x * y
+    f = primitive(scale)
+    try:
+        defvjp(f.raw, counted("x", lambda g, ans, x, y: g * y),
+               counted("y", lambda g, ans, x, y: g * x))
+        x, y = nt.constant(2.0), nt.constant(3.0)
+        with nt.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            z = f(x, y)
+        assert float(tape.gradient(z, x)) == 3.0 and calls == ["x"]   # y is not watched
+        tape.watch(y)
+        assert tape.gradient(z, y) is None and calls == ["x"]   # watched after use: no path
+        with nt.GradientTape() as both:
+            both.watch([x, y])
+            z = f(x, y)
+        assert float(both.gradient(z, x)) == 3.0 and calls == ["x", "x"]   # y: not asked
+    finally:
+        del RULES[f.raw]
+
+
+def test_a_small_used_tape_keeps_its_outputs_for_pictures():
+    """(A big one keeps none: test_memory.py.)"""
+    x = nt.constant(np.ones(3))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        h = np.sin(x)
+        y = np.sum(h)
+    op = tape._ops[0]
+    assert op.out is h
+    tape.gradient(y, x)
+    assert op.out is h                          # the user still has it
+    ref = weakref.ref(h)
+    del h
+    gc.collect()
+    assert op.out is ref() is not None
+
+
+def test_an_op_with_several_outputs_off_the_path_does_not_end_the_pass():
+    x = nt.constant(np.array([0.5, 1.5]))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(x * 2.0)
+        frac, whole = np.modf(x)                # newer than y, on no path to it
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 2.0])
+
+
+def test_a_stop_gradient_early_on_the_tape_cuts_only_its_own_path():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        cut = nt.stop_gradient(x) * 5.0
+        y = x * 3.0 + cut
+    assert float(tape.gradient(y, x)) == 3.0
