@@ -109,7 +109,7 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"requests that tried to leave 127.0.0.1: "
                                     f"{len(_facts['blocked'])}")
     for name, (start, run) in sorted(page.TIMES.items()):
-        terminalreporter.write_line(f"  {name}: kernel ready in {start:.0f} s, Run All {run:.0f} s")
+        terminalreporter.write_line(f"  {name}: kernel ready in {start:.0f} s, cells run in {run:.0f} s")
     shots = _facts.get("shots")
     if shots is not None:
         terminalreporter.write_line(f"screenshots ({len(shots.taken)} taken): {shots.folder}")
