@@ -6,7 +6,7 @@ path never depends on import order.
 """
 import numpy as np
 
-from .registry import defjvp, defnondiff, defparam, defvjp, defzero, rule_for
+from .registry import VARARGS, Rule, defjvp, defnondiff, defparam, defvjp, defzero, rule_for
 from .util import conj, expand_reduced, shape_of
 
 
@@ -28,18 +28,31 @@ def primitive(fn):
 
     rule = rule_for(fn)
 
+    def recorded(args, kwargs):
+        # Until a rule is given, every tensor argument is an operand with no gradient
+        # rule, so a gradient through the call raises instead of skipping it.
+        if rule.has_vjp or rule.has_jvp or rule.nondiff:
+            return _apply(rule, args, kwargs)
+        return _apply(_without_rule(fn, rule.name), args, kwargs)
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         for a in args:
             if isinstance(a, _TensorLike):
-                return _apply(rule, args, kwargs)
+                return recorded(args, kwargs)
         if kwargs:
             for a in kwargs.values():
                 if isinstance(a, _TensorLike):
-                    return _apply(rule, args, kwargs)
+                    return recorded(args, kwargs)
         return fn(*args, **kwargs)
     wrapper.raw = fn
     return wrapper
+
+
+def _without_rule(fn, name):
+    r = Rule(fn, name)
+    r.kind, r.start = VARARGS, 0
+    return r
 
 
 def _bind_engine(apply, tensor_like):
