@@ -552,3 +552,12 @@ def test_an_undrawable_graph_is_tried_once_per_display(monkeypatch):
 
 def test_nt_render_is_exported():
     assert nt.render is R.render
+
+
+def test_an_integer_cast_is_drawn_as_a_note_that_says_so():
+    x = nt.Variable([0.5, 1.5], name="x")
+    with nt.GradientTape() as tape:
+        y = np.sum(x * 3.0) + np.sum(x.astype(int) * 2.0)
+    g = tape.graph()
+    notes = [" ".join(info.lines) for info in g.nbtape_nodes.values() if info.kind == "note"]
+    assert any("became int64 through astype" in n and "no gradient" in n for n in notes), notes
