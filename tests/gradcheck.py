@@ -95,3 +95,27 @@ def check_forward(f, *args, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-6, seed=1):
 def check_both(f, *args, **kw):
     check_reverse(f, *args, **kw)
     check_forward(f, *args, **{k: v for k, v in kw.items() if k != "seed"})
+
+
+
+def directional_differences(h, xs, vs, eps=(1e-6, 1e-4)):
+    """Central differences of the real scalar ``h(*xs)`` along ``vs``, one per step size."""
+    out = []
+    for e in eps:
+        plus = h(*[x + e * v for x, v in zip(xs, vs)])
+        minus = h(*[x - e * v for x, v in zip(xs, vs)])
+        out.append((plus - minus) / (2 * e))
+    return out
+
+
+def judge(derivative, diffs, scale=1.0, rtol=1e-4):
+    """Does ``derivative`` match the central differences ``diffs`` (two step sizes)?
+
+    Where the two step sizes disagree with each other the point is not smooth enough
+    to judge (no false alarms): None.  Otherwise True when ``derivative`` matches
+    either.  ``scale`` is the size of the function's terms, for round-off.
+    """
+    tol = rtol * (1 + abs(diffs[0])) + 1e-9 * scale
+    if abs(diffs[0] - diffs[1]) > tol:
+        return None
+    return any(abs(derivative - d) <= tol for d in diffs)

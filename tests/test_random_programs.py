@@ -1,0 +1,292 @@
+"""Random programs over the whole rule registry, against numpy and finite differences.
+
+Each program is a short chain of numpy calls (``programs.py`` builds it, with a maker
+per registry entry from ``program_makers.py``) on float or complex inputs: operands
+positional or by keyword, plain-array constants and Python scalars mixed in,
+broadcasting and 0-d shapes.  Each is run four ways: on plain arrays (numpy's value),
+on tensors with no tape (the same value, shape and dtype), under a ``GradientTape``
+(the gradient along a random direction against central differences at two step sizes)
+and under a ``ForwardAccumulator`` (the tangent, likewise).  The outcome is one of
+
+* ``ok``;
+* ``wrong``: a value, gradient or tangent silently differs (or is None, or has the
+  wrong shape or dtype);
+* ``crash``: an exception other than ``NoGradientRuleError`` in a program numpy runs;
+* ``refused``: ``NoGradientRuleError`` (a refusal that says why is allowed);
+* ``unsmooth``: the two step sizes disagree, the point cannot be judged.
+
+A wrong or crashing program is shrunk (by shrinking its recorded random choices) to a
+short reproducer.  CI runs a fixed budget with a fixed seed; the long run is
+
+    python tests/test_random_programs.py --seed 1 --budget 20000 [--minutes 10]
+
+which prints the counts and one shrunk reproducer per class.
+"""
+import argparse
+import collections
+import re
+import sys
+import time
+import warnings
+
+import numpy as np
+
+import nbtape as nt
+from gradcheck import directional_differences, judge
+from nbtape.errors import NoGradientRuleError
+from program_makers import makers
+from programs import Chooser, build
+
+CI_SEED, CI_BUDGET = 20261123, 400
+SEVERITY = ("crash", "wrong", "refused", "unsmooth", "ok")
+
+
+class Result(collections.namedtuple("Result", "outcome mode detail")):
+    @property
+    def key(self):
+        return self.outcome, self.mode, self.detail
+
+
+def _short(e):
+    msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    return f"{type(e).__name__}: {re.sub(r'[0-9]+', '#', msg)[:90]}"
+
+
+def _real(t):
+    return t.numpy() if isinstance(t, nt.Tensor) else np.asarray(t)
+
+
+def _weights(rng, values):
+    ws = []
+    for v in values:
+        w = rng.standard_normal(np.shape(v))
+        ws.append(w + 1j * rng.standard_normal(np.shape(v)) if v.dtype.kind == "c" else w)
+    return ws
+
+
+def _direction(rng, x):
+    v = rng.standard_normal(x.shape)
+    return v + 1j * rng.standard_normal(x.shape) if x.dtype.kind == "c" else v
+
+
+def _scalar(env, targets, ws):
+    """real(sum(w * y)) over the targets: one real number that every target feeds."""
+    total = 0.0
+    for i, w in zip(targets, ws):
+        total = total + np.real(np.sum(np.multiply(env[i], w)))
+    return total
+
+
+def _dot(g, v):
+    return float(np.real(np.sum(np.conj(g) * v)))
+
+
+def check(prog, seed=0):
+    """Run ``prog`` four ways; the worst ``Result``."""
+    rng = np.random.default_rng(seed)
+    xs = prog.inputs
+    vs = [_direction(rng, x) for x in xs]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = prog.run(xs)
+        ws = _weights(rng, [ref[i] for i in prog.targets])
+        diffs = directional_differences(lambda *a: _scalar(prog.run(a), prog.targets, ws),
+                                        xs, vs)
+        scale = sum(float(np.sum(np.abs(ref[i]))) for i in prog.targets)
+        results = [_values(prog, xs, ref), _reverse(prog, xs, vs, ws, diffs, scale),
+                   _forward(prog, xs, vs, ws, diffs, scale)]
+    return min(results, key=lambda r: SEVERITY.index(r.outcome))
+
+
+def _values(prog, xs, ref):
+    try:
+        got = prog.run([nt.constant(x) for x in xs])
+    except NoGradientRuleError as e:
+        return Result("refused", "value", _short(e))
+    except Exception as e:
+        return Result("crash", "value", _short(e))
+    for k, (r, g) in enumerate(zip(ref, got)):
+        if not isinstance(g, (nt.Tensor, np.ndarray, np.generic)):
+            return Result("wrong", "value", f"a {type(g).__name__}, not a tensor")
+        g = _real(g)
+        if g.shape != r.shape or g.dtype != r.dtype:
+            return Result("wrong", "value", "shape or dtype differs from numpy's")
+        if not np.allclose(g, r, rtol=1e-9, atol=1e-12, equal_nan=True):
+            return Result("wrong", "value", "value differs from numpy's")
+    return Result("ok", "value", "")
+
+
+def _verdict(mode, derivative, diffs, scale, missing):
+    ok = judge(derivative, diffs, scale)
+    if ok is None:
+        return Result("unsmooth", mode, "")
+    if ok:
+        return Result("ok", mode, "")
+    return Result("wrong", mode, "None where the derivative is not zero" if missing else
+                  "differs from finite differences")
+
+
+def _reverse(prog, xs, vs, ws, diffs, scale):
+    ts = [nt.constant(x) for x in xs]
+    try:
+        with nt.GradientTape() as tape:
+            tape.watch(ts)
+            h = _scalar(prog.run(ts), prog.targets, ws)
+        grads = tape.gradient(h, ts)
+    except NoGradientRuleError as e:
+        return Result("refused", "reverse", _short(e))
+    except Exception as e:
+        return Result("crash", "reverse", _short(e))
+    total, missing = 0.0, False
+    for g, x, v in zip(grads, xs, vs):
+        if g is None:
+            missing = True
+            continue
+        g = _real(g)
+        if g.shape != x.shape or g.dtype != x.dtype:
+            return Result("wrong", "reverse", "gradient shape or dtype is not the source's")
+        total += _dot(g, v)
+    return _verdict("reverse", total, diffs, scale, missing)
+
+
+def _forward(prog, xs, vs, ws, diffs, scale):
+    ts = [nt.constant(x) for x in xs]
+    try:
+        with nt.ForwardAccumulator(ts, [v.astype(x.dtype) for v, x in zip(vs, xs)]) as acc:
+            env = prog.run(ts)
+        jvps = [acc.jvp(env[i]) for i in prog.targets]
+    except NoGradientRuleError as e:
+        return Result("refused", "forward", _short(e))
+    except Exception as e:
+        return Result("crash", "forward", _short(e))
+    total, missing = 0.0, False
+    for j, i, w in zip(jvps, prog.targets, ws):
+        if j is None:
+            missing = True
+            continue
+        total += float(np.real(np.sum(_real(j) * w)))
+    return _verdict("forward", total, diffs, scale, missing)
+
+
+def program(seed, index, table):
+    return build(Chooser(seed=[seed, index]), table)
+
+
+def shrink(prog, key, table, budget=250):
+    """A smaller program with the same outcome, mode and detail (shrinks the choices)."""
+    best, choices, tries = prog, list(prog.choices), 0
+
+    def attempt(cand):
+        nonlocal best, choices, tries
+        tries += 1
+        p = build(Chooser(prefix=cand), table)
+        if p is None or (len(p.choices), p.choices) >= (len(choices), choices):
+            return False
+        if check(p).key != key:
+            return False
+        best, choices = p, list(p.choices)
+        return True
+
+    changed = True
+    while changed and tries < budget:
+        changed = False
+        for size in (8, 4, 2, 1):
+            i = 0
+            while i < len(choices) and tries < budget:
+                if not attempt(choices[:i] + choices[i + size:]):
+                    i += 1
+                else:
+                    changed = True
+        for i in range(len(choices)):
+            if tries >= budget:
+                break
+            for smaller in (0, choices[i] // 2, choices[i] - 1):
+                if 0 <= smaller < choices[i] and i < len(choices):
+                    cand = list(choices)
+                    cand[i] = smaller
+                    if attempt(cand):
+                        changed = True
+                        break
+    return best
+
+
+def run(seed, budget, minutes=None, shrink_budget=250, out=sys.stdout):
+    """Run ``budget`` programs (or until ``minutes``); counts and shrunk classes."""
+    table = makers()
+    counts = collections.Counter()
+    classes = collections.OrderedDict()       # coarse key -> [count, first program]
+    start = time.time()
+    n = 0
+    for index in range(budget):
+        if minutes is not None and time.time() - start > 60 * minutes:
+            break
+        prog = program(seed, index, table)
+        if prog is None:
+            continue
+        n += 1
+        r = check(prog)
+        counts[r.outcome] += 1
+        if r.outcome in ("wrong", "crash", "refused"):
+            coarse = r.key + (prog.calls[-1].name,)
+            if coarse not in classes:
+                classes[coarse] = [0, prog, index]
+            classes[coarse][0] += 1
+    elapsed = time.time() - start
+    print(f"seed {seed}: {n} programs in {elapsed:.0f}s: " +
+          ", ".join(f"{k} {counts[k]}" for k in SEVERITY), file=out)
+    shrunk = collections.OrderedDict()
+    for coarse, (count, prog, index) in sorted(classes.items(),
+                                               key=lambda kv: SEVERITY.index(kv[0][0])):
+        small = prog if coarse[0] == "refused" or not shrink_budget else \
+            shrink(prog, coarse[:3], table, shrink_budget)
+        sig = coarse[:3] + (tuple(small.names()),)
+        entry = shrunk.setdefault(sig, [0, small, []])
+        entry[0] += count
+        entry[2].append(index)
+    for (outcome, mode, detail, names), (count, small, idx) in shrunk.items():
+        print(f"\n[{outcome}] {mode}: {detail or '-'}  ({count} programs, e.g. #{idx[0]}; "
+              f"calls {', '.join(names)})", file=out)
+        if outcome != "refused":
+            print("    " + small.source().replace("\n", "\n    "), file=out)
+    return counts, shrunk
+
+
+def test_random_programs_ci_budget():
+    """A fixed seed and budget: no wrong value, gradient or tangent, and no crash."""
+    table = makers()
+    bad = []
+    for index in range(CI_BUDGET):
+        prog = program(CI_SEED, index, table)
+        if prog is None:
+            continue
+        r = check(prog)
+        if r.outcome in ("wrong", "crash") and all(r.key != b[0] for b in bad):
+            bad.append((r.key, shrink(prog, r.key, table, budget=60)))
+    assert not bad, "\n\n".join(f"{k[0]} in {k[1]} mode ({k[2]}):\n{p.source()}"
+                                for k, p in bad)
+
+
+def test_the_registry_is_covered():
+    """Every rule with a gradient gets a maker, so a new rule is fuzzed for free."""
+    from nbtape.rules.registry import RULES
+    table = makers()
+    names = {r.name for r in RULES.values() if not (r.nondiff or r.stop)}
+    internal = {"scatter_add", "stop_gradient", "bessel_i1"}
+    assert names - internal <= set(table), sorted(names - internal - set(table))
+
+
+def test_programs_replay_from_their_choices():
+    table = makers()
+    prog = program(CI_SEED, 3, table)
+    again = build(Chooser(prefix=prog.choices), table)
+    assert again.source() == prog.source()
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--budget", type=int, default=20000)
+    ap.add_argument("--minutes", type=float, default=None)
+    ap.add_argument("--shrink", type=int, default=250, help="runs per shrink (0: none)")
+    a = ap.parse_args()
+    run(a.seed, a.budget, a.minutes, a.shrink)
