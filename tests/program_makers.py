@@ -131,7 +131,8 @@ OPTIONAL = {
 }
 
 
-def array_fn(fn, name, ok=None, make=None, dom=None, extra=None, method=None, skip=()):
+def array_fn(fn, name, ok=None, make=None, dom=None, extra=None, method=None, skip=(),
+             real=False):
     """A function of an array operand (its first parameter), optional parameters, and,
     where the rule says more parameters carry gradients, operands that broadcast with it."""
     sig = _sig_of(fn)
@@ -139,7 +140,7 @@ def array_fn(fn, name, ok=None, make=None, dom=None, extra=None, method=None, sk
     nargs = rule.nargs if rule is not None else 1
 
     def maker(b):
-        x = b.operand(ok=ok, make=make, dom=dom)
+        x = b.operand(ok=ok, make=make, dom=dom, real=real)
         shape = np.shape(b.value(x))
         names = list(sig.parameters) if sig else [None]
         first = names[0] if sig and sig.parameters[names[0]].kind is not P.VAR_POSITIONAL \
@@ -405,18 +406,26 @@ def special():
     }
     out = {n: two_arrays(f, n, p, ok) for n, (f, ok, p) in two.items() if f is not None}
     sq = {"ok": square, "make": make_square}
-    for n in ("inv", "det", "slogdet", "pinv", "eig", "eigvals", "matrix_power"):
+    # Eigen- and singular vectors are defined up to a phase (a sign for real ones, which
+    # is locally constant): only real matrices, and only eig's eigenvalues, have a
+    # derivative finite differences can check.
+    for n in ("inv", "det", "slogdet", "pinv", "eigvals", "matrix_power"):
         f = getattr(linalg, n, None)
         if f is not None:
             out["np.linalg." + n] = array_fn(
                 f, "np.linalg." + n, extra={"n": lambda b, s, c: Lit(b.ch.below(4) - 1)}, **sq)
+    if hasattr(linalg, "eig"):
+        eig = array_fn(linalg.eig, "np.linalg.eig", real=True, **sq)
+        out["np.linalg.eig"] = lambda b: Call("getitem", "getitem", [eig(b), Lit(0)],
+                                              how="getitem")
     for n in ("cholesky", "eigh", "eigvalsh"):
-        out["np.linalg." + n] = array_fn(getattr(linalg, n), "np.linalg." + n, dom="spd", **sq)
+        out["np.linalg." + n] = array_fn(getattr(linalg, n), "np.linalg." + n, dom="spd",
+                                         real=n == "eigh", **sq)
     for n in ("svd", "svdvals", "qr", "matrix_norm"):
         f = getattr(linalg, n, None)
         if f is not None:
             out["np.linalg." + n] = array_fn(
-                f, "np.linalg." + n, ok=nd(2, 3), extra={
+                f, "np.linalg." + n, ok=nd(2, 3), real=n == "svd", extra={
                     "mode": lambda b, s, c: Lit(b.ch.pick(["reduced", "complete", "r"])),
                     "ord": lambda b, s, c: Lit(b.ch.pick(["fro", "nuc", 1, 2, -1, np.inf]))})
     out["np.linalg.norm"] = array_fn(linalg.norm, "np.linalg.norm", extra={

@@ -9,6 +9,7 @@ its choices and shrunk by shrinking them.  Programs are built against numpy itse
 a call that numpy rejects on plain arrays (or that warns, or gives a non-finite
 value) is dropped and another is drawn, so every program is one numpy runs cleanly.
 """
+import copy
 import inspect
 import warnings
 
@@ -211,6 +212,55 @@ class Program:
         lines.append(f"# targets: {', '.join(f'v{i}' for i in self.targets)}")
         return "\n".join(lines)
 
+    def slots(self):
+        """``(layout position, call number or None)`` for each pool entry."""
+        out, callno = [], -1
+        for pos, (c, n) in enumerate(self.layout):
+            if c != "in":
+                callno += 1
+            out += [(pos, None if c == "in" else callno)] * (1 if c == "in" or n is None else n)
+        return out
+
+    def cut(self, j, values):
+        """Call ``j`` replaced by inputs holding its results ``values`` (the pool's)."""
+        layout, inputs = [], list(self.inputs)
+        slots = self.slots()
+        for pos, (c, n) in enumerate(self.layout):
+            mine = [i for i, (p, _) in enumerate(slots) if p == pos]
+            if c != "in" and slots[mine[0]][1] == j:
+                for i in mine:
+                    layout.append(("in", len(inputs)))
+                    inputs.append(np.asarray(values[i]))
+            else:
+                layout.append((c, n))
+        targets = [t for t in self.targets if slots[t][1] != j]
+        targets += [r.i for r in _refs(self.calls[j]) if r.i not in targets]
+        return Program(inputs, copy.deepcopy(layout), targets, self.choices)
+
+    def compact(self):
+        """Without the inputs and calls nothing uses (pool entries renumbered)."""
+        prog = self
+        while True:
+            used = {r.i for c in prog.calls for r in _refs(c)} | set(prog.targets)
+            slots = prog.slots()
+            drop = [pos for pos, (c, n) in enumerate(prog.layout)
+                    if not any(i in used for i, (p, _) in enumerate(slots) if p == pos)]
+            if not drop:
+                return prog
+            pos = drop[-1]
+            first = next(i for i, (p, _) in enumerate(slots) if p == pos)
+            width = sum(1 for p, _ in slots if p == pos)
+            layout = copy.deepcopy(prog.layout)
+            del layout[pos]
+            for c, _ in layout:
+                if c != "in":
+                    _shift(c, first + 1, -width)
+            ins = [j for c, j in layout if c == "in"]
+            inputs = [prog.inputs[j] for j in ins]
+            layout = [("in", ins.index(n)) if c == "in" else (c, n) for c, n in layout]
+            targets = [t - width if t > first else t for t in prog.targets]
+            prog = Program(inputs, layout, targets, prog.choices)
+
     def names(self):
         return [c.name if c.how == "fn" else f".{c.fn}" if c.how == "method" else c.fn
                 for c in self.calls]
@@ -250,19 +300,20 @@ class Builder:
         self.complex_ok = ch.flag(0.1)
 
     # -- operands
-    def operand(self, ok=None, make=None, dom=None):
+    def operand(self, ok=None, make=None, dom=None, real=False):
         """A pool entry (recent ones first) whose value passes ``ok``, else a new input."""
         ch, cands = self.ch, []
+        kinds = "f" if real else "fc"
         for i in range(len(self.values) - 1, -1, -1):
             v = self.values[i]
-            if v.dtype.kind in "fc" and v.size <= 64 and (ok is None or ok(v.shape)):
+            if v.dtype.kind in kinds and v.size <= 64 and (ok is None or ok(v.shape)):
                 cands.append(i)
         fresh = len(self.inputs) < self.MAX_INPUTS and (not cands or ch.flag(0.15))
         if fresh:
             shape = make(ch) if make else random_shape(ch)
             if ok is not None and not ok(shape):
                 raise Reject("no shape")
-            return self.new_input(shape, dom)
+            return self.new_input(shape, dom, real)
         if not cands:
             raise Reject("no operand")
         # mostly the newest result, so calls chain
@@ -270,8 +321,8 @@ class Builder:
         self.used.add(i)
         return Ref(i, dom)
 
-    def new_input(self, shape, dom=None):
-        x = random_values(self.ch, shape, self.complex_ok and self.ch.flag(0.5))
+    def new_input(self, shape, dom=None, real=False):
+        x = random_values(self.ch, shape, not real and self.complex_ok and self.ch.flag(0.5))
         self.layout.append(("in", len(self.inputs)))
         self.inputs.append(x)
         self.values.append(x)
@@ -386,6 +437,13 @@ class Builder:
         for c, n in self.layout:
             for k in range(1 if c == "in" or n is None else n):
                 yield c, k
+
+
+def _shift(arg, k, d):
+    """Add ``d`` to every ref at or after pool index ``k``."""
+    for r in _refs(arg):
+        if r.i >= k:
+            r.i += d
 
 
 def _broadcasts(a, b):
