@@ -31,6 +31,8 @@ class Chooser:
         self.log = []
 
     def below(self, n):
+        if n <= 0:
+            raise Reject("nothing to choose from")
         k = len(self.log)
         if k < len(self.prefix):
             v = self.prefix[k]
@@ -306,7 +308,7 @@ class Builder:
         kinds = "f" if real else "fc"
         for i in range(len(self.values) - 1, -1, -1):
             v = self.values[i]
-            if v.dtype.kind in kinds and v.size <= 64 and (ok is None or ok(v.shape)):
+            if v.dtype.kind in kinds and 0 < v.size <= 64 and (ok is None or ok(v.shape)):
                 cands.append(i)
         fresh = len(self.inputs) < self.MAX_INPUTS and (not cands or ch.flag(0.15))
         if fresh:

@@ -37,7 +37,7 @@ from nbtape.errors import NoGradientRuleError
 from program_makers import makers
 from programs import Chooser, Program, _refs, build
 
-CI_SEED, CI_BUDGET = 20261123, 400
+CI_SEED, CI_BUDGET = 20261123, 1500
 SEVERITY = ("crash", "wrong", "refused", "unsmooth", "ok")
 
 

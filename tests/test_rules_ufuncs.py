@@ -347,3 +347,9 @@ def test_sign_of_complex_values_is_differentiable():
     z = np.array([0.3 - 1.2j, -0.7 + 0.4j, 1.1 + 0.9j])
     check_both(np.sign, z)
     check_both(lambda z: np.sign(z) * z, z)
+
+
+def test_sinc_of_complex_values():
+    """sinc is holomorphic: its VJP takes the conjugate derivative (found by the
+    random-program test)."""
+    check_both(np.sinc, np.array([-1.3 + 1.5j, 0.4 - 0.2j]))

@@ -9,7 +9,7 @@ import numpy as np
 
 from .reductions import given
 from .registry import defalias, defjvp, defvjp, numpy_function
-from .util import shape_of
+from .util import conj, shape_of
 
 
 def _slab(v, axis, length):
@@ -126,12 +126,12 @@ def _per_output(g):
 
 def _trap_vjp_y(g, ans, y, x=None, dx=1.0, axis=-1):
     ax, yl, d, w = _trap_layout(y, x, dx, axis)
-    return np.moveaxis(_per_output(g) * w, -1, ax)
+    return np.moveaxis(_per_output(g) * conj(w), -1, ax)
 
 
 def _trap_vjp_x(g, ans, y, x=None, dx=1.0, axis=-1):
     ax, yl, d, w = _trap_layout(y, x, dx, axis)
-    full = _per_output(g) * _x_coefficient(yl)
+    full = _per_output(g) * conj(_x_coefficient(yl))
     if np.ndim(x) == 1:
         return np.sum(full, axis=tuple(range(len(shape_of(full)) - 1)))
     return np.moveaxis(full, -1, ax)
@@ -141,7 +141,7 @@ def _trap_vjp_dx(g, ans, y, x=None, dx=1.0, axis=-1):
     if x is not None:               # numpy ignores dx when x is given
         return np.sum(g) * 0.0
     ax, yl, d, w = _trap_layout(y, None, 1.0, axis)
-    return np.sum(g * np.sum(yl * w, axis=-1))
+    return np.sum(g * conj(np.sum(yl * w, axis=-1)))
 
 
 def _trap_jvp_x(t, ans, y, x=None, dx=1.0, axis=-1):
