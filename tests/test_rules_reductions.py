@@ -232,6 +232,13 @@ def test_ufunc_reduce_with_where(f):
     check_both(f, distinct((3, 4)))
 
 
+@pytest.mark.parametrize("u", [np.add, np.multiply])
+def test_accumulate_with_axis_none(u):
+    """numpy takes ``axis=None`` for a 1-d array (the random-program test found a
+    TypeError in the backward pass)."""
+    check_both(lambda a: u.accumulate(a, None), distinct((4,)))
+
+
 @pytest.mark.parametrize("u", [np.add, np.subtract, np.multiply, np.divide],
                          ids=lambda u: u.__name__)
 def test_ufunc_outer(u):
