@@ -102,8 +102,10 @@ def directional_differences(h, xs, vs, eps=(1e-6, 1e-4)):
     """Central differences of the real scalar ``h(*xs)`` along ``vs``, one per step size."""
     out = []
     for e in eps:
-        plus = h(*[x + e * v for x, v in zip(xs, vs)])
-        minus = h(*[x - e * v for x, v in zip(xs, vs)])
+        # asarray: a 0-d array plus a step is a numpy scalar, which some numpy
+        # functions treat differently (nanmax(where=False) gives nan on one)
+        plus = h(*[np.asarray(x + e * v) for x, v in zip(xs, vs)])
+        minus = h(*[np.asarray(x - e * v) for x, v in zip(xs, vs)])
         out.append((plus - minus) / (2 * e))
     return out
 
@@ -116,6 +118,6 @@ def judge(derivative, diffs, scale=1.0, rtol=1e-4):
     either.  ``scale`` is the size of the function's terms, for round-off.
     """
     tol = rtol * (1 + abs(diffs[0])) + 1e-9 * scale
-    if abs(diffs[0] - diffs[1]) > tol:
+    if not np.all(np.isfinite(diffs)) or abs(diffs[0] - diffs[1]) > tol:
         return None
     return any(abs(derivative - d) <= tol for d in diffs)

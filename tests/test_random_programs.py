@@ -234,7 +234,7 @@ def run(seed, budget, minutes=None, shrink_budget=150, out=sys.stdout):
             if outcome == "wrong" else False
         if outcome == "refused":          # one class per message, naming the functions
             fns = re.findall(r"np\.[\w.#]+", detail)
-            detail = re.sub(r"np\.[\w.#]+", "np.<f>", detail)
+            detail = re.sub(r"np\.[\w.#]+", "np.<f>", detail)[:70]
             call = fns[0] if fns else ""
         group = summary[outcome, mode, detail if outcome != "wrong" else
                         "a tensor passed by keyword" if kw else "positional operands"]
