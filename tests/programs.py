@@ -173,9 +173,20 @@ def _index_src(idx):
 class Program:
     """Inputs (float or complex arrays) and calls, in pool order, and the target results."""
 
-    def __init__(self, inputs, layout, targets, choices):
+    def __init__(self, inputs, layout, targets, choices, variables=False):
         self.inputs, self.layout = inputs, layout      # layout: ("in", j) or (call, nouts)
         self.targets, self.choices = targets, choices
+        self.variables = variables      # inputs are nt.Variable (else nt.constant)
+
+    def replace(self, **kw):
+        new = copy.copy(self)
+        new.__dict__.update(kw)
+        return new
+
+    def wrap(self, nt):
+        """The inputs as nbtape values."""
+        make = nt.Variable if self.variables else nt.constant
+        return [make(x) for x in self.inputs]
 
     @property
     def calls(self):
@@ -204,7 +215,8 @@ class Program:
         k = 0
         for c, n in self.layout:
             if c == "in":
-                lines.append(f"v{k} = nt.constant(np.array({self.inputs[n].tolist()!r}))")
+                make = "nt.Variable" if self.variables else "nt.constant"
+                lines.append(f"v{k} = {make}(np.array({self.inputs[n].tolist()!r}))")
                 k += 1
                 continue
             names = [f"v{k}"] if n is None else [f"v{k + j}" for j in range(n)]
@@ -237,7 +249,7 @@ class Program:
                 layout.append((c, n))
         targets = [t for t in self.targets if slots[t][1] != j]
         targets += [r.i for r in _refs(self.calls[j]) if r.i not in targets]
-        return Program(inputs, copy.deepcopy(layout), targets, self.choices)
+        return self.replace(inputs=inputs, layout=copy.deepcopy(layout), targets=targets)
 
     def compact(self):
         """Without the inputs and calls nothing uses (pool entries renumbered)."""
@@ -261,7 +273,7 @@ class Program:
             inputs = [prog.inputs[j] for j in ins]
             layout = [("in", ins.index(n)) if c == "in" else (c, n) for c, n in layout]
             targets = [t - width if t > first else t for t in prog.targets]
-            prog = Program(inputs, layout, targets, prog.choices)
+            prog = prog.replace(inputs=inputs, layout=layout, targets=targets)
 
     def names(self):
         return [c.name if c.how == "fn" else f".{c.fn}" if c.how == "method" else c.fn
@@ -300,6 +312,7 @@ class Builder:
         self.inputs, self.values, self.layout = [], [], []
         self.used = set()
         self.complex_ok = ch.flag(0.1)
+        self.variables = ch.flag(0.2)
 
     # -- operands
     def operand(self, ok=None, make=None, dom=None, real=False):
@@ -432,7 +445,8 @@ class Builder:
         ins = {i for i, (c, _) in enumerate(self._slots()) if c == "in"}
         targets = [i for i in range(len(self.values)) if i not in self.used
                    and i not in ins and self.values[i].dtype.kind in "fc"]
-        return Program(list(self.inputs), list(self.layout), targets, list(self.ch.log))
+        return Program(list(self.inputs), list(self.layout), targets, list(self.ch.log),
+                       self.variables)
 
     def _slots(self):
         """One (call or "in", k) per pool entry."""

@@ -35,7 +35,7 @@ import nbtape as nt
 from gradcheck import directional_differences, judge
 from nbtape.errors import NoGradientRuleError
 from program_makers import makers
-from programs import Chooser, Program, _refs, build
+from programs import Chooser, _refs, build
 
 CI_SEED, CI_BUDGET = 20261123, 1500
 SEVERITY = ("crash", "wrong", "refused", "unsmooth", "ok")
@@ -53,7 +53,7 @@ def _short(e):
 
 
 def _real(t):
-    return t.numpy() if isinstance(t, nt.Tensor) else np.asarray(t)
+    return t.numpy() if isinstance(t, (nt.Tensor, nt.Variable)) else np.asarray(t)
 
 
 def _weights(rng, values):
@@ -81,8 +81,8 @@ def _dot(g, v):
     return float(np.real(np.sum(np.conj(g) * v)))
 
 
-def check(prog, seed=0):
-    """Run ``prog`` four ways; the worst ``Result``."""
+def check(prog, seed=0, each=None):
+    """Run ``prog`` four ways; the worst ``Result`` (``each`` gets all three)."""
     rng = np.random.default_rng(seed)
     xs = prog.inputs
     vs = [_direction(rng, x) for x in xs]
@@ -90,25 +90,27 @@ def check(prog, seed=0):
         warnings.simplefilter("ignore")
         ref = prog.run(xs)
         targets = [i for i in prog.targets if ref[i].dtype.kind in "fc"]
-        prog = Program(prog.inputs, prog.layout, targets, prog.choices)
+        prog = prog.replace(targets=targets)
         ws = _weights(rng, [ref[i] for i in prog.targets])
         diffs = directional_differences(lambda *a: _scalar(prog.run(a), prog.targets, ws),
                                         xs, vs)
         scale = sum(float(np.sum(np.abs(ref[i]))) for i in prog.targets)
         results = [_values(prog, xs, ref), _reverse(prog, xs, vs, ws, diffs, scale),
                    _forward(prog, xs, vs, ws, diffs, scale)]
+    if each is not None:
+        each.extend(results)
     return min(results, key=lambda r: SEVERITY.index(r.outcome))
 
 
 def _values(prog, xs, ref):
     try:
-        got = prog.run([nt.constant(x) for x in xs])
+        got = prog.run(prog.wrap(nt))
     except NoGradientRuleError as e:
         return Result("refused", "value", _short(e))
     except Exception as e:
         return Result("crash", "value", _short(e))
     for k, (r, g) in enumerate(zip(ref, got)):
-        if not isinstance(g, (nt.Tensor, np.ndarray, np.generic)):
+        if not isinstance(g, (nt.Tensor, nt.Variable, np.ndarray, np.generic)):
             return Result("wrong", "value", f"a {type(g).__name__}, not a tensor")
         g = _real(g)
         if g.shape != r.shape or g.dtype != r.dtype:
@@ -130,7 +132,7 @@ def _verdict(mode, derivative, diffs, scale):
 
 
 def _reverse(prog, xs, vs, ws, diffs, scale):
-    ts = [nt.constant(x) for x in xs]
+    ts = prog.wrap(nt)
     try:
         with nt.GradientTape() as tape:
             tape.watch(ts)
@@ -152,7 +154,7 @@ def _reverse(prog, xs, vs, ws, diffs, scale):
 
 
 def _forward(prog, xs, vs, ws, diffs, scale):
-    ts = [nt.constant(x) for x in xs]
+    ts = prog.wrap(nt)
     try:
         with nt.ForwardAccumulator(ts, [v.astype(x.dtype) for v, x in zip(vs, xs)]) as acc:
             env = prog.run(ts)
@@ -201,7 +203,7 @@ def shrink(prog, key, budget=200):
                 tries += 1
                 inputs = list(best.inputs)
                 inputs[k] = np.take(x, range(x.shape[axis] - 1), axis=axis)
-                cand = Program(inputs, best.layout, best.targets, best.choices)
+                cand = best.replace(inputs=inputs)
                 try:
                     if check(cand).key == key:
                         best = cand
@@ -210,8 +212,7 @@ def shrink(prog, key, budget=200):
     for t in list(best.targets):
         if len(best.targets) > 1 and tries < budget:
             tries += 1
-            cand = Program(best.inputs, best.layout, [u for u in best.targets if u != t],
-                           best.choices).compact()
+            cand = best.replace(targets=[u for u in best.targets if u != t]).compact()
             if check(cand).key == key:
                 best = cand
     return best
@@ -221,7 +222,7 @@ def run(seed, budget, minutes=None, shrink_budget=150, out=sys.stdout):
     """Run ``budget`` programs (or until ``minutes``): counts, and the classes of
     wrong, crash and refused, each with a shrunk reproducer."""
     table = makers()
-    counts = collections.Counter()
+    counts, per_mode = collections.Counter(), collections.Counter()
     classes = {}       # (outcome, mode, detail, culprit call) -> [count, program, index]
     start = time.time()
     n = 0
@@ -232,8 +233,10 @@ def run(seed, budget, minutes=None, shrink_budget=150, out=sys.stdout):
         if prog is None:
             continue
         n += 1
-        r = check(prog)
+        each = []
+        r = check(prog, each=each)
         counts[r.outcome] += 1
+        per_mode.update((e.mode, e.outcome) for e in each)
         if r.outcome in ("wrong", "crash", "refused"):
             if r.outcome != "refused":
                 prog = shrink(prog, r.key, shrink_budget) if shrink_budget else prog
@@ -241,6 +244,9 @@ def run(seed, budget, minutes=None, shrink_budget=150, out=sys.stdout):
             classes.setdefault(key, [0, prog, index])[0] += 1
     print(f"seed {seed}, budget {budget}: {n} programs in {time.time() - start:.0f}s: " +
           ", ".join(f"{k} {counts[k]}" for k in SEVERITY), file=out)
+    for mode in ("value", "reverse", "forward"):
+        print(f"  {mode:7} alone: " + ", ".join(f"{k} {per_mode[mode, k]}" for k in SEVERITY
+                                                if k != "unsmooth" or mode != "value"), file=out)
     summary = collections.defaultdict(lambda: [0, set()])
     for (outcome, mode, detail, call), (count, prog, _) in classes.items():
         kw = any(True for a in prog.calls[-1].kwargs.values() for _ in _refs(a)) \
