@@ -35,7 +35,7 @@ import nbtape as nt
 from gradcheck import directional_differences, judge
 from nbtape.errors import NoGradientRuleError
 from program_makers import makers
-from programs import Chooser, _refs, build
+from programs import Builder, Chooser, Reject, _refs, build
 
 CI_SEED, CI_BUDGET = 20261123, 1500
 SEVERITY = ("crash", "wrong", "refused", "unsmooth", "ok")
@@ -296,6 +296,23 @@ def test_the_registry_is_covered():
     names = {r.name for r in RULES.values() if not (r.nondiff or r.stop)}
     internal = {"scatter_add", "stop_gradient", "bessel_i1"}
     assert names - internal <= set(table), sorted(names - internal - set(table))
+
+
+def test_every_maker_makes_calls_numpy_runs():
+    """No maker is dead weight: each gives, within a few tries, a call numpy runs
+    (a new rule whose arguments numpy's signature cannot explain shows up here)."""
+    dead = []
+    for name, maker in sorted(makers().items()):
+        for attempt in range(200):
+            b = Builder(Chooser(seed=[CI_SEED, attempt]))
+            try:
+                b.add(maker(b))
+                break
+            except Reject:
+                continue
+        else:
+            dead.append(name)
+    assert not dead, f"add these to program_makers.SPECIAL: {dead}"
 
 
 def test_a_wrong_rule_is_caught_and_shrunk():
