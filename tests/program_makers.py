@@ -137,7 +137,12 @@ def array_fn(fn, name, ok=None, make=None, dom=None, extra=None, method=None, sk
     where the rule says more parameters carry gradients, operands that broadcast with it."""
     sig = _sig_of(fn)
     rule = RULES.get(fn)
-    nargs = rule.nargs if rule is not None else 1
+    names = list(sig.parameters) if sig else []
+    if rule is not None and hasattr(rule, "differentiated"):
+        operands = set(rule.differentiated())     # numpy's names of the operands
+    else:
+        operands = set(names[:rule.nargs if rule is not None else 1])
+    operands.discard("out")
 
     def maker(b):
         x = b.operand(ok=ok, make=make, dom=dom, real=real)
@@ -149,7 +154,7 @@ def array_fn(fn, name, ok=None, make=None, dom=None, extra=None, method=None, sk
         for k, pname in enumerate(names[1:], 1):
             mk = (extra or {}).get(pname) or OPTIONAL.get(pname)
             required = sig.parameters[pname].default is P.empty
-            if mk is None and k < nargs:
+            if mk is None and pname in operands:
                 mk = lambda b, s, c: b.other(s)      # noqa: E731
             if mk is None or pname in skip or not (required or b.ch.flag(0.5)):
                 continue
@@ -307,6 +312,35 @@ def where(b):
     return Call(np.where, "np.where", [cond] + ([x, y] if b.ch.flag() else [y, x]))
 
 
+def partition(b):
+    x = b.operand(ok=nd(1))
+    shape = np.shape(b.value(x))
+    params = [("a", x), ("kth", Lit(b.ch.below(shape[-1])))]
+    if b.ch.flag(0.3):
+        params.append(("axis", Lit(-1)))
+    return b.call(np.partition, "np.partition", params)
+
+
+def choose(b):
+    x = b.operand()
+    shape = np.shape(b.value(x))
+    n = 2 + b.ch.below(2)
+    idx = Const(np.random.default_rng(b.ch.below(1000)).integers(0, n, shape))
+    items = [x] + [same_shape(b, shape) for _ in range(n - 1)]
+    return b.call(np.choose, "np.choose", [("a", idx), ("choices", Seq(items))])
+
+
+def select(b):
+    x = b.operand()
+    shape = np.shape(b.value(x))
+    rng = np.random.default_rng(b.ch.below(1000))
+    conds = Seq([Const(rng.random(shape) < 0.5) for _ in range(2)])
+    params = [("condlist", conds), ("choicelist", Seq([x, b.other(shape, scalar=False)]))]
+    if b.ch.flag(0.4):
+        params.append(("default", b.small()))
+    return b.call(np.select, "np.select", params)
+
+
 def clip(b):
     x = b.operand()
     shape = np.shape(b.value(x))
@@ -446,7 +480,10 @@ def special():
         b.operand(), b.other((), scalar=False)])
     out["np.einsum"] = einsum
     out["getitem"] = getitem
-    out["astype"] = astype
+    out["astype"] = out["np.astype"] = astype
+    out["np.partition"] = partition
+    out["np.choose"] = choose
+    out["np.select"] = select
     out["np.where"] = where
     out["np.clip"] = clip
     out["np.interp"] = interp
