@@ -1,7 +1,7 @@
 """Random programs over the whole rule registry, against numpy and finite differences.
 
 Each program is a short chain of numpy calls (``programs.py`` builds it, with a maker
-per registry entry from ``program_makers.py``) on float or complex inputs: operands
+per registry entry from ``program_table.py``) on float or complex inputs: operands
 positional or by keyword, plain-array constants and Python scalars mixed in,
 broadcasting and 0-d shapes.  Each is run four ways: on plain arrays (numpy's value),
 on tensors with no tape (the same value, shape and dtype), under a ``GradientTape``
@@ -34,7 +34,7 @@ import numpy as np
 import nbtape as nt
 from gradcheck import directional_differences, judge
 from nbtape.errors import NoGradientRuleError
-from program_makers import makers
+from program_table import makers
 from programs import Builder, Chooser, Reject, _refs, build
 
 CI_SEED, CI_BUDGET = 20261123, 1500
@@ -312,7 +312,7 @@ def test_every_maker_makes_calls_numpy_runs():
                 continue
         else:
             dead.append(name)
-    assert not dead, f"add these to program_makers.SPECIAL: {dead}"
+    assert not dead, f"add these to program_table.special(): {dead}"
 
 
 def test_a_wrong_rule_is_caught_and_shrunk():
