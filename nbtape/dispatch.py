@@ -4,11 +4,10 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 (``np.sin(x)``) or a numpy function (``np.sum(x, axis=0)``), goes through
 ``apply``.  With nothing recording it costs one numpy call plus a wrap.
 """
-import inspect
-
 import numpy as np
 
 from ._state import tls
+from .operands import bind as _bind, operand_names as _operand_names, operands as _operands
 from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -58,6 +57,8 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     ``casting=``) out of what the rules see.
     """
     stack = tls.stack
+    if kwargs:
+        return _apply_keywords(rule, args, kwargs, rule_kwargs, stack)
     if rule.kind is SEQUENCE:
         items = [_read(a, stack) for a in args[0]]
         rest = [_read(a, stack) for a in args[1:]]
@@ -79,37 +80,140 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
                 raw.append(a)
         if special:
             args = _special_args(rule, args, stack)
-    if kwargs and rule.params and rule.kind is POSITIONAL:
-        args, kwargs = _bind_operand_keywords(rule, args, kwargs)
-        args = [_read(a, stack) for a in args]
-        raw = [_val(a) for a in args]
-    if kwargs:
-        kwargs = {k: _read(v, stack) for k, v in kwargs.items()}
-        out = rule.fn(*raw, **{k: _val(v) for k, v in kwargs.items()})
-        if not rule_kwargs:
-            kwargs = None
-    else:
-        kwargs = None
-        out = rule.compute(*raw)
+            raw = [_val(a) for a in args]
+    out = rule.compute(*raw)
+    if rule.multi or not isinstance(out, _ARRAYS):
+        return _finish(rule, args, None, out, stack, False)
+    outs = Tensor(out)
+    if stack and not rule.nondiff:
+        # the common case inlined (a call per op shows): positional operands in place
+        fast = rule.fast
+        if len(args) <= fast:
+            operands = args
+        else:
+            operands = None
+            if fast == rule.nargs:      # x[i], np.sum(x, 1): no tensor past the operands?
+                for a in args[fast:]:
+                    if type(a) is Tensor:
+                        break
+                else:
+                    operands = args[:fast]
+            if operands is None:
+                rule, operands = _operands(rule, args, None)
+        ids = [a._id if type(a) is Tensor else None for a in operands]
+        for rec in stack:
+            rec.record(rule, args, None, operands, ids, outs)
+    return outs
+
+
+def _finish(rule, args, kwargs, out, stack, kw_tensors):
+    """Wrap ``out`` and offer the op to the recorders (``kw_tensors``: ``kwargs`` may
+    hold tensors)."""
     if rule.multi:
         outs = _wrap_multi(out)
     elif isinstance(out, _ARRAYS):
         outs = Tensor(out)
+    elif type(out) is complex:
+        # 1j * s: Python's complex takes numpy's float64 (a float subclass) itself
+        outs = Tensor(np.complex128(out))
     elif type(out) is tuple and out and isinstance(out[0], _ARRAYS):
         # this call returned several arrays where the rule expects one (e.g.
-        # np.average(..., returned=True)): record them, but with no gradient rule
-        rule = _several_outputs(rule)
+        # np.average(..., returned=True)): record them, with the rule for that
+        rule = rule.several or _several_outputs(rule)
         outs = _wrap_multi(out)
     else:
         outs = out
     if stack and not rule.nondiff:
-        # Rule.operands, with its common case inlined (a method call per op shows)
-        operands = args[:rule.nargs] if rule.kind is POSITIONAL and not rule.zero \
-            else rule.operands(args)
+        # the common case inlined: positional operands only (a call per op shows)
+        if len(args) <= rule.fast and not kw_tensors:
+            operands = args
+        else:
+            rule, operands = _operands(rule, args, kwargs)
         ids = [a._id if type(a) is Tensor else None for a in operands]
         for rec in stack:
             rec.record(rule, args, kwargs, operands, ids, outs)
     return outs
+
+
+def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
+    """``apply`` for a call with keywords: numpy computes the call as given; the
+    tape records it bound to numpy's signature (operands in their positions)."""
+    for v in kwargs.values():
+        t = type(v)
+        if t is Tensor or t is Variable or t is list or t is tuple:
+            break
+    else:
+        # the common case, np.sum(x, axis=1): keywords are options, operands are in place
+        names = rule.operand_names
+        if (names if names is not None else _operand_names(rule)).isdisjoint(kwargs):
+            raw = []
+            for a in args:
+                t = type(a)
+                if t is Tensor:
+                    raw.append(a._value)
+                elif t is Variable or t is list or t is tuple:
+                    break
+                else:
+                    raw.append(a)
+            else:
+                out = rule.fn(*raw, **kwargs)
+                return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, False)
+    args = [_read_nested(a, stack) for a in args]
+    kwargs = {k: _read_nested(v, stack) for k, v in kwargs.items()}
+    out = rule.fn(*[_raw_nested(a) for a in args],
+                  **{k: _raw_nested(v) for k, v in kwargs.items()})
+    if not stack or rule.nondiff:
+        return _finish(rule, args, None, out, (), False)
+    args, kwargs = _bind(rule, args, kwargs)
+    seq = 1 if rule.kind is SEQUENCE else 0     # a sequence operand stays a list
+    n = rule.nargs if rule.kind is POSITIONAL else 0
+    args = [_as_operand(a, k < n) if k >= seq else a for k, a in enumerate(args)]
+    kwargs = {k: _as_operand(v, False) for k, v in kwargs.items()}
+    return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, True)
+
+
+def _read_nested(a, stack):
+    t = type(a)
+    if t is Variable:
+        return a._read(stack)
+    if t is list or t is tuple:
+        return t(_read_nested(x, stack) for x in a)
+    return a
+
+
+def _raw_nested(a):
+    t = type(a)
+    if t is Tensor:
+        return a._value
+    if t is list or t is tuple:
+        return t(_raw_nested(x) for x in a)
+    return a
+
+
+def _as_operand(a, operand):
+    """A list holding float tensors as one recorded tensor; a list in an operand's
+    place as an array (what rules expect of a constant operand); else ``a``."""
+    t = type(a)
+    if t is list or t is tuple:
+        if _holds_float_tensor(a):
+            return _stacked(a)
+        if operand and t is list:
+            return np.asarray(a)
+    return a
+
+
+def _holds_float_tensor(a):
+    for x in a:
+        t = type(x)
+        if (t is Tensor and x._value.dtype.kind in "fc") or \
+                ((t is list or t is tuple) and _holds_float_tensor(x)):
+            return True
+    return False
+
+
+def _stacked(items):
+    """``np.array(items)`` for a (nested) list holding tensors, recorded as ``np.stack``."""
+    return np.stack([_stacked(x) if type(x) in (list, tuple) else x for x in items])
 
 
 _ARRAYS = (np.ndarray, np.generic)
@@ -117,41 +221,18 @@ _ARRAYS = (np.ndarray, np.generic)
 
 def _special_args(rule, args, stack):
     """Variables become their (recorded) reads; list operands become arrays, which
-    is what the rules expect of a constant operand (``x @ [1.0, 2.0]``)."""
+    is what the rules expect of a constant operand (``x @ [1.0, 2.0]``), or, when
+    they hold tensors, a recorded ``np.stack`` of them."""
     n = rule.nargs if rule.kind is POSITIONAL else 0
     out = []
     for k, a in enumerate(args):
         t = type(a)
         if t is Variable:
             a = a._read(stack)
-        elif t is list and k < n:
-            a = np.asarray(a)
+        elif t is list:
+            a = _as_operand(_read_nested(a, stack), k < n)
         out.append(a)
     return out
-
-
-def _bind_operand_keywords(rule, args, kwargs):
-    """Move keyword operands (``np.clip(x, min=t)``) into their positions.
-
-    Only when a keyword holds a tensor: rules differentiate positional operands.
-    """
-    if not any(isinstance(v, TensorLike) for v in kwargs.values()):
-        return args, kwargs
-    names = [n for n, _ in rule.params]
-    last = max((names.index(k) for k, v in kwargs.items()
-                if k in names and isinstance(v, TensorLike)), default=-1)
-    if last < len(args):
-        return args, kwargs
-    kwargs = dict(kwargs)
-    args = list(args)
-    for name, default in rule.params[len(args):last + 1]:
-        if name in kwargs:
-            args.append(kwargs.pop(name))
-        elif default is not inspect.Parameter.empty:
-            args.append(default)
-        else:
-            return args[:len(args)], kwargs
-    return args, kwargs
 
 
 def _several_outputs(rule):
@@ -178,6 +259,11 @@ def apply_unknown(fn, args, kwargs, name=None):
             ids = [a._id for a in operands]
             for rec in stack:
                 rec.record(rule, list(operands), None, operands, ids, outs)
+                if outs is None:
+                    # np.copyto(plain, t), as np.nan_to_num(plain, nan=t) does inside:
+                    # the values went into a plain array, and the tape cannot follow them
+                    for a in operands:
+                        rec.note_escape(a, rule.name)
     return outs
 
 
@@ -199,7 +285,18 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         rule = RULES.get(ufunc)
         if rule is not None:
             return apply(rule, inputs)
-    if kwargs.get("out") is not None:
+    if kwargs.get("where", False) is True or (method != "__call__" and "array" in kwargs):
+        # where=True is the default; ufunc.reduce(array=x) reaches us with x in both
+        # inputs and kwargs
+        kwargs = {k: v for k, v in kwargs.items()
+                  if not (k == "where" and v is True) and not (k == "array" and inputs)}
+        if not kwargs and method == "__call__":
+            return array_ufunc(ufunc, method, inputs, kwargs)
+    out = kwargs.get("out")
+    if out is not None and not any(isinstance(o, TensorLike) for o in
+                                   (out if type(out) is tuple else (out,))):
+        return _into_array(ufunc, method, inputs, kwargs)
+    if out is not None:
         raise TypeError(
             f"nbtape tensors are immutable, so np.{ufunc.__name__}(..., out=...) cannot "
             "write into one. Drop out= and use the returned tensor instead.")
@@ -213,6 +310,23 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         fn = ufunc if method == "__call__" else getattr(ufunc, method)
         return apply_unknown(fn, inputs, kwargs, name)
     return apply(rule, inputs, kwargs, rule_kwargs=method != "__call__")
+
+
+def _into_array(ufunc, method, inputs, kwargs):
+    """``np.subtract(t, m, out=buffer)`` into a plain array (numpy's own code does this,
+    e.g. ``np.nanvar`` with a tensor ``mean=``): the result is that array, off the tape."""
+    stack = tls.stack
+    raw = []
+    for a in inputs:
+        if isinstance(a, TensorLike):
+            t = _read(a, stack)
+            for rec in stack:
+                rec.note_escape(t, f"np.{ufunc.__name__}(..., out=<an array>)")
+            a = t._value
+        raw.append(a)
+    kwargs = {k: _raw_nested(_read_nested(v, stack)) for k, v in kwargs.items()}
+    fn = ufunc if method == "__call__" else getattr(ufunc, method)
+    return fn(*raw, **kwargs)
 
 
 def array_function(func, args, kwargs):

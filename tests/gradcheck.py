@@ -1,7 +1,8 @@
 """Finite-difference checks shared by the rule tests (reverse and forward mode).
 
 ``check_reverse(f, *args)``: the tape's gradient of ``sum(f(*args) * w)`` (random
-weights ``w``, so every output element matters) against central differences.
+weights ``w``, so every output element matters; one per output if ``f`` returns a
+tuple) against central differences.
 ``check_forward(f, *args)``: ``ForwardAccumulator`` JVPs along random directions
 against central differences of ``f`` along the same directions.
 Float64 inputs only; ``wrt`` chooses which positional args are differentiated.
@@ -17,7 +18,14 @@ def _rng(seed=0):
 
 
 def _weights(f, args, rng):
-    out = np.asarray(f(*[np.asarray(a) for a in args]))
+    """Random weights for each output (a list of them when ``f`` returns several)."""
+    out = f(*[np.asarray(a) for a in args])
+    if isinstance(out, (tuple, list)):
+        return [_weight(np.asarray(o), rng) for o in out]
+    return _weight(np.asarray(out), rng)
+
+
+def _weight(out, rng):
     w = rng.standard_normal(out.shape)
     if out.dtype.kind == "c":
         w = w + 1j * rng.standard_normal(out.shape)
@@ -27,6 +35,8 @@ def _weights(f, args, rng):
 def _real_scalar(f, w):
     def h(*a):
         y = f(*a)
+        if isinstance(w, list):
+            return sum(np.real(np.sum(yi * wi)) for yi, wi in zip(y, w))
         return np.real(np.sum(y * w))
     return h
 

@@ -202,13 +202,13 @@ def test_q_gradient_for_a_stepwise_method_is_refused():
         tape.gradient(y, q)
 
 
-def test_where_is_refused_where_unsupported():
-    x = nt.constant(distinct((3, 4)))
-    with nt.GradientTape() as tape:
-        tape.watch(x)
-        y = np.var(x, where=np.asarray(x) > 0)
-    with pytest.raises(NoGradientRuleError, match="where="):
-        tape.gradient(y, x)
+@pytest.mark.parametrize("f", [np.var, np.std, np.nanvar, np.nanstd, np.nanmean])
+def test_where_masks_var_std_and_nanmean(f):
+    x = distinct((3, 4))
+    mask = np.array([[True, False, True, True], [True, True, False, True],
+                     [False, True, True, False]])     # two or more in each row
+    check_both(lambda a: f(a, axis=1, where=mask), x)
+    check_both(lambda a: f(a, where=mask, keepdims=True), x)
 
 
 # --- ufunc methods

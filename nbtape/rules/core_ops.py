@@ -6,7 +6,7 @@ path never depends on import order.
 """
 import numpy as np
 
-from .registry import defjvp, defnondiff, defvjp, defzero, rule_for
+from .registry import defjvp, defnondiff, defparam, defvjp, defzero, rule_for
 from .util import conj, expand_reduced, shape_of
 
 
@@ -191,13 +191,16 @@ defjvp(np.transpose, lambda t, ans, x, axes=None: np.transpose(t, axes))
 # --- sum (every unbroadcast needs it) ----------------------------------------------------------
 def _sum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None,
              where=True):
-    g = expand_reduced(g, shape_of(x), axis, keepdims)
-    return g if where is True else np.where(where, g, 0.0)
+    g = expand_reduced(g, shape_of(x), axis, keepdims is True)   # numpy's default: np._NoValue
+    return g if where is True or where is np._NoValue else np.where(where, g, 0.0)
 
 
 defvjp(np.sum, _sum_vjp)
 defjvp(np.sum, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None,
        where=True: np.sum(t, axis=axis, keepdims=keepdims, where=where))
+# sum = initial + the elements: the engine sums g down to initial's shape
+defparam(np.sum, "initial", lambda g, ans, x, *args, **kw: g,
+         lambda t, ans, x, *args, **kw: t)
 
 
 # --- constant-valued and piecewise-constant ------------------------------------------------------

@@ -8,7 +8,7 @@ points ``x`` and the spacing ``dx``.
 import numpy as np
 
 from .reductions import given
-from .registry import defalias, defjvp, defvjp, numpy_function
+from .registry import defalias, defjvp, defparam, defvjp, numpy_function
 from .util import conj, shape_of
 
 
@@ -36,23 +36,54 @@ def _extra(v, axis):
     return 1 if np.ndim(v) == 0 else shape_of(v)[axis]
 
 
-def _diff_vjp(g, ans, a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+def _diff_adjoint(g, a, n, axis, prepend, append):
+    """The adjoint of ``concatenate([prepend, a, append])``, and where ``a`` starts in it."""
     ax = axis % len(shape_of(a))
     for _ in range(n):
         g = diff_transpose(g, ax)
-    start = _extra(prepend, ax)
-    index = (slice(None),) * ax + (slice(start, start + shape_of(a)[ax]),)
-    return g[index]
+    return g, ax, _extra(prepend, ax)
 
 
-def _diff_jvp(t, ans, a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+def _along(ax, start, stop):
+    return (slice(None),) * ax + (slice(start, stop),)
+
+
+def _diff_vjp(g, ans, a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    g, ax, start = _diff_adjoint(g, a, n, axis, prepend, append)
+    return g[_along(ax, start, start + shape_of(a)[ax])]
+
+
+def _diff_vjp_prepend(g, ans, a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    g, ax, start = _diff_adjoint(g, a, n, axis, prepend, append)
+    return g[_along(ax, 0, start)]      # a scalar prepend: the engine sums the slab
+
+
+def _diff_vjp_append(g, ans, a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    g, ax, start = _diff_adjoint(g, a, n, axis, prepend, append)
+    return g[_along(ax, start + shape_of(a)[ax], None)]
+
+
+def _diff_tangent(part, t, a, n, axis, prepend, append):
+    """The tangent of ``np.diff`` from the tangent ``t`` of one part (0 a, 1 prepend, 2 append)."""
     ax = axis % len(shape_of(a))
-    parts = [_slab(t, ax, _extra(prepend, ax)), t, _slab(t, ax, _extra(append, ax))]
-    return np.diff(np.concatenate(parts, axis=ax), n=n, axis=ax)
+    shapes = [list(shape_of(a)) for _ in range(3)]
+    shapes[0][ax], shapes[2][ax] = _extra(prepend, ax), _extra(append, ax)
+    dtype = np.result_type(t)
+    pieces = [np.zeros(s, dtype) for s in shapes]
+    pieces[(1, 0, 2)[part]] = t if part == 0 else np.broadcast_to(t, shapes[(1, 0, 2)[part]])
+    return np.diff(np.concatenate(pieces, axis=ax), n=n, axis=ax)
+
+
+def _diff_jvp(part):
+    def jvp(t, ans, a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+        return _diff_tangent(part, t, a, n, axis, prepend, append)
+    return jvp
 
 
 defvjp(np.diff, _diff_vjp)
-defjvp(np.diff, _diff_jvp)
+defjvp(np.diff, _diff_jvp(0))
+defparam(np.diff, "prepend", _diff_vjp_prepend, _diff_jvp(1))
+defparam(np.diff, "append", _diff_vjp_append, _diff_jvp(2))
 
 
 # ediff1d(a, to_end, to_begin) = [*to_begin, *diff(a.ravel()), *to_end]

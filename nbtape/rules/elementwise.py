@@ -10,7 +10,7 @@ import numpy as np
 
 from .core_ops import scatter_add
 from .reductions import refuse, value_of
-from .registry import defalias, defjvp, defnondiff, defvjp, defzero, numpy_function
+from .registry import defalias, defjvp, defnondiff, defparam, defvjp, defzero, numpy_function
 from .util import conj, shape_of
 
 
@@ -46,6 +46,15 @@ defjvp(np.clip,
        t * _clip_masks(x, a_min, a_max, kw)[1],
        lambda t, ans, x, a_min=None, a_max=None, out=None, **kw:
        t * _clip_masks(x, a_min, a_max, kw)[2])
+# numpy >= 2.1's keyword-only spellings of the bounds
+defparam(np.clip, "min", lambda g, ans, x, a_min=None, a_max=None, out=None, **kw:
+         g * _clip_masks(x, a_min, a_max, kw)[1],
+         lambda t, ans, x, a_min=None, a_max=None, out=None, **kw:
+         t * _clip_masks(x, a_min, a_max, kw)[1])
+defparam(np.clip, "max", lambda g, ans, x, a_min=None, a_max=None, out=None, **kw:
+         g * _clip_masks(x, a_min, a_max, kw)[2],
+         lambda t, ans, x, a_min=None, a_max=None, out=None, **kw:
+         t * _clip_masks(x, a_min, a_max, kw)[2])
 
 defzero(np.round, np.around, np.fix)
 defalias(numpy_function("round_"), np.round)        # numpy 1 only, deprecated
@@ -59,9 +68,35 @@ def _dsinc(x, ans):
 defvjp(np.sinc, lambda g, ans, x: g * conj(_dsinc(x, ans)))
 defjvp(np.sinc, lambda t, ans, x: t * _dsinc(x, ans))
 
-# nan_to_num replaces non-finite values by constants
+# nan_to_num replaces non-finite values by its nan=, posinf= and neginf= values; numpy's
+# defaults (0 and the largest finite values) are constants
+def _nan_to_num_param(test):
+    def vjp(g, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+        return _replaced(g, x, test)
+
+    def jvp(t, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+        return t * test(x)
+    return vjp, jvp
+
+
+def _replaced(g, x, test):
+    """The adjoint of a value put where ``test(x)``; for complex ``x`` numpy replaces in
+    the real and imaginary parts separately."""
+    if getattr(x, "dtype", np.dtype(float)).kind == "c":
+        return np.real(g) * test(np.real(x)) + np.imag(g) * test(np.imag(x))
+    return g * test(x)
+
+
 defvjp(np.nan_to_num, lambda g, ans, x, *a, **k: g * np.isfinite(x))
 defjvp(np.nan_to_num, lambda t, ans, x, *a, **k: t * np.isfinite(x))
+defparam(np.nan_to_num, "nan", *_nan_to_num_param(np.isnan))
+defparam(np.nan_to_num, "posinf", *_nan_to_num_param(np.isposinf))
+defparam(np.nan_to_num, "neginf", *_nan_to_num_param(np.isneginf))
+
+# np.astype (numpy >= 2.1), like the method: the engine casts the adjoint back
+_astype = numpy_function("astype")
+defvjp(_astype, lambda g, ans, x, dtype, **kw: g)
+defjvp(_astype, lambda t, ans, x, dtype, **kw: _astype(t, dtype))
 
 
 # angle(z) = atan2(Im z, Re z) is real-valued, so its gradient is
@@ -119,6 +154,12 @@ def _interp_parts(x, xp, fp, left, right, period):
     return idx, nxt, slope, lam, inside, safe
 
 
+def _outside(x, xp, right):
+    """Where ``x`` lies left (or right) of the sample points: there the value is left= (right=)."""
+    xv, xpv = value_of(x), value_of(xp)
+    return xv > xpv[-1] if right else xv < xpv[0]
+
+
 def _interp_vjp_x(g, ans, x, xp, fp, left=None, right=None, period=None):
     idx, nxt, slope, lam, inside, safe = _interp_parts(x, xp, fp, left, right, period)
     return g * conj(slope) * inside
@@ -169,3 +210,9 @@ def _interp_jvp_x(t, ans, x, xp, fp, left=None, right=None, period=None):
 
 
 defjvp(np.interp, _interp_jvp_x, _interp_jvp_xp, _interp_jvp_fp)
+defparam(np.interp, "left",
+         lambda g, ans, x, xp, fp, left=None, right=None, period=None: g * _outside(x, xp, False),
+         lambda t, ans, x, xp, fp, left=None, right=None, period=None: t * _outside(x, xp, False))
+defparam(np.interp, "right",
+         lambda g, ans, x, xp, fp, left=None, right=None, period=None: g * _outside(x, xp, True),
+         lambda t, ans, x, xp, fp, left=None, right=None, period=None: t * _outside(x, xp, True))

@@ -5,9 +5,9 @@ zero gradient and the others get what the plain reduction would give them.
 """
 import numpy as np
 
-from .reductions import (NV, argmax_share, kept, masked, normalize_axis, refuse, reduce_back,
-                         spread, twice_std, var_jvp, var_vjp, prod_parts)
-from .registry import defjvp, defnondiff, defvjp
+from .reductions import (NV, argmax_share, def_extreme_initial, def_prod_initial, defvariance,
+                         masked, normalize_axis, reduce_back, spread, prod_parts)
+from .registry import defjvp, defnondiff, defparam, defvjp
 from .util import conj, shape_of
 
 
@@ -23,28 +23,27 @@ defjvp(np.nansum, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=Fa
 
 
 def _nanmean_share(x, axis, where):
-    if masked(where):
-        refuse("np.nanmean", "the where= argument")
-    ok = _ok(x)
+    ok = _ok(x, where)
     return ok / np.sum(ok, axis=normalize_axis(axis, len(shape_of(x))), keepdims=True)
 
 
 defvjp(np.nanmean, lambda g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *,
        where=NV: spread(g, x, axis, keepdims) * _nanmean_share(x, axis, where))
 defjvp(np.nanmean, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=False, *,
-       where=NV: reduce_back(np.where(_ok(x), t, 0) * _nanmean_share(x, axis, where),
+       where=NV: reduce_back(np.where(_ok(x, where), t, 0) * _nanmean_share(x, axis, where),
                              x, axis, keepdims))
 
 
 # a NaN never equals the maximum, so the tie-sharing weights of max skip NaNs already
-defvjp(np.nanmax, lambda g, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV:
-       spread(g, x, axis, keepdims) * argmax_share(x, ans, axis, keepdims, where))
-defjvp(np.nanmax, lambda t, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV:
-       reduce_back(t * argmax_share(x, ans, axis, keepdims, where), x, axis, keepdims))
-defvjp(np.nanmin, lambda g, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV:
-       spread(g, x, axis, keepdims) * argmax_share(x, ans, axis, keepdims, where))
-defjvp(np.nanmin, lambda t, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV:
-       reduce_back(t * argmax_share(x, ans, axis, keepdims, where), x, axis, keepdims))
+defparam(np.nansum, "initial", lambda g, ans, x, *args, **kw: g,
+         lambda t, ans, x, *args, **kw: t)
+for _f in (np.nanmax, np.nanmin):
+    defvjp(_f, lambda g, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV:
+           spread(g, x, axis, keepdims) * argmax_share(x, ans, axis, keepdims, where, initial))
+    defjvp(_f, lambda t, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV:
+           reduce_back(t * argmax_share(x, ans, axis, keepdims, where, initial),
+                       x, axis, keepdims))
+    def_extreme_initial(_f)
 
 
 def _nanprod_parts(x, axis, initial, where):
@@ -59,21 +58,10 @@ defjvp(np.nanprod, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=F
        initial=NV, where=NV:
        reduce_back(np.where(_ok(x), t, 0) * _nanprod_parts(x, axis, initial, where),
                    x, axis, keepdims))
+def_prod_initial(np.nanprod, np.nanprod)
 
-defvjp(np.nanvar, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
-       *, where=NV, mean=NV, correction=NV:
-       var_vjp(g, x, axis, ddof, keepdims, correction, where, "np.nanvar", nan=True))
-defjvp(np.nanvar, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
-       *, where=NV, mean=NV, correction=NV:
-       var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.nanvar", nan=True))
-defvjp(np.nanstd, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
-       *, where=NV, mean=NV, correction=NV:
-       var_vjp(g, x, axis, ddof, keepdims, correction, where, "np.nanstd", nan=True)
-       / twice_std(kept(ans, shape_of(x), axis, keepdims)))
-defjvp(np.nanstd, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
-       *, where=NV, mean=NV, correction=NV:
-       var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.nanstd", nan=True)
-       / twice_std(ans))
+defvariance(np.nanvar, std=False, nan=True)
+defvariance(np.nanstd, std=True, nan=True)
 
 
 defnondiff(np.nanargmax, np.nanargmin)

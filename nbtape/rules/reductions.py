@@ -6,16 +6,17 @@ statistics, ufunc methods), whose modules import the helpers below:
 * ``prod`` never divides, so zeros in the input give exact gradients.
 * ``max``/``min`` share the gradient evenly among tied maxima, like
   TensorFlow's ``reduce_max``.
-* ``where=`` masks are honoured by ``mean``, ``prod``, ``max``/``min``,
-  ``nansum``/``nanmax``/``nanmin``/``nanprod`` and the ufunc ``reduce`` methods;
-  the others raise a clear error rather than return a gradient that ignores it.
+* ``where=`` masks are honoured by ``sum``, ``mean``, ``prod``, ``max``/``min``,
+  ``var``/``std``, their nan- forms and the ufunc ``reduce`` methods.
+* A tensor given as ``initial=`` (sums, products, max/min) or as ``mean=``
+  (var/std) is an operand like the array: it gets its own gradient.
 """
 import math
 
 import numpy as np
 
 from ..errors import NoGradientRuleError
-from .registry import defalias, defjvp, defnondiff, defvjp, numpy_function
+from .registry import defalias, defjvp, defnondiff, defparam, defseveral, defvjp, numpy_function
 from .util import conj, expand_reduced, normalize_axis, shape_of
 
 NV = np._NoValue
@@ -180,34 +181,95 @@ def _prod_jvp(t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initia
 
 defvjp(np.prod, _prod_vjp)
 defjvp(np.prod, _prod_jvp)
+
+
+def def_prod_initial(fn, product, axis=None):
+    """``initial=`` of a product: it multiplies the product of the elements."""
+    def rest(x, axis, keepdims, where):
+        return product(x, axis=axis, keepdims=flag(keepdims),
+                       where=where if masked(where) else True)
+
+    def vjp(g, ans, x, axis=axis, dtype=None, out=None, keepdims=False, initial=NV, where=NV):
+        return g * conj(rest(x, axis, keepdims, where))
+
+    def jvp(t, ans, x, axis=axis, dtype=None, out=None, keepdims=False, initial=NV, where=NV):
+        return t * rest(x, axis, keepdims, where)
+    defparam(fn, "initial", vjp, jvp)
+
+
+def_prod_initial(np.prod, np.prod)
 defalias(numpy_function("product"), np.prod)        # numpy 1 only, deprecated
 
 
 # --- max and min: ties share the gradient evenly ----------------------------------------------
-def argmax_share(x, ans, axis, keepdims, where=NV):
-    """Weights (summing to 1 per output) on the elements equal to the extreme value.
-
-    >>> argmax_share(np.array([1.0, 3.0, 3.0]), np.float64(3.0), None, False)
-    array([0. , 0.5, 0.5])
-    """
+def _extreme_ties(x, ans, axis, keepdims, where, initial):
+    """Which elements equal the extreme value, and how many values (``initial`` too) tie."""
     mask = x == kept(ans, shape_of(x), axis, keepdims)
     if masked(where):
         mask = mask & where
     ties = np.sum(mask, axis=normalize_axis(axis, len(shape_of(x))), keepdims=True)
-    return mask / np.maximum(ties, 1)
+    if given(initial):
+        ties = ties + (kept(ans, shape_of(x), axis, keepdims) == initial)
+    return mask, np.maximum(ties, 1)
+
+
+def argmax_share(x, ans, axis, keepdims, where=NV, initial=NV):
+    """Weights (summing to 1 per output, with ``initial``'s) on the elements equal to
+    the extreme value.
+
+    >>> argmax_share(np.array([1.0, 3.0, 3.0]), np.float64(3.0), None, False)
+    array([0. , 0.5, 0.5])
+    """
+    mask, ties = _extreme_ties(x, ans, axis, keepdims, where, initial)
+    return mask / ties
+
+
+def initial_share(x, ans, axis, keepdims, where=NV, initial=NV):
+    """``initial``'s weight in a max/min, output-shaped (it ties like an element).
+
+    >>> float(initial_share(np.array([1.0, 3.0]), np.float64(3.0), None, False, NV, 3.0))
+    0.5
+    """
+    mask, ties = _extreme_ties(x, ans, axis, keepdims, where, initial)
+    share = (kept(ans, shape_of(x), axis, keepdims) == initial) / ties
+    return np.reshape(share, shape_of(ans))
 
 
 def _extreme_vjp(g, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV):
-    return spread(g, x, axis, keepdims) * argmax_share(x, ans, axis, keepdims, where)
+    return spread(g, x, axis, keepdims) * argmax_share(x, ans, axis, keepdims, where, initial)
 
 
 def _extreme_jvp(t, ans, x, axis=None, out=None, keepdims=False, initial=NV, where=NV):
-    return reduce_back(t * argmax_share(x, ans, axis, keepdims, where), x, axis, keepdims)
+    return reduce_back(t * argmax_share(x, ans, axis, keepdims, where, initial),
+                       x, axis, keepdims)
+
+
+def def_extreme_initial(fn, dtype_param=False, axis=None):
+    """``initial=`` of a max or min: a value that competes like one more element.
+
+    ``dtype_param``: the function takes ``dtype`` after ``axis`` (``np.maximum.reduce``).
+    """
+    if dtype_param:
+        def vjp(g, ans, x, axis=axis, dtype=None, out=None, keepdims=False, initial=NV,
+                where=NV):
+            return g * initial_share(x, ans, axis, keepdims, where, initial)
+
+        def jvp(t, ans, x, axis=axis, dtype=None, out=None, keepdims=False, initial=NV,
+                where=NV):
+            return t * initial_share(x, ans, axis, keepdims, where, initial)
+    else:
+        def vjp(g, ans, x, axis=axis, out=None, keepdims=False, initial=NV, where=NV):
+            return g * initial_share(x, ans, axis, keepdims, where, initial)
+
+        def jvp(t, ans, x, axis=axis, out=None, keepdims=False, initial=NV, where=NV):
+            return t * initial_share(x, ans, axis, keepdims, where, initial)
+    defparam(fn, "initial", vjp, jvp)
 
 
 for _f in (np.max, np.min, np.amax, np.amin):
     defvjp(_f, _extreme_vjp)
     defjvp(_f, _extreme_jvp)
+    def_extreme_initial(_f)
 
 
 def _ptp_share(x, axis, keepdims):
@@ -224,49 +286,48 @@ defjvp(np.ptp, lambda t, ans, x, axis=None, out=None, keepdims=False:
 
 
 # --- variance and standard deviation -----------------------------------------------------------
-def _centered(x, axis, ddof, correction, where, name, nan=False):
-    """``(x - mean(x), n - ddof)`` over ``axis``; with ``nan`` NaNs are skipped (and zeroed)."""
-    if masked(where):
-        refuse(name, "the where= argument")
+def _centered(x, axis, ddof, correction, where, mean, nan=False):
+    """``(x - mean, n - ddof)`` over ``axis``: zero where ``where`` is false (or, with
+    ``nan``, where x is NaN); ``mean`` is numpy's ``mean=`` when given."""
     ddof = correction if given(correction) else ddof
     axes = normalize_axis(axis, len(shape_of(x)))
-    if nan:
-        ok = ~np.isnan(x)
-        x = np.where(ok, x, 0)
-        n = np.sum(ok, axis=axes, keepdims=True)
-        return (x - np.sum(x, axis=axes, keepdims=True) / n) * ok, n - ddof
-    return x - np.mean(x, axis=axes, keepdims=True), _count(shape_of(x), axis) - ddof
+    ok = ~np.isnan(x) if nan else None
+    if masked(where):
+        w = np.broadcast_to(value_of(where), shape_of(x))
+        ok = w if ok is None else ok & w
+    if ok is None:
+        m = mean if given(mean) else np.mean(x, axis=axes, keepdims=True)
+        return x - m, _count(shape_of(x), axis) - ddof
+    x = np.where(ok, x, 0)
+    n = np.sum(ok, axis=axes, keepdims=True)
+    m = mean if given(mean) else np.sum(x, axis=axes, keepdims=True) / n
+    return (x - m) * ok, n - ddof
 
 
-def var_vjp(g, x, axis, ddof, keepdims, correction, where, name, nan=False):
-    """Adjoint of (nan)var: ``2 (x - mean) / (n - ddof)``; the mean's own dependence on x
-    sums to zero.
+def var_vjp(g, x, axis, ddof, keepdims, correction, where, mean=NV, nan=False, wrt_mean=False):
+    """Adjoint of (nan)var: ``2 (x - mean) / (n - ddof)`` (the mean's own dependence on x
+    sums to zero); with ``wrt_mean``, that of numpy's ``mean=`` (the negative, summed).
 
-    >>> var_vjp(1.0, np.array([1.0, 3.0]), None, 0, False, NV, NV, "np.var")
+    >>> var_vjp(1.0, np.array([1.0, 3.0]), None, 0, False, NV, NV)
     array([-1.,  1.])
     """
-    c, n = _centered(x, axis, ddof, correction, where, name, nan)
-    return spread(g, x, axis, keepdims) * c * 2 / n
+    c, n = _centered(x, axis, ddof, correction, where, mean, nan)
+    grad = spread(g, x, axis, keepdims) * c * 2 / n
+    return -grad if wrt_mean else grad
 
 
-def var_jvp(t, x, axis, ddof, keepdims, correction, where, name, nan=False):
-    """Tangent of (nan)var: ``sum(2 Re(conj(x - mean) t)) / (n - ddof)``.
+def var_jvp(t, x, axis, ddof, keepdims, correction, where, mean=NV, nan=False, wrt_mean=False):
+    """Tangent of (nan)var: ``sum(2 Re(conj(x - mean) t)) / (n - ddof)`` (``t`` is mean='s
+    tangent with ``wrt_mean``, and counts negatively).
 
-    >>> float(var_jvp(np.array([1.0, 0.0]), np.array([1.0, 3.0]), None, 0, False, NV, NV,
-    ...               "np.var"))
+    >>> float(var_jvp(np.array([1.0, 0.0]), np.array([1.0, 3.0]), None, 0, False, NV, NV))
     -1.0
     """
-    c, n = _centered(x, axis, ddof, correction, where, name, nan)
+    c, n = _centered(x, axis, ddof, correction, where, mean, nan)
+    if wrt_mean:
+        t = -t
     prod = np.real(conj(c) * t) if c.dtype.kind == "c" else c * t
     return reduce_back(prod * 2 / n, x, axis, keepdims)
-
-
-defvjp(np.var, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
-       where=NV, mean=NV, correction=NV:
-       var_vjp(g, x, axis, ddof, keepdims, correction, where, "np.var"))
-defjvp(np.var, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
-       where=NV, mean=NV, correction=NV:
-       var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.var"))
 
 
 def twice_std(std):
@@ -279,14 +340,29 @@ def twice_std(std):
     return 2 * np.where(std == 0, 1.0, std)
 
 
-# std = sqrt(var): divide var's derivative by 2 std
-defvjp(np.std, lambda g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
-       where=NV, mean=NV, correction=NV:
-       var_vjp(g, x, axis, ddof, keepdims, correction, where, "np.std")
-       / twice_std(kept(ans, shape_of(x), axis, keepdims)))
-defjvp(np.std, lambda t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
-       where=NV, mean=NV, correction=NV:
-       var_jvp(t, x, axis, ddof, keepdims, correction, where, "np.std") / twice_std(ans))
+def defvariance(fn, std, nan=False):
+    """Rules for var/std (``std``: divide by ``2 std``) and their nan- forms, in ``x``
+    and in numpy's ``mean=``."""
+    def vjp(wrt_mean):
+        def f(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+              where=NV, mean=NV, correction=NV):
+            v = var_vjp(g, x, axis, ddof, keepdims, correction, where, mean, nan, wrt_mean)
+            return v / twice_std(kept(ans, shape_of(x), axis, keepdims)) if std else v
+        return f
+
+    def jvp(wrt_mean):
+        def f(t, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+              where=NV, mean=NV, correction=NV):
+            v = var_jvp(t, x, axis, ddof, keepdims, correction, where, mean, nan, wrt_mean)
+            return v / twice_std(ans) if std else v
+        return f
+    defvjp(fn, vjp(False))
+    defjvp(fn, jvp(False))
+    defparam(fn, "mean", vjp(True), jvp(True))
+
+
+defvariance(np.var, std=False)
+defvariance(np.std, std=True)
 
 
 # --- weighted average --------------------------------------------------------------------------
@@ -314,15 +390,20 @@ def _average_vjp_a(g, ans, a, axis=None, weights=None, returned=False, *, keepdi
     return spread(g, a, axis, keepdims) * conj(wb / total)
 
 
-def _average_vjp_w(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
+def _average_vjp_w(g, ans, a, axis=None, weights=None, returned=False, *, keepdims=False,
+                   full=False):
     # d avg / d w_i = (a_i - avg) / sum(w)
     axes, wb, total = _average_parts(a, axis, weights)
-    full = spread(g, a, axis, keepdims) * conj(
+    adjoint = spread(g, a, axis, keepdims) * conj(
         (a - kept(ans, shape_of(a), axis, keepdims)) / total)
+    return adjoint if full else _to_weights(adjoint, a, weights, axes)
+
+
+def _to_weights(full, a, weights, axes):
+    """An adjoint over ``a``'s shape summed down to that of ``weights`` (maybe 1-D)."""
     if shape_of(weights) == shape_of(a):
         return full
-    ax = axes[0]
-    return np.sum(full, axis=tuple(i for i in range(len(shape_of(a))) if i != ax))
+    return np.sum(full, axis=tuple(i for i in range(len(shape_of(a))) if i != axes[0]))
 
 
 def _average_jvp_a(t, ans, a, axis=None, weights=None, returned=False, *, keepdims=False):
@@ -341,6 +422,41 @@ def _average_jvp_w(t, ans, a, axis=None, weights=None, returned=False, *, keepdi
 
 defvjp(np.average, _average_vjp_a, None, _average_vjp_w)
 defjvp(np.average, _average_jvp_a, None, _average_jvp_w)
+
+
+# returned=True adds the sum of the weights (broadcast like the average) as a second output
+def _average_call(args, kw):
+    c = dict(zip(("a", "axis", "weights", "returned"), args), **kw)
+    return c["a"], c.get("axis"), c.get("weights"), c.get("keepdims", False)
+
+
+def _average_returned_vjp(g, ans, args, kw, needs):
+    a, axis, weights, keepdims = _average_call(args, kw)
+    (ga, gs), avg = g, ans[0]
+    grads = [_average_vjp_a(ga, avg, a, axis, weights, keepdims=keepdims) if needs[0] else None]
+    grads += [None] * (len(needs) - 1)
+    if len(needs) > 2 and needs[2]:
+        axes = normalize_axis(axis, len(shape_of(a)))
+        full = _average_vjp_w(ga, avg, a, axis, weights, keepdims=keepdims, full=True) \
+            + spread(gs, a, axis, keepdims)
+        grads[2] = _to_weights(full, a, weights, axes)
+    return grads
+
+
+def _average_returned_jvp(ts, ans, args, kw):
+    a, axis, weights, keepdims = _average_call(args, kw)
+    avg = ans[0]
+    ta, tw = ts[0], (ts[2] if len(ts) > 2 else None)
+    parts = [f(t, avg, a, axis, weights, keepdims=keepdims)
+             for f, t in ((_average_jvp_a, ta), (_average_jvp_w, tw)) if t is not None]
+    t_avg = parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    t_sum = None if tw is None else np.broadcast_to(
+        reduce_back(np.broadcast_to(_weights_like(a, axis, tw), shape_of(a)), a, axis, keepdims),
+        shape_of(avg))
+    return (t_avg, t_sum)
+
+
+defseveral(np.average, _average_returned_vjp, _average_returned_jvp, nargs=3)
 
 defnondiff(np.all, np.any)
 defalias(numpy_function("alltrue"), np.all)         # numpy 1 only, deprecated

@@ -24,6 +24,8 @@ import inspect
 
 import numpy as np
 
+from .signature import signature_of
+
 RULES = {}
 
 # How a function's arguments map to differentiable operands.
@@ -35,7 +37,8 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "params")
+                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused",
+                 "fast", "operand_names")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -55,7 +58,18 @@ class Rule:
         self.stop = False       # stop_gradient: recorded for explain, never followed
         self.zero = False       # piecewise constant: gradient is zero, not None
         self.nargs = 0          # POSITIONAL: how many leading arguments are operands
-        self.params = None      # POSITIONAL: [(name, default)] of the arguments, to bind keywords
+        self.kwvjps = None      # {keyword: VJP} for operands numpy takes only by keyword
+        self.kwjvps = None      # {keyword: JVP}, likewise
+        self._sig = None        # numpy's signature (read on first use), False if unknown
+        self.variants = None    # {call pattern: Rule} for calls with extra operands (operands.py)
+        self.base = None        # a variant's registered rule (operands.py)
+        self.several = None     # the rule for calls that return several arrays instead of one
+        self.refused = frozenset()  # POSITIONAL: positions before the last operand that are not
+        # operands (np.sum's axis=, before initial=)
+        # calls with at most this many positional arguments and no keywords have their
+        # operands in place (-1: always ask operands.operands); kept by _refresh
+        self.fast = -1
+        self.operand_names = None   # numpy's names of the operand positions (operands.py)
 
     @property
     def has_vjp(self):
@@ -64,6 +78,36 @@ class Rule:
     @property
     def has_jvp(self):
         return bool(self.jvps) or self.jvp_all is not None or self.zero
+
+    @property
+    def signature(self):
+        """numpy's parameters of this rule's function (``signature.Signature``), or None."""
+        sig = self._sig
+        if sig is None:
+            fallback = next((f for f in self.vjps if f is not None), None)
+            sig = self._sig = signature_of(self.fn, fallback) or False
+        return sig or None
+
+    def differentiated(self):
+        """numpy's names of the parameters this rule differentiates.
+
+        >>> import numpy as np, nbtape
+        >>> RULES[np.diff].differentiated()
+        ['a', 'prepend', 'append']
+        """
+        if self.nondiff or self.stop or self.zero:
+            return []
+        if self.kind is VARARGS:
+            return ["*args"]
+        sig = self.signature
+        names = sig.names if sig else ()
+        whole = self.vjp_all is not None or self.jvp_all is not None
+        out = []
+        for k in range(self.nargs if self.kind is POSITIONAL else 1):
+            fns = [f[k] for f in (self.vjps, self.jvps) if k < len(f) and f[k] is not None]
+            if whole or fns:
+                out.append(names[k] if k < len(names) else f"argument {k}")
+        return out + sorted(set(self.kwvjps or ()) | set(self.kwjvps or ()))
 
     def operands(self, args):
         """The arguments that can carry a gradient, in operand order."""
@@ -148,20 +192,6 @@ def _positional_params(fn):
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
-def _param_defaults(fn):
-    """``[(name, default)]`` of a VJP's argument parameters (after ``g, ans``)."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())[2:]
-    except (TypeError, ValueError):
-        return None
-    out = []
-    for p in params:
-        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            break
-        out.append((p.name, p.default))
-    return out
-
-
 def _compute_save(rule):
     """Decide which positional arguments (and whether ``ans``) the VJPs need."""
     fns = [f for f in rule.vjps if f is not None]
@@ -197,7 +227,7 @@ def defvjp(fn, *vjps, name=None):
     r.vjps = tuple(vjps)
     r.nargs = max(r.nargs, len(r.vjps))
     _compute_save(r)
-    r.params = _param_defaults(next((f for f in vjps if f is not None), None))
+    _refresh(r)
     return r
 
 
@@ -208,7 +238,66 @@ def defjvp(fn, *jvps):
     r = rule_for(fn)
     r.jvps = tuple(jvps)
     r.nargs = max(r.nargs, len(r.jvps))
+    _refresh(r)
     return r
+
+
+def refusal(name, param, where=""):
+    """The message of a refused operand: the function, the parameter (and the call).
+
+    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
+    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
+    """
+    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
+            "and the gradient you asked for flows into it through a tensor passed there. "
+            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
+            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
+            "lists.")
+
+
+def defparam(fn, param, vjp, jvp=None):
+    """Register the VJP and JVP of the operand numpy calls ``param``.
+
+    ``np.diff(x, prepend=p)``: ``defparam(np.diff, "prepend", vjp, jvp)`` puts the rule
+    in ``prepend``'s position (a tensor given for a parameter in between refuses), or, for a
+    keyword-only parameter (``np.var(x, mean=m)``), among the keyword operands.  The
+    VJP and JVP take the function's arguments like the others do.
+
+    >>> import numpy as np, nbtape
+    >>> r = RULES[np.diff]           # diff(a, n, axis, prepend, append): n, axis are not operands
+    >>> r.nargs, sorted(r.refused), sorted(RULES[np.var].kwvjps)
+    (5, [1, 2], ['mean'])
+    """
+    if fn is None:
+        return None
+    r = rule_for(fn)
+    sig = r.signature
+    k = sig.index.get(param) if sig else None
+    if k is None:
+        r.kwvjps = {**(r.kwvjps or {}), param: vjp}
+        if jvp is not None:
+            r.kwjvps = {**(r.kwjvps or {}), param: jvp}
+        return r
+
+    def padded(fns, new):
+        fns = list(fns) + [None] * (k + 1 - len(fns))
+        fns[k] = new
+        return tuple(fns)
+    # the parameters in between (axis=, dtype=, ...) are not operands: a tensor there refuses
+    r.refused = r.refused.union(range(r.nargs, k)).difference((k,))
+    r.vjps = padded(r.vjps, vjp)
+    if jvp is not None:
+        r.jvps = padded(r.jvps, jvp)
+    r.nargs = max(r.nargs, k + 1)
+    _compute_save(r)
+    _refresh(r)
+    return r
+
+
+def _refresh(r):
+    """Keep ``fast``, the dispatcher's one-test common case, in step with the rule."""
+    r.fast = -1 if r.kind is not POSITIONAL or r.zero else min((r.nargs, *r.refused))
+    r.operand_names = None
 
 
 def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False, name=None,
@@ -232,7 +321,27 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     if jvp_all is not None:
         r.jvp_all = jvp_all
     r.save, r.save_ans = None, True
+    _refresh(r)
     return r
+
+
+def defseveral(fn, vjp_all, jvp_all, nargs=1):
+    """Rules for the calls of ``fn`` that return several arrays where it usually returns
+    one (``np.average(..., returned=True)``): ``defrule``'s ``vjp_all`` and ``jvp_all``,
+    operands the first ``nargs`` arguments.
+
+    >>> import numpy as np, nbtape
+    >>> RULES[np.average].several.name
+    'np.average (returning several arrays)'
+    """
+    if fn is None:
+        return None
+    several = Rule(fn, f"{_name_of(fn)} (returning several arrays)")
+    several.kind, several.nargs, several.multi = POSITIONAL, nargs, True
+    several.vjp_all, several.jvp_all = vjp_all, jvp_all
+    several.save, several.save_ans = None, True
+    rule_for(fn).several = several
+    return several
 
 
 def defnondiff(*fns):
@@ -250,6 +359,7 @@ def defzero(*fns):
         r = rule_for(fn)
         r.zero = True
         r.save, r.save_ans, r.save_all = (), False, False
+        _refresh(r)
 
 
 def deflinear(fn):

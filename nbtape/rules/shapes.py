@@ -8,7 +8,7 @@ repeat, the reflecting pad modes) are selections (see ``indexing``).
 import numpy as np
 
 from .indexing import defselection, positions, raw, unselect
-from .registry import (POSITIONAL, SEQUENCE, VARARGS, defjvp, deflinear, defrule, defvjp,
+from .registry import (POSITIONAL, SEQUENCE, VARARGS, defjvp, deflinear, defparam, defrule, defvjp,
                        numpy_function, rule_for)
 from .util import shape_of
 
@@ -273,3 +273,41 @@ def _pad_jvp(t, ans, array, pad_width, mode="constant", **kw):
 
 defvjp(np.pad, _pad_vjp)
 defjvp(np.pad, _pad_jvp)
+
+
+# constant_values=: numpy pads one axis after another, so each axis's pad covers the
+# earlier axes' pads too; its (before, after) values get the adjoint of those regions
+def _pad_regions(shape, before, after):
+    """Index tuples of each axis's (before, after) pad, in the padded array."""
+    regions = []
+    for ax, (n, b, a) in enumerate(zip(shape, before, after)):
+        inner = tuple(slice(bb, bb + nn) for nn, bb in zip(shape[ax + 1:], before[ax + 1:]))
+        lead = (slice(None),) * ax
+        regions.append((lead + (slice(0, b),) + inner, lead + (slice(b + n, None),) + inner))
+    return regions
+
+
+def _pad_widths(array, pad_width):
+    nd = len(shape_of(array))
+    pw = raw(pad_width)
+    if isinstance(pw, dict):
+        widths = np.zeros((nd, 2), dtype=int)
+        for ax, w in pw.items():
+            widths[ax % nd] = np.broadcast_to(w, (2,))
+        return widths
+    return np.broadcast_to(np.asarray(pw), (nd, 2))
+
+
+def _pad_values_vjp(g, ans, array, pad_width, mode="constant", **kw):
+    widths = _pad_widths(array, pad_width)
+    regions = _pad_regions(shape_of(array), widths[:, 0], widths[:, 1])
+    # one (before, after) pair per axis: the engine sums them down to constant_values' shape
+    return np.stack([np.stack([np.sum(g[r]) for r in pair]) for pair in regions])
+
+
+def _pad_values_jvp(t, ans, array, pad_width, mode="constant", **kw):
+    return np.pad(np.zeros(shape_of(array), np.result_type(t)), raw(pad_width),
+                  constant_values=t)
+
+
+defparam(np.pad, "constant_values", _pad_values_vjp, _pad_values_jvp)

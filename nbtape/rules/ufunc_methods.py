@@ -9,8 +9,9 @@ that ``reduce`` and ``accumulate`` default to ``axis=0``.
 import numpy as np
 
 from .cumulative import cumprod_jvp, cumprod_vjp, rev_cumsum
-from .reductions import NV, argmax_share, masked, prod_parts, reduce_back, spread
-from .registry import defjvp, defvjp, rule_for
+from .reductions import (NV, argmax_share, def_extreme_initial, def_prod_initial, masked,
+                         prod_parts, reduce_back, spread)
+from .registry import defjvp, defparam, defvjp, rule_for
 from .util import conj, shape_of
 
 
@@ -59,24 +60,28 @@ def _prod_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False, initial=N
 
 def _extreme_vjp(g, ans, x, axis=0, dtype=None, out=None, keepdims=False, initial=NV,
                  where=True):
-    return spread(g, x, axis, keepdims) * argmax_share(x, ans, axis, keepdims, where)
+    return spread(g, x, axis, keepdims) * argmax_share(x, ans, axis, keepdims, where, initial)
 
 
 def _extreme_jvp(t, ans, x, axis=0, dtype=None, out=None, keepdims=False, initial=NV,
                  where=True):
-    return reduce_back(t * argmax_share(x, ans, axis, keepdims, where), x, axis, keepdims)
+    return reduce_back(t * argmax_share(x, ans, axis, keepdims, where, initial),
+                       x, axis, keepdims)
 
 
 _key = method_key(np.add, "reduce")
 defvjp(_key, _sum_vjp)
 defjvp(_key, _sum_jvp)
+defparam(_key, "initial", lambda g, ans, x, *args, **kw: g, lambda t, ans, x, *args, **kw: t)
 _key = method_key(np.multiply, "reduce")
 defvjp(_key, _prod_vjp)
 defjvp(_key, _prod_jvp)
+def_prod_initial(_key, np.multiply.reduce, axis=0)
 for _u in (np.maximum, np.minimum, np.fmax, np.fmin):
     _key = method_key(_u, "reduce")
     defvjp(_key, _extreme_vjp)
     defjvp(_key, _extreme_jvp)
+    def_extreme_initial(_key, dtype_param=True, axis=0)
 
 # --- accumulate ----------------------------------------------------------------------------------
 _key = method_key(np.add, "accumulate")
