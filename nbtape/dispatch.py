@@ -334,4 +334,8 @@ def array_function(func, args, kwargs):
     rule = RULES.get(func)
     if rule is None:
         return apply_unknown(func, args, kwargs)
+    if rule.variant is not None:        # a mode with another kind of result (svd, qr)
+        rule = rule.variant(args, kwargs)
+    elif rule.composite is not None:    # built from recorded numpy calls (np.select)
+        return rule.composite(*args, **kwargs)
     return apply(rule, args, kwargs)

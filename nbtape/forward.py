@@ -12,11 +12,12 @@ from .tensor import Tensor, TensorLike
 
 
 class _NoJvp:
-    """Marks a tangent that could not be computed: no rule for ``name``."""
-    __slots__ = ("name", "where")
+    """Marks a tangent that could not be computed: no rule for ``name``, or the
+    rule refused (``error``, a NoGradientRuleError saying why)."""
+    __slots__ = ("name", "where", "error")
 
-    def __init__(self, name, where):
-        self.name, self.where = name, where
+    def __init__(self, name, where, error=None):
+        self.name, self.where, self.error = name, where, error
 
 
 def call_jvp(rule, tangents, ans, args, kwargs):
@@ -121,21 +122,32 @@ class ForwardAccumulator:
             self._store(outs, _NoJvp(rule.name, _where.caller()), rule)
             return
         # only recorders outside this accumulator see the tangent computations
-        with outer_only(self):
-            tensor_mode = bool(tls.stack)
-            if tensor_mode:
-                tangent = call_jvp(rule, ts, outs, args, kwargs)
-            else:
-                ts = [_raw(t) for t in ts]
-                tangent = call_jvp(rule, ts, _raw_ans(outs), [_raw(a) for a in args],
-                                   {k: _raw(v) for k, v in kwargs.items()} if kwargs else None)
+        try:
+            with outer_only(self):
+                tensor_mode = bool(tls.stack)
+                if tensor_mode:
+                    tangent = call_jvp(rule, ts, outs, args, kwargs)
+                else:
+                    ts = [_raw(t) for t in ts]
+                    tangent = call_jvp(rule, ts, _raw_ans(outs), [_raw(a) for a in args],
+                                       {k: _raw(v) for k, v in kwargs.items()} if kwargs
+                                       else None)
+        except NoGradientRuleError as e:
+            # a refusal stops the tangent, not the computation: acc.jvp raises it if asked
+            from . import _where
+            tangent = _NoJvp(rule.name, _where.caller(), e)
         self._store(outs, tangent, rule)
 
     def _store(self, outs, tangent, rule):
         if tangent is None:
             return
         if rule.multi:
+            if type(tangent) is _NoJvp:     # no rule: every output is poisoned alike
+                tangent = [tangent] * len(outs)
             for o, t in zip(outs, tangent):
+                if isinstance(t, NoGradientRuleError):     # this output alone is refused
+                    from . import _where
+                    t = _NoJvp(rule.name, _where.caller(), t)
                 if isinstance(o, Tensor) and o.dtype.kind in "fc" and t is not None:
                     self._keep(o, t if type(t) is _NoJvp else _fit(t, o))
         elif isinstance(outs, Tensor) and outs.dtype.kind in "fc":
@@ -169,9 +181,18 @@ class ForwardAccumulator:
         policy = unconnected_policy(unconnected_gradients)
         out = []
         for p in flatten(primals):
-            t = self._tangents.get(p._id) if isinstance(p, TensorLike) else None
+            if not isinstance(p, TensorLike):
+                raise TypeError(
+                    f"acc.jvp takes nbtape tensors computed while the accumulator was active, "
+                    f"not {type(p).__name__}: a value that is not a tensor carries no tangent "
+                    "(it left the accumulator, e.g. through np.asarray, float() or .numpy()). "
+                    "Pass the tensor itself, and keep the computation on tensors.")
+            t = self._tangents.get(p._id)
             if type(t) is _NoJvp:
                 from ._where import describe
+                if t.error is not None:
+                    raise NoGradientRuleError(
+                        f"{t.error} (forward mode, at {describe(t.where)})")
                 raise NoGradientRuleError(
                     f"nbtape has no forward-mode rule for {t.name} (called at "
                     f"{describe(t.where)}), and this tangent flows through it. Use a reverse-"

@@ -8,9 +8,11 @@ against central differences of ``f`` along the same directions.
 Float64 inputs only; ``wrt`` chooses which positional args are differentiated.
 """
 import numpy as np
+import pytest
 
 import nbtape as nt
 from nbtape.check import numerical_gradient
+from nbtape.rules.registry import numpy_function
 
 
 def _rng(seed=0):
@@ -107,7 +109,6 @@ def check_both(f, *args, **kw):
     check_forward(f, *args, **{k: v for k, v in kw.items() if k != "seed"})
 
 
-
 def directional_differences(h, xs, vs, eps=(1e-6, 1e-4)):
     """Central differences of the real scalar ``h(*xs)`` along ``vs``, one per step size."""
     out = []
@@ -131,3 +132,77 @@ def judge(derivative, diffs, scale=1.0, rtol=1e-4):
     if not np.all(np.isfinite(diffs)) or abs(diffs[0] - diffs[1]) > tol:
         return None
     return any(abs(derivative - d) <= tol for d in diffs)
+
+
+NUMPY = np.lib.NumpyVersion(np.__version__)
+
+
+def since_numpy(version, what):
+    """Skip on a numpy older than ``version``, which does not have ``what`` yet."""
+    return pytest.mark.skipif(NUMPY < version, reason=f"{what} is new in numpy {version}")
+
+
+def needs_numpy(*names):
+    """Skip where this numpy lacks ``np.<name>`` (the array-API names are new in numpy 2)."""
+    missing = [f"np.{n}" for n in names if numpy_function(n) is None]
+    return pytest.mark.skipif(bool(missing),
+                              reason=f"numpy {np.__version__} has no {', '.join(missing)}")
+
+
+def numpy_param(name, *values, **kw):
+    """``pytest.param(np.<name>, *values)``, skipped where this numpy lacks ``np.<name>``."""
+    return pytest.param(numpy_function(name), *values, marks=needs_numpy(name), **kw)
+
+
+def check_hvp(f, x, eps=1e-5, rtol=1e-5, atol=1e-6, seed=3):
+    """Second order: a Hessian-vector product of ``sum(w * f(x)**2)`` by nested tapes
+    (so every VJP used runs on tensors under the outer tape) against central
+    differences of the first-order gradient."""
+    r = np.random.default_rng(seed)
+    w = r.standard_normal(np.shape(f(x)))
+    v = r.standard_normal(np.shape(x))
+
+    def grad(x0):
+        xt = nt.constant(x0)
+        with nt.GradientTape() as t:
+            t.watch(xt)
+            y = np.sum(w * f(xt) ** 2)
+        return t.gradient(y, xt)
+
+    xt = nt.constant(x)
+    with nt.GradientTape() as outer:
+        outer.watch(xt)
+        with nt.GradientTape() as inner:
+            inner.watch(xt)
+            y = np.sum(w * f(xt) ** 2)
+        g = inner.gradient(y, xt)
+        gv = np.sum(g * v)
+    hv = outer.gradient(gv, xt, unconnected_gradients="zero").numpy()
+    num = (grad(x + eps * v).numpy() - grad(x - eps * v).numpy()) / (2 * eps)
+    np.testing.assert_allclose(hv, num, rtol=rtol, atol=atol, err_msg="Hessian-vector product")
+
+
+def check_reverse_over_forward(f, x, eps=1e-5, rtol=1e-5, atol=1e-6, seed=4):
+    """Mixed mode: the gradient of <w, JVP> (the JVP rules then run on tensors under a
+    tape) against central differences of the first-order JVP."""
+    r = np.random.default_rng(seed)
+    w = r.standard_normal(np.shape(f(x)))
+    v = r.standard_normal(np.shape(x))
+
+    def jvp_dot_w(x0, watch=None):
+        xt = nt.constant(x0)
+        if watch is not None:
+            watch.watch(xt)
+        with nt.ForwardAccumulator(xt, v) as acc:
+            y = f(xt)
+        return xt, np.real(np.sum(w * acc.jvp(y)))
+
+    with nt.GradientTape() as tape:
+        xt, s = jvp_dot_w(x, tape)
+    got = tape.gradient(s, xt, unconnected_gradients="zero").numpy()
+    num = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        num[i] = (float(jvp_dot_w(x + e)[1]) - float(jvp_dot_w(x - e)[1])) / (2 * eps)
+    np.testing.assert_allclose(got, num, rtol=rtol, atol=atol, err_msg="reverse over forward")

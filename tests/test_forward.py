@@ -240,3 +240,46 @@ def test_inner_tape_does_not_record_the_accumulators_tangent_work():
     assert [op.name for op in tape._ops] == ["np.sin", "np.multiply"]
     assert float(tape.gradient(y, x)) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0))
     assert float(acc.jvp(y)) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0))
+
+
+def _no_jvp_source(x):
+    """np.unique has no rule in either mode: its outputs carry a poisoned tangent."""
+    return np.unique(x)
+
+
+@pytest.mark.parametrize("after", [
+    lambda u: np.split(u, 2)[0],
+    lambda u: np.frexp(u)[0],
+    lambda u: np.modf(u)[1],
+    lambda u: np.divmod(u, 2.0)[0],
+    lambda u: np.broadcast_arrays(u, np.ones((2, 1)))[0],
+    lambda u: np.average(np.reshape(u, (2, 2)), axis=0, returned=True)[0],
+])
+def test_a_path_without_a_jvp_into_a_multi_output_op_runs_and_refuses_only_its_tangent(after):
+    x = nt.constant(np.array([0.5, 1.5, 2.5, 3.5]))
+    with nt.ForwardAccumulator(x, np.ones(4)) as acc:
+        y = after(_no_jvp_source(x))
+        z = np.sin(x)
+    np.testing.assert_allclose(np.asarray(y), after(np.unique(x.numpy())))
+    np.testing.assert_allclose(acc.jvp(z).numpy(), np.cos(x.numpy()))
+    with pytest.raises(nt.NoGradientRuleError, match="np.unique"):
+        acc.jvp(y)
+
+
+def test_a_multi_output_function_without_a_jvp_runs_under_an_accumulator():
+    x = nt.constant(np.array([2.0, 1.0, 2.0]))
+    with nt.ForwardAccumulator(x, np.ones(3)) as acc:
+        values, counts = np.unique(x, return_counts=True)
+    np.testing.assert_allclose(values.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(counts.numpy(), [1, 2])
+    with pytest.raises(nt.NoGradientRuleError, match="np.unique"):
+        acc.jvp(values)
+
+
+@pytest.mark.parametrize("target", [1.0, np.ones(2), [np.ones(2)], "y"])
+def test_jvp_of_something_that_is_not_a_tensor_says_so(target):
+    x = nt.constant(np.ones(2))
+    with nt.ForwardAccumulator(x, np.ones(2)) as acc:
+        np.sin(x)
+    with pytest.raises(TypeError, match="acc.jvp takes nbtape tensors"):
+        acc.jvp(target)

@@ -349,15 +349,6 @@ def test_cov_and_corrcoef_of_two_operands():
     check_second(np.cov, x)
 
 
-def test_cov_weights_are_refused():
-    x = nt.constant(distinct((2, 4)))
-    with nt.GradientTape() as tape:
-        tape.watch(x)
-        c = np.cov(x, fweights=np.array([1, 2, 1, 1]))
-    with pytest.raises(NoGradientRuleError, match="fweights"):
-        tape.gradient(c, x)
-
-
 def test_trapezoid_of_complex_values():
     """Complex samples, sample points and spacing: the VJPs take conjugates (found by
     the random-program test)."""

@@ -137,13 +137,20 @@ defjvp(cumulative_sum, lambda t, ans, x, *, axis=None, dtype=None, out=None,
        include_initial=False: cumulative_sum(t, axis=axis, include_initial=include_initial))
 
 
+def _at_least_1d(v):
+    """numpy takes a 0-d input of the cumulative_* functions as one element."""
+    return np.reshape(v, (1,)) if len(shape_of(v)) == 0 else v
+
+
 def _cumulative_prod_vjp(g, ans, x, *, axis=None, dtype=None, out=None, include_initial=False):
+    x = _at_least_1d(x)
     ax = _cumulative_axis(x, axis)
     return cumprod_vjp(_drop_initial(g, ax, include_initial),
                        _drop_initial(ans, ax, include_initial), x, ax)
 
 
 def _cumulative_prod_jvp(t, ans, x, *, axis=None, dtype=None, out=None, include_initial=False):
+    x, t = _at_least_1d(x), _at_least_1d(t)
     ax = _cumulative_axis(x, axis)
     inner = cumprod_jvp(t, _drop_initial(ans, ax, include_initial), x, ax)
     return _add_initial(inner, ax, include_initial)

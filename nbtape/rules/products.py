@@ -268,3 +268,16 @@ def _vecdot_vjp(k):
 
 # (the ufunc np.vecdot has no rule: its axis= keyword does not reach ufunc rules)
 _defbilinear(numpy_function("linalg.vecdot"), (_vecdot_vjp(0), _vecdot_vjp(1)))
+
+# The gufuncs np.vecdot, np.matvec and np.vecmat (numpy >= 2.2) called without
+# keywords; with axis=/axes= they are refused by name (those keywords do not reach
+# ufunc rules).  vecdot and vecmat conjugate their vector argument.
+vecdot, matvec, vecmat = (numpy_function(n) for n in ("vecdot", "matvec", "vecmat"))
+defvjp(vecdot, _vecdot_vjp(0), _vecdot_vjp(1))
+defjvp(vecdot, lambda t, ans, a, b: vecdot(t, b), lambda t, ans, a, b: vecdot(a, t))
+defvjp(matvec, lambda g, ans, a, x: g[..., :, None] * conj(x)[..., None, :],
+       lambda g, ans, a, x: matvec(conj(np.swapaxes(a, -1, -2)), g))
+defjvp(matvec, lambda t, ans, a, x: matvec(t, x), lambda t, ans, a, x: matvec(a, t))
+defvjp(vecmat, lambda g, ans, x, a: matvec(a, conj(g)),
+       lambda g, ans, x, a: x[..., :, None] * g[..., None, :])
+defjvp(vecmat, lambda t, ans, x, a: vecmat(t, a), lambda t, ans, x, a: vecmat(x, t))

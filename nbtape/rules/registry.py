@@ -38,7 +38,7 @@ class Rule:
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
                  "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused",
-                 "fast", "operand_names")
+                 "fast", "operand_names", "params", "variant", "composite")
 
     def __init__(self, fn, name=None):
         self.fn = fn
@@ -70,14 +70,19 @@ class Rule:
         # operands in place (-1: always ask operands.operands); kept by _refresh
         self.fast = -1
         self.operand_names = None   # numpy's names of the operand positions (operands.py)
+        self.params = None      # POSITIONAL: [(name, default)] of the arguments, to bind keywords
+        self.variant = None     # (args, kwargs) -> the Rule for this call (see defvariant)
+        self.composite = None   # computes fn from other numpy calls on tensors (defcomposite)
 
     @property
     def has_vjp(self):
-        return bool(self.vjps) or self.vjp_all is not None or self.zero
+        return bool(self.vjps) or self.vjp_all is not None or self.zero \
+            or self.composite is not None
 
     @property
     def has_jvp(self):
-        return bool(self.jvps) or self.jvp_all is not None or self.zero
+        return bool(self.jvps) or self.jvp_all is not None or self.zero \
+            or self.composite is not None
 
     @property
     def signature(self):
@@ -342,6 +347,45 @@ def defseveral(fn, vjp_all, jvp_all, nargs=1):
     several.save, several.save_ans = None, True
     rule_for(fn).several = several
     return several
+
+
+def defvariant(fn, choose, name, vjp, jvp):
+    """A mode of ``fn`` that returns another kind of result gets its own rule.
+
+    ``np.linalg.svd(a, compute_uv=False)`` returns one array where the rule for
+    ``svd`` expects a tuple: ``choose(args, kwargs)`` says whether a call is in
+    that mode, and then it is recorded with a rule (not in the registry) made of
+    the first argument's ``vjp`` and ``jvp``.
+
+    >>> import numpy as np, nbtape
+    >>> RULES[np.linalg.svd].variant((np.eye(2),), {"compute_uv": False}).name
+    'np.linalg.svd (compute_uv=False)'
+    """
+    if fn is None:
+        return None
+    mode = Rule(fn, name)
+    mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
+    _compute_save(mode)
+    rule = rule_for(fn)
+    rule.variant = lambda args, kwargs: mode if choose(args, kwargs or {}) else rule
+    return mode
+
+
+def defcomposite(fn, impl):
+    """``fn`` computed by ``impl`` from numpy calls that have rules, on the tensors
+    themselves, so every step is recorded (as HIPS autograd builds ``np.select``
+    from ``np.where``).  ``impl`` takes ``fn``'s arguments and gives its result.
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.constant([-1.0, 2.0])
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.select([x > 0], [x ** 2], default=x)    # recorded as np.where steps
+    >>> tape.gradient(y, x).numpy()
+    array([1., 4.])
+    """
+    if fn is not None:
+        rule_for(fn).composite = impl
 
 
 def defnondiff(*fns):

@@ -7,6 +7,7 @@ repeat, the reflecting pad modes) are selections (see ``indexing``).
 """
 import numpy as np
 
+from . import padding
 from .indexing import defselection, positions, raw, unselect
 from .registry import (POSITIONAL, SEQUENCE, VARARGS, defjvp, deflinear, defparam, defrule, defvjp,
                        numpy_function, rule_for)
@@ -240,10 +241,8 @@ def _pad_mode(mode, kw):
     even = kw.get("reflect_type", "even") == "even"
     if mode == "constant" or (mode in _SELECTING_PADS and even):
         return mode
-    raise NotImplementedError(
-        f"nbtape differentiates np.pad with mode 'constant', 'edge', 'reflect', 'symmetric' or "
-        f"'wrap' (reflect_type='even'), not mode={mode!r} {kw or ''}; pad with one of those or "
-        "build the padding with np.concatenate.")
+    padding.supported(mode, kw)         # or refused by name (NoGradientRuleError)
+    return "computed"
 
 
 def _pad_before(pad_width, nd):
@@ -259,14 +258,20 @@ def _pad_before(pad_width, nd):
 
 def _pad_vjp(g, ans, array, pad_width, mode="constant", **kw):
     shape = shape_of(array)
-    if _pad_mode(mode, kw) == "constant":
+    kind = _pad_mode(mode, kw)
+    if kind == "computed":
+        return padding.pad_vjp(g, array, pad_width, mode, kw)
+    if kind == "constant":
         before = _pad_before(pad_width, len(shape))
         return g[tuple(slice(b, b + n) for b, n in zip(before, shape))]
     return unselect(g, array, np.pad(positions(array), raw(pad_width), mode, **kw))
 
 
 def _pad_jvp(t, ans, array, pad_width, mode="constant", **kw):
-    if _pad_mode(mode, kw) == "constant":
+    kind = _pad_mode(mode, kw)
+    if kind == "computed":
+        return padding.pad_jvp(t, array, pad_width, mode, kw)
+    if kind == "constant":
         return np.pad(t, pad_width)     # the fill value is a constant: its tangent is zero
     return np.pad(t, pad_width, mode, **kw)
 

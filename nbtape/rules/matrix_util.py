@@ -1,0 +1,116 @@
+"""Helpers that the matrix rules share (stacks of matrices: the last two axes)."""
+import inspect
+
+import numpy as np
+
+from .registry import POSITIONAL, defrule
+from .util import conj, shape_of
+
+
+def H(a):
+    """Conjugate transpose of (a stack of) matrices."""
+    return conj(np.swapaxes(a, -1, -2))
+
+
+def ndim(a):
+    return len(shape_of(a))
+
+
+def col(v):
+    """A stack of vectors as a stack of one-column matrices."""
+    return v[..., None]
+
+
+def eye_like(a):
+    return np.eye(shape_of(a)[-1])
+
+
+def tr(m):
+    return np.trace(m, axis1=-2, axis2=-1)
+
+
+def diag(m):
+    return np.diagonal(m, axis1=-2, axis2=-1)
+
+
+def is_complex(a):
+    return np.result_type(a).kind == "c"
+
+
+def sym(a):
+    """The Hermitian part."""
+    return 0.5 * (a + H(a))
+
+
+def safe_inv(s):
+    """1/s, and 0 where s is 0."""
+    return np.where(s == 0, 0.0, 1.0 / np.where(s == 0, 1.0, s))
+
+
+def gaps(w):
+    """F[i, j] = 1 / (w_j - w_i), and 0 where w_j == w_i (TensorFlow's choice).
+
+    Eigenvector gradients are only defined for distinct eigenvalues; with repeated
+    ones this drops the terms that mix their eigenvectors, which is right only for
+    functions that do not depend on the basis chosen inside the eigenspace.
+    """
+    return safe_inv(w[..., None, :] - w[..., :, None])
+
+
+# numpy's eigh, eigvalsh and cholesky read one triangle of their input and ignore
+# the imaginary part of its diagonal: they compute f(S) with S = hermitian(A).
+def hermitian(a, lower=True):
+    """The Hermitian matrix numpy reads from one triangle of ``a``.
+
+    >>> hermitian(np.array([[1.0, 9.0], [2.0, 3.0]]))
+    array([[1., 2.],
+           [2., 3.]])
+    """
+    strict = np.tril(a, -1) if lower else np.triu(a, 1)
+    d = diag(a)
+    return strict + H(strict) + (np.real(d) if is_complex(d) else d)[..., None] * eye_like(a)
+
+
+def triangle_adjoint(g, lower=True):
+    """The adjoint of ``hermitian``: a gradient ``g`` on S back onto the triangle read.
+
+    ``g`` needs no symmetry: only its Hermitian part is seen by Hermitian tangents.
+
+    >>> triangle_adjoint(np.array([[1.0, 2.0], [4.0, 3.0]]))      # 2 + 4 lands below
+    array([[1., 0.],
+           [6., 3.]])
+    """
+    gh = g + H(g)
+    d = 0.5 * diag(gh)
+    strict = np.tril(gh, -1) if lower else np.triu(gh, 1)
+    return strict + (np.real(d) if is_complex(d) else d)[..., None] * eye_like(g)
+
+
+def defmatrix(fn, vjp_all, jvp_all, nargs=1, multi=True):
+    """``defrule`` for an np.linalg function whose first ``nargs`` arguments are its
+    operands, by position or by keyword (``np.linalg.solve(a, b=t)``): the rule's
+    parameters come from numpy's own signature, and ``operands`` reads them back.
+
+    >>> import nbtape
+    >>> from nbtape.rules.registry import RULES
+    >>> [name for name, default in RULES[np.linalg.lstsq].params]
+    ['a', 'b', 'rcond']
+    """
+    r = defrule(fn, vjp_all, jvp_all, kind=POSITIONAL, multi=multi, nargs=nargs)
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    r.params = [(p.name, p.default) for p in inspect.signature(fn).parameters.values()
+                if p.kind in kinds]
+    return r
+
+
+def operands(args, kw, names, ts=None):
+    """The named leading arguments, given by position or by keyword (and, with
+    ``ts``, their tangents: None for one given by keyword as a constant).
+
+    >>> operands([1], {"b": 2}, ("a", "b"))
+    [1, 2]
+    """
+    vals = [args[i] if i < len(args) else kw.get(n) for i, n in enumerate(names)]
+    if ts is None:
+        return vals
+    return vals, list(ts) + [None] * (len(names) - len(ts))

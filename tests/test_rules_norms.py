@@ -1,0 +1,99 @@
+"""nbtape/rules/norms.py: norm, vector_norm and matrix_norm against finite differences."""
+import numpy as np
+import pytest
+
+import nbtape as nt
+from gradcheck import check_both, check_hvp, check_reverse_over_forward, needs_numpy, numpy_param
+
+rng = np.random.default_rng(2)      # for parameter lists (built once, at collection)
+
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Each test draws from its own seeded generator, whatever ran before it."""
+    global rng
+    rng = np.random.default_rng(2)
+
+
+def randn(*shape):
+    return rng.standard_normal(shape)
+
+
+def crandn(*shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+# --- norms ---------------------------------------------------------------------------------
+NUMPY2_NORMS = needs_numpy("linalg.vector_norm", "linalg.matrix_norm")
+NORMS = [
+    (lambda x: np.linalg.norm(x), (4,)),
+    (lambda x: np.linalg.norm(x), (2, 3, 2)),
+    (lambda x: np.linalg.norm(x, 1), (4,)),
+    (lambda x: np.linalg.norm(x, 2), (4,)),
+    (lambda x: np.linalg.norm(x, np.inf), (4,)),
+    (lambda x: np.linalg.norm(x, -np.inf), (4,)),
+    (lambda x: np.linalg.norm(x, 3), (4,)),
+    (lambda x: np.linalg.norm(x, 0.5), (4,)),
+    (lambda x: np.linalg.norm(x, 0), (4,)),
+    (lambda x: np.linalg.norm(x, axis=1), (2, 3)),
+    (lambda x: np.linalg.norm(x, 1, axis=0, keepdims=True), (2, 3)),
+    (lambda x: np.linalg.norm(x, np.inf, axis=-1), (2, 3, 4)),
+    (lambda x: np.linalg.norm(x, "fro"), (2, 3)),
+    (lambda x: np.linalg.norm(x, 1), (3, 3)),
+    (lambda x: np.linalg.norm(x, -1), (3, 3)),
+    (lambda x: np.linalg.norm(x, np.inf), (3, 2)),
+    (lambda x: np.linalg.norm(x, -np.inf), (3, 2)),
+    (lambda x: np.linalg.norm(x, 2), (3, 2)),
+    (lambda x: np.linalg.norm(x, -2), (2, 3)),
+    (lambda x: np.linalg.norm(x, "nuc"), (3, 2)),
+    (lambda x: np.linalg.norm(x, axis=(0, 2)), (2, 3, 2)),
+    (lambda x: np.linalg.norm(x, 2, axis=(2, 0), keepdims=True), (3, 2, 4)),
+    (lambda x: np.linalg.norm(x, 1, axis=(-1, -2)), (2, 3, 3)),
+    pytest.param(lambda x: np.linalg.vector_norm(x), (2, 3), marks=NUMPY2_NORMS),
+    pytest.param(lambda x: np.linalg.vector_norm(x, axis=(0, 1), ord=np.inf, keepdims=True),
+                 (2, 3, 2), marks=NUMPY2_NORMS),
+    pytest.param(lambda x: np.linalg.vector_norm(x, ord=1, axis=-1), (2, 3), marks=NUMPY2_NORMS),
+    pytest.param(lambda x: np.linalg.matrix_norm(x), (2, 3, 3), marks=NUMPY2_NORMS),
+    pytest.param(lambda x: np.linalg.matrix_norm(x, ord=2), (2, 3, 4), marks=NUMPY2_NORMS),
+    pytest.param(lambda x: np.linalg.matrix_norm(x, ord="nuc", keepdims=True), (2, 2, 3),
+                 marks=NUMPY2_NORMS),
+]
+
+
+@pytest.mark.parametrize("f, shape", NORMS)
+def test_norms(f, shape):
+    check_both(f, randn(*shape))
+
+
+@pytest.mark.parametrize("f", [lambda x: np.linalg.norm(x), lambda x: np.linalg.norm(x, 1),
+                               lambda x: np.linalg.norm(x, np.inf),
+                               numpy_param("linalg.matrix_norm"),
+                               lambda x: np.linalg.norm(x, 2)])
+def test_complex_norms(f):
+    check_both(f, crandn(3, 2))
+
+
+def test_complex_norm_follows_tensorflow():
+    z = nt.constant(np.array([3 + 4j, 0j]))
+    with nt.GradientTape() as t:
+        t.watch(z)
+        n2 = np.linalg.norm(z) ** 2
+    np.testing.assert_allclose(t.gradient(n2, z).numpy(), 2 * z.numpy())   # d|z|^2/dz = 2z
+
+
+def test_norm_of_zero_has_a_zero_gradient():
+    x = nt.constant(np.zeros(3))
+    with nt.GradientTape() as t:
+        t.watch(x)
+        n = np.linalg.norm(x)
+    np.testing.assert_array_equal(t.gradient(n, x).numpy(), np.zeros(3))
+
+
+def test_second_derivative_through_norm():
+    check_hvp(lambda x: np.linalg.norm(x, axis=-1), randn(2, 3))
+    check_hvp(lambda x: np.linalg.norm(x, 3), randn(4))
+
+
+
+def test_reverse_over_forward_through_norm():
+    check_reverse_over_forward(lambda a: np.linalg.norm(a, axis=0), randn(2, 3))
