@@ -9,6 +9,7 @@ import weakref
 import numpy as np
 
 from ._where import decode, describe, source_line
+from .breaks import ObjectArrayRule, object_array_error
 from .errors import NoGradientRuleError
 from .rules.util import unbroadcast
 from .tensor import Tensor
@@ -93,6 +94,8 @@ def call_vjp(rule, g, ans, args, kwargs, needs):
 
 
 def _no_rule(op):
+    if isinstance(op.rule, ObjectArrayRule):
+        return object_array_error(op.rule)
     where = op.where
     line = source_line(where)
     at = describe(where) + (f": {line}" if line else "")

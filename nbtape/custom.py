@@ -1,9 +1,12 @@
 """``custom_gradient`` and ``stop_gradient``."""
 import functools
+import inspect
 
 import numpy as np
 
+from . import _where
 from ._state import tls
+from .errors import InvalidArgumentError, user_facing
 from .rules.registry import VARARGS, Rule, rule_for
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
@@ -63,8 +66,10 @@ class _VariableWatcher:
 def custom_gradient(f):
     """Decorator: ``f(*args)`` returns ``(y, grad_fn)``; ``grad_fn(dy)`` gives the gradients.
 
-    If ``f`` reads variables, ``grad_fn(dy, variables=None)`` must return
-    ``(input_grads, variable_grads)``, as in TensorFlow.
+    ``grad_fn`` returns one gradient per tensor argument, each of its argument's
+    shape (a single value when there is one).  If ``f`` reads variables,
+    ``grad_fn(dy, variables=None)`` must return ``(input_grads, variable_grads)``,
+    as in TensorFlow.
 
     >>> import numpy as np, nbtape as nt
     >>> @nt.custom_gradient
@@ -77,26 +82,31 @@ def custom_gradient(f):
     >>> float(t.gradient(y, x))
     1.0
     """
+    @user_facing
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
         watcher = _VariableWatcher()
         tls.stack.append(watcher)
         try:
-            result, grad_fn = f(*args, **kwargs)
+            returned = f(*args, **kwargs)
         finally:
             tls.stack.remove(watcher)
+        result, grad_fn = _result_and_grad_fn(f, returned)
         arg_ids = {a._id for a in args if isinstance(a, Variable)}
         variables = [v for i, v in watcher.variables.items() if i not in arg_ids]
+        if variables and not _takes_variables(grad_fn):
+            raise InvalidArgumentError(_needs_variables_message(f, variables))
         flat_out = flatten(result)
         outs = [Tensor(o._value if isinstance(o, TensorLike) else np.asarray(o))
                 for o in flat_out]
         stack = tls.stack
         if stack:
             inputs = [a._read(stack) if isinstance(a, Variable) else a for a in args]
-            tensor_inputs = [a for a in inputs if isinstance(a, Tensor)]
+            positions = [k for k, a in enumerate(inputs) if isinstance(a, Tensor)]
             var_reads = [v._tensor for v in variables]
-            operands = tensor_inputs + var_reads
-            rule = _custom_rule(f, grad_fn, len(tensor_inputs), variables, len(outs))
+            operands = [inputs[k] for k in positions] + var_reads
+            rule = _custom_rule(f, grad_fn, positions, variables, len(outs),
+                                _where.caller())
             ids = [t._id for t in operands]
             rec_outs = tuple(outs) if rule.multi else outs[0]
             for rec in stack:
@@ -105,29 +115,116 @@ def custom_gradient(f):
     return wrapper
 
 
-def _custom_rule(f, grad_fn, n_inputs, variables, n_outs):
-    rule = Rule(f, name=f"custom_gradient({getattr(f, '__name__', 'f')})")
+def _name(f):
+    return getattr(f, "__name__", "f")
+
+
+def _result_and_grad_fn(f, returned):
+    if isinstance(returned, (tuple, list)) and len(returned) == 2 and callable(returned[1]):
+        return returned
+    what = (f"a {type(returned).__name__} of {len(returned)} items"
+            if isinstance(returned, (tuple, list)) else f"one {type(returned).__name__}")
+    if isinstance(returned, (tuple, list)) and len(returned) == 2:
+        what = f"a pair whose second item is a {type(returned[1]).__name__}, not a function"
+    raise InvalidArgumentError(
+        f"{_name(f)} is decorated with @nt.custom_gradient, so it must return a pair "
+        f"(y, grad_fn): its result and the function that turns the result's gradient dy "
+        f"into the gradients of its arguments. It returned {what}. End it with "
+        "`return y, grad_fn` (several results go in a tuple: `return (y1, y2), grad_fn`).")
+
+
+def _takes_variables(grad_fn):
+    try:
+        params = inspect.signature(grad_fn).parameters.values()
+    except (TypeError, ValueError):     # no signature to read (a builtin): let it try
+        return True
+    return any(p.name == "variables" or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def _needs_variables_message(f, variables):
+    names = ", ".join(repr(v.name) for v in variables)
+    return (f"@nt.custom_gradient grad_fn must accept keyword argument 'variables', since "
+            f"function {_name(f)} uses variables ({names}) that are not among its arguments "
+            "(TensorFlow's rule). Write `def grad_fn(dy, variables=None):` and return "
+            "(input_gradients, variable_gradients), one gradient per variable in the order "
+            "of `variables`; without it their gradients would be silently missing. Or pass "
+            "the variables to the function as arguments.")
+
+
+def _arg_names(f, positions):
+    """Names of the arguments at ``positions`` (``args[2]`` past a ``*args``)."""
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    named = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    star = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
+    return [named[k] if k < len(named) else f"{star}[{k - len(named)}]" for k in positions]
+
+
+def _custom_rule(f, grad_fn, positions, variables, n_outs, where):
+    rule = Rule(f, name=f"custom_gradient({_name(f)})")
+    # errors name the call, since they surface at the later tape.gradient line
+    called = f"{rule.name} (called at {_where.describe(where)})"
     rule.kind, rule.start, rule.multi = VARARGS, 0, n_outs > 1
+    n_inputs = len(positions)
 
     def vjp_all(g, ans, args, kwargs, needs):
         dys = list(g) if rule.multi else [g]
         dys = [d if isinstance(d, TensorLike) else Tensor(np.asarray(d)) for d in dys]
         if variables:
-            in_grads, var_grads = grad_fn(*dys, variables=variables)
+            returned = grad_fn(*dys, variables=variables)
+            if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
+                raise InvalidArgumentError(
+                    f"the grad_fn of {called} was called with variables=, so it must "
+                    "return a pair (input_gradients, variable_gradients); it returned a "
+                    f"{type(returned).__name__}.")
+            in_grads, var_grads = returned
         else:
             in_grads, var_grads = grad_fn(*dys), []
         in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        var_grads = list(var_grads) if isinstance(var_grads, (list, tuple)) else [var_grads]
+        names = _arg_names(f, positions)
         if len(in_grads) != n_inputs:
-            raise ValueError(
-                f"the gradient function of {rule.name} returned {len(in_grads)} input "
-                f"gradient(s) for {n_inputs} tensor argument(s); return one per argument.")
-        grads = in_grads + list(var_grads or [])
-        return [_plainish(x) for x in grads]
+            one = (" (for one argument, return an array, not a list)"
+                   if n_inputs == 1 else "")
+            raise InvalidArgumentError(
+                f"the grad_fn of {called} returned {len(in_grads)} input gradient(s) for "
+                f"{n_inputs} tensor argument(s) ({', '.join(names)}); return one per "
+                f"argument, in order{one}.")
+        if len(var_grads) != len(variables):
+            raise InvalidArgumentError(
+                f"the grad_fn of {called} returned {len(var_grads)} variable gradient(s) "
+                f"for the {len(variables)} variable(s) it was given "
+                f"({', '.join(repr(v.name) for v in variables)}); return one per variable, "
+                "in the order of `variables`.")
+        labels = [f"argument {n!r}" for n in names] + [f"variable {v.name!r}"
+                                                         for v in variables]
+        return [_checked(called, label, x, np.shape(a))
+                for label, x, a in zip(labels, in_grads + var_grads, args)]
     rule.vjp_all = vjp_all
     return rule
 
 
-def _plainish(x):
-    if x is None or isinstance(x, TensorLike):
-        return x
-    return np.asarray(x)
+def _checked(name, label, grad, shape):
+    """A custom gradient as the engine takes it, if it is numbers of the right shape."""
+    if grad is None:
+        return None
+    if not isinstance(grad, TensorLike):
+        try:
+            value = np.asarray(grad)
+        except (TypeError, ValueError):         # e.g. a ragged list
+            value = np.asarray(None)
+        if value.dtype.kind not in "biufc":
+            raise InvalidArgumentError(
+                f"the grad_fn of {name} returned a {type(grad).__name__} ({grad!r:.40}) as "
+                f"the gradient for {label}, not numbers; return an array of shape {shape} "
+                "(or None for no gradient).")
+        grad = value
+    if grad.shape != shape:
+        raise InvalidArgumentError(
+            f"the grad_fn of {name} returned a gradient of shape {grad.shape} for {label}, "
+            f"which has shape {shape}: a gradient has the shape of what it is the gradient "
+            "of. Reduce or reshape it in grad_fn (e.g. np.sum over the axes that "
+            "broadcasting added, or dy * np.ones_like(x) to spread a scalar).")
+    return grad

@@ -15,6 +15,12 @@ class NoGradientRuleError(NbtapeError, LookupError):
     """A gradient had to flow through a numpy function that has no rule."""
 
 
+class InvalidArgumentError(NbtapeError, TypeError, ValueError):
+    """A value nbtape cannot use where it was given: a variable update of another
+    dtype or shape, a custom gradient of the wrong shape.  (A ``TypeError`` and a
+    ``ValueError``, so code catching either keeps working.)"""
+
+
 class TapeConsumedError(NbtapeError, RuntimeError):
     """A non-persistent tape was asked for a second gradient."""
 

@@ -3,13 +3,15 @@
 Either the recorded path from ``source`` to ``target``, op by op with the user's
 lines, or the exact place where the path breaks: never watched, watched after
 use, replaced by a new object, left the tape through plain numpy, an integer
-dtype, an ``assign``, ``stop_recording``, ``stop_gradient``.
+dtype, an ``assign``, ``stop_recording``, ``stop_gradient``, or a step with no
+gradient rule (an object array among them) that ``gradient`` would refuse.
 """
 import html
 
 import numpy as np
 
 from . import _where
+from .breaks import ObjectArrayRule
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 
@@ -131,6 +133,14 @@ def explain(tape, target, source):
                            fix=_unwatched_fix(tape, source))
 
     reach = _forward_reach(ops, sid)
+    blocked = _without_gradient(ops, reach, tid) if tid in reach else []
+    if blocked:
+        return Explanation(
+            f"No gradient: the target depends on {src}, but tape.gradient raises "
+            "NoGradientRuleError, because the path goes through a step nbtape cannot "
+            "differentiate.", False, [], blocked,
+            fix="rewrite that step with functions nbtape differentiates (nt.coverage() "
+                "lists them), or wrap it in @nt.custom_gradient with your own derivative.")
     if tid in reach:
         steps = [(f"{src}", tape._watched.get(sid, (None, None))[1])]
         path = _path(ops, reach, sid, tid) or []
@@ -146,6 +156,29 @@ def explain(tape, target, source):
         reasons = ["no recorded operation connects them: the target was computed from "
                    "other values (or before this tape started recording)."]
     return Explanation(title_none, False, [], reasons)
+
+
+def _without_gradient(ops, reach, tid):
+    """Reasons for each op on a path to the target that has no gradient rule."""
+    back = {tid}
+    reasons = []
+    for op in reversed(ops):
+        if op.rule.stop or not any(o in back for o in op.out_ids if o is not None):
+            continue
+        if not any(i in reach for i in op.in_ids if i is not None):
+            continue
+        back.update(i for i in op.in_ids if i is not None)
+        if op.rule.has_vjp:
+            continue
+        if isinstance(op.rule, ObjectArrayRule):
+            name, where = op.rule.origin
+            reasons.append(f"the values became a numpy object array (dtype=object) in {name} "
+                           f"at {_where.describe(where)}{_code(where)}: object arrays hold "
+                           "Python objects, which nbtape cannot differentiate.")
+        else:
+            reasons.append(f"{op.rule.name} at {_where.describe(op.where)}{_code(op.where)} "
+                           "has no gradient rule.")
+    return list(dict.fromkeys(reversed(reasons)))     # tape order, each once
 
 
 def _count_paths(ops, reach, sid, tid, cap=1000):
@@ -194,7 +227,7 @@ def _breaks(tape, ops, reach, source, target, src):
     A value that stops being recorded cannot be followed to the target, so these
     are the places where something computed from the source left the tape.
     """
-    stops, assigns, paused, escapes = [], [], [], []
+    stops, assigns, paused, escapes, casts = [], [], [], [], []
     for op in ops:
         if op.rule.stop and any(i in reach for i in op.in_ids if i is not None):
             stops.append(f"nt.stop_gradient at {_where.describe(op.where)}"
@@ -209,6 +242,12 @@ def _breaks(tape, ops, reach, source, target, src):
                                "of that variable start a new leaf.")
         elif i not in reach:
             continue
+        elif kind == "dtype":
+            name, dtype = detail
+            casts.append(f"a value computed from {src} became {dtype} (an integer or bool "
+                         f"dtype) through {name} at {at}: integer and bool values are never "
+                         "differentiable, so the tape stops following it there (keep it a "
+                         "float; np.round and np.floor give rounded floats).")
         elif kind == "escape":
             escapes.append(f"a value computed from {src} left the tape through {detail} at "
                            f"{at}: from there it is a plain value the tape cannot "
@@ -217,7 +256,7 @@ def _breaks(tape, ops, reach, source, target, src):
         elif kind == "stop_recording":
             paused.append(f"{detail} used a value computed from {src} inside "
                           f"tape.stop_recording() at {at}: nothing there is recorded.")
-    reasons = list(dict.fromkeys(stops + assigns + paused + escapes))   # each once
+    reasons = list(dict.fromkeys(stops + assigns + paused + casts + escapes))   # each once
     watched = tape._watched.get(source._id)
     if watched and isinstance(target, Tensor) and target._id < watched[0]:
         reasons.append(f"{src} was watched at {_where.describe(watched[1])}, after the target "

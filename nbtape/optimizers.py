@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .clip import clip_by_global_norm, clip_by_norm
+from .errors import InvalidArgumentError, user_facing
 from .tensor import TensorLike
 from .variable import Variable
 
@@ -99,6 +100,7 @@ class Optimizer(abc.ABC):
         return s
 
     # applying gradients --------------------------------------------------------------------------
+    @user_facing
     def apply_gradients(self, grads_and_vars):
         """Update each variable from its gradient; ``None`` gradients are skipped with a warning.
 
@@ -124,7 +126,7 @@ class Optimizer(abc.ABC):
                 f"Gradients do not exist for variables {missing} when minimizing the loss, "
                 "so they were not updated. A None gradient means the loss does not depend "
                 "on the variable as recorded; tape.explain(loss, variable) says why.",
-                UserWarning, stacklevel=2)
+                UserWarning, stacklevel=3)   # past @user_facing
         pairs = [(g, v) for g, v in pairs if g is not None]
         variables = [v for _, v in pairs]
         grads = [self._checked(g, v) for g, v in pairs]
@@ -169,12 +171,28 @@ class Optimizer(abc.ABC):
 
     def _checked(self, g, v):
         g = _plain(g)
+        if v.dtype.kind not in "fc":
+            raise InvalidArgumentError(
+                f"{type(self).__name__} cannot update variable {v.name!r}: its dtype is "
+                f"{v.dtype}, and an optimizer step (a fraction of the gradient) would be "
+                "truncated to integers. Make it a float variable (nt.Variable(1.0), or "
+                "dtype='float32'), or leave it out of the variables you pass.")
+        if g.dtype.kind not in "biufc":
+            raise InvalidArgumentError(
+                f"the gradient for variable {v.name!r} is a {type(g).__name__} of dtype "
+                f"{g.dtype}, not numbers; pass the gradients tape.gradient returned.")
+        if g.dtype.kind == "c" and v.dtype.kind != "c":
+            raise InvalidArgumentError(
+                f"the gradient for variable {v.name!r} is complex ({g.dtype}) but the "
+                f"variable is real ({v.dtype}): updating it would drop the imaginary part. "
+                "Pass a real gradient (np.real(g) if that is what you mean), or make the "
+                "variable complex.")
         if g.shape != v.shape:
             raise ValueError(
                 f"the gradient for variable {v.name!r} has shape {g.shape}, but the variable "
                 f"has shape {v.shape}; each gradient must match its variable. Check that "
                 "grads and variables are zipped in the same order.")
-        if g.dtype != v.dtype and v.dtype.kind in "fc":
+        if g.dtype != v.dtype:
             g = g.astype(v.dtype)
         return g
 

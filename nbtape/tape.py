@@ -2,14 +2,17 @@
 import enum
 import weakref
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 
 from . import _where
 from ._state import next_id, suspended, tls
 from .backward import Op, backward, plan
+from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing
 from .observe import Observable
+from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -126,7 +129,8 @@ class GradientTape(Observable):
         # tuple, or for auto-watched variables the cheaper caller_raw() (decode it)
         self._watched = {}
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
-        self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses
+        self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses, dtypes
+        self._object_origins = {}  # id of an object array -> (op name, where) that made it
         self.last_gradient = None  # GradientRecord of the latest gradient() call
 
     @property
@@ -212,12 +216,17 @@ class GradientTape(Observable):
             # even if it gets watched later (TensorFlow's semantics)
             ids = [i if i in tracked else None for i in ids]
         if rule.multi:
-            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fc" else None
+            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
                             for o in outs)
+            if any(isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs):
+                rule = object_rule(rule, ids, out_ids, self._object_origins)
         elif type(outs) is Tensor and outs._value.dtype.kind in "fc":
             out_ids = (outs._id,)
         else:
-            return
+            rule = off_float_path(rule, ids, outs, self._notes, self._object_origins)
+            if rule is None:
+                return
+            out_ids = (outs._id,)
         save = rule.save
         if save is not None and not rule.save_all:
             # Python numbers are kept even when unused: they label pictures, and cost nothing
@@ -225,6 +234,14 @@ class GradientTape(Observable):
                      for k, a in enumerate(args)]
         else:
             saved = args
+        for a in saved:
+            if type(a) not in KEPT_AS_IS:
+                # a plain array the user may change later (a buffer reused in a loop):
+                # the rule must see it as it was now (tensors are immutable)
+                saved = snapshot(saved)
+                break
+        if kwargs:
+            kwargs = snapshot_kwargs(kwargs)
         metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                  for a in operands]
         ops = self._ops
@@ -345,7 +362,10 @@ class GradientTape(Observable):
         # about the size of its outputs), so the pass never doubles a big tape's memory
         ops = self._ops
         keep_all = self._small = _small_tape(ops)
-        with suspended(self):
+        # A persistent tape asked inside its own `with` block records the pass itself
+        # (as TensorFlow's does), so the gradient can be differentiated again; otherwise
+        # the tape steps aside while it computes.
+        with nullcontext() if self._persistent and self in tls.stack else suspended(self):
             tensor_mode = bool(tls.stack)
             adj = backward(ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
         kept = adj if keep_all else {i: adj[i] for i in ids if i in adj}
@@ -375,18 +395,13 @@ class GradientTape(Observable):
         return Tensor(g)
 
     def _warn_escape(self, source):
-        escapes = [n for n in self._notes if n[0] == "escape"]
-        if not escapes:
+        breaks = [n for n in self._notes if n[0] in ("escape", "dtype")]
+        if not breaks:
             return
         downstream = plan(self._ops, [source._id])[1]
-        for kind, i, where, how in escapes:
+        for kind, i, where, detail in breaks:
             if i in downstream:
-                warnings.warn(
-                    f"the gradient is None because the value left the tape through {how} "
-                    f"at {_where.describe(where)}: from there on it is a plain numpy array "
-                    "that the tape cannot follow. Keep it a tensor (use np.stack / "
-                    "np.concatenate to build arrays from tensors). tape.explain(target, "
-                    "source) shows the whole story.", UserWarning, stacklevel=5)
+                warnings.warn(break_message(kind, where, detail), UserWarning, stacklevel=6)
                 return
 
     def _finish(self):

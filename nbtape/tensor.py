@@ -114,9 +114,13 @@ class TensorLike:
         return float(self._value)
 
     def __int__(self):
+        if tls.stack:
+            _note_escape(self._leaf(tls.stack), "int()")
         return int(self._value)
 
     def __complex__(self):
+        if tls.stack:
+            _note_escape(self._leaf(tls.stack), "complex()")
         return complex(self._value)
 
     def __index__(self):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ._state import next_id, tls
+from .errors import InvalidArgumentError, user_facing
 from .observe import Observable
 from .tensor import Tensor, TensorLike
 
@@ -78,13 +79,8 @@ class Variable(TensorLike, Observable):
         return self.value()
 
     # assignment ----------------------------------------------------------------
-    def _assign(self, new, how, source=None):
-        arr = np.array(new, dtype=self.dtype)
-        if arr.shape != self.shape:
-            raise ValueError(
-                f"cannot assign a value of shape {arr.shape} to variable {self.name!r} of "
-                f"shape {self.shape}; variables keep their shape (make a new nt.Variable "
-                "for a different shape).")
+    def _assign(self, arr, how, source=None):
+        arr = np.array(arr, dtype=self.dtype)
         arr.flags.writeable = False
         for rec in tls.stack:
             rec.on_assign(self, source, how)
@@ -93,23 +89,67 @@ class Variable(TensorLike, Observable):
             self._notify("assign", value=self._tensor)
         return self
 
+    @user_facing
     def assign(self, value):
-        """Replace the value (not differentiable)."""
+        """Replace the value (not differentiable).  The value must have the variable's
+        shape, and a dtype it can hold without loss (as in TensorFlow).
+
+        >>> import nbtape as nt
+        >>> nt.Variable([1.0, 2.0]).assign([3.0, 4.0]).numpy()
+        array([3., 4.])
+        """
         value = _read_if_variable(value)
         src = value if isinstance(value, TensorLike) else None
-        return self._assign(np.asarray(_plain(value)), "assign", src)
+        new = self._checked(value, "assign")
+        if new.shape != self.shape:
+            raise InvalidArgumentError(
+                f"cannot assign a value of shape {new.shape} to {_label(self)} of "
+                f"shape {self.shape}; variables keep their shape (make a new nt.Variable "
+                "for a different shape).")
+        return self._assign(new, "assign", src)
 
+    @user_facing
     def assign_add(self, delta):
-        """``v += delta`` in place (not differentiable)."""
-        delta = _read_if_variable(delta)
-        src = delta if isinstance(delta, TensorLike) else None
-        return self._assign(self._tensor._value + _plain(delta), "assign_add", src)
+        """``v += delta`` in place (not differentiable); ``delta`` has the variable's
+        shape (or broadcasts to it, like a scalar).
 
-    def assign_sub(self, delta):
-        """``v -= delta`` in place (not differentiable)."""
+        >>> import nbtape as nt
+        >>> nt.Variable([1.0, 2.0]).assign_add(0.5).numpy()
+        array([1.5, 2.5])
+        """
         delta = _read_if_variable(delta)
         src = delta if isinstance(delta, TensorLike) else None
-        return self._assign(self._tensor._value - _plain(delta), "assign_sub", src)
+        d = self._checked(delta, "assign_add")
+        return self._assign(self._tensor._value + d, "assign_add", src)
+
+    @user_facing
+    def assign_sub(self, delta):
+        """``v -= delta`` in place (not differentiable); ``delta`` has the variable's
+        shape (or broadcasts to it, like a scalar)."""
+        delta = _read_if_variable(delta)
+        src = delta if isinstance(delta, TensorLike) else None
+        d = self._checked(delta, "assign_sub")
+        return self._assign(self._tensor._value - d, "assign_sub", src)
+
+    def _checked(self, value, how):
+        """``value`` as a plain array, after checking the variable can hold it."""
+        arr = np.asarray(_plain(value))
+        dtype = self.dtype
+        if not np.can_cast(arr.dtype, dtype, casting="same_kind"):
+            raise InvalidArgumentError(_dtype_message(self, arr, how))
+        if how != "assign" and arr.shape != self.shape:
+            try:
+                fits = np.broadcast_shapes(arr.shape, self.shape) == self.shape
+            except ValueError:
+                fits = False
+            if not fits:
+                raise InvalidArgumentError(
+                    f"{how} got a delta of shape {arr.shape} for {_label(self)} of "
+                    f"shape {self.shape}: the delta must have the variable's shape (or "
+                    "broadcast to it, like a scalar), since a variable keeps its shape. "
+                    "Check that the delta belongs to this variable (gradients and variables "
+                    "zipped in the same order), or make a new nt.Variable for another shape.")
+        return arr
 
     def __repr__(self):
         from .display import variable_repr
@@ -118,6 +158,31 @@ class Variable(TensorLike, Observable):
     def _repr_html_(self):
         from .display import variable_html
         return variable_html(self)
+
+
+def _label(var):
+    return f"variable {var._name!r}" if var._name is not None else "a variable"
+
+
+def _dtype_message(var, arr, how):
+    verb = {"assign": "assign", "assign_add": "add", "assign_sub": "subtract"}[how]
+    what = "value" if how == "assign" else "delta"
+    vk, dk = arr.dtype.kind, var.dtype.kind
+    if vk == "c":
+        loss = "drop the imaginary part"
+    elif vk == "f" and dk in "iu":
+        loss = "truncate it to integers (0.5 would become 0)"
+    elif dk == "b":
+        loss = "turn every nonzero number into True"
+    else:
+        loss = "change the values"
+    fix = ("make the variable complex (dtype='complex128')" if vk == "c" else
+           "make the variable a float (nt.Variable(1.0), or dtype='float32')")
+    return (f"cannot {verb} a {what} of dtype {arr.dtype} to {_label(var)} of dtype "
+            f"{var.dtype}: casting would {loss}, so, as in TensorFlow, a variable only takes "
+            f"values of its own kind of dtype. Pass a {what} of dtype {var.dtype} (round it "
+            f"yourself with np.round(...).astype('{var.dtype}') if that is what you mean), or "
+            f"{fix}.")
 
 
 def _read_if_variable(v):

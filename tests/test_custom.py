@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
+from gradcheck import check_reverse
 
 
 # --- custom_gradient ----------------------------------------------------------------------------------
@@ -313,3 +314,150 @@ def test_stop_gradient_of_a_list():
         y = sa * b + a * sb
     ga, gb = tape.gradient(y, [a, b])
     assert (float(ga), float(gb)) == (2.0, 1.0)
+
+
+# --- what f and grad_fn return is checked, at the user's line (issue 11, item 6) ---------------------
+def _nbtape_frames(exc):
+    """The traceback frames inside nbtape's engine, besides the @user_facing wrapper."""
+    import traceback
+    return [f for f in traceback.extract_tb(exc.__traceback__)
+            if "/nbtape/" in f.filename and not f.filename.endswith("errors.py")]
+
+
+def _gradient_of(fn, *values):
+    xs = [nt.constant(v) for v in values]
+    with nt.GradientTape() as tape:
+        tape.watch(xs)
+        y = fn(*xs)
+    return tape.gradient(y, xs)
+
+
+def test_gradient_of_the_wrong_shape_names_function_argument_and_shape():
+    @nt.custom_gradient
+    def total(x):
+        return np.sum(x), lambda dy: dy * np.ones((2, 2))     # (2, 2) for a (2,) argument
+
+    with pytest.raises(ValueError) as info:
+        _gradient_of(total, [1.0, 2.0])
+    text = str(info.value)
+    assert "custom_gradient(total)" in text and "argument 'x'" in text
+    assert "(2, 2)" in text and "shape (2,)" in text and "test_custom.py" in text
+    assert not _nbtape_frames(info.value)
+
+
+def test_scalar_gradient_for_an_array_argument_is_refused():
+    @nt.custom_gradient
+    def total(x):
+        return np.sum(x), lambda dy: dy
+    with pytest.raises(ValueError, match=r"shape \(\) for argument 'x'.*np.ones_like"):
+        _gradient_of(total, [1.0, 2.0])
+
+
+def test_wrong_count_names_the_arguments():
+    @nt.custom_gradient
+    def mul(a, b):
+        return np.sum(a * b), lambda dy: dy * b
+    with pytest.raises(ValueError, match=r"custom_gradient\(mul\).*1 input gradient.*\(a, b\)") \
+            as info:
+        _gradient_of(mul, [1.0, 2.0], [3.0, 4.0])
+    assert not _nbtape_frames(info.value)
+
+
+@pytest.mark.parametrize("bad", ["oops", {"x": 1.0}, object(), ([[1.0], [2.0, 3.0]],)])
+def test_gradient_that_is_not_numbers_is_refused(bad):
+    @nt.custom_gradient
+    def f(x):
+        return x * 2.0, lambda dy: bad
+    with pytest.raises(TypeError, match=r"custom_gradient\(f\).*argument 'x', not numbers"):
+        _gradient_of(f, [1.0, 2.0])
+
+
+def test_star_args_are_named_by_position():
+    @nt.custom_gradient
+    def prod(*xs):
+        return np.sum(xs[0] * xs[1]), lambda dy: (dy * xs[1], np.ones(3))
+    with pytest.raises(ValueError, match=r"argument 'xs\[1\]', which has shape \(2,\)"):
+        _gradient_of(prod, [1.0, 2.0], [3.0, 4.0])
+
+
+@pytest.mark.parametrize("returned", ["one value", "a triple", "not callable"])
+def test_f_that_does_not_return_y_and_grad_fn_is_refused_at_the_call(returned):
+    @nt.custom_gradient
+    def f(x):
+        if returned == "one value":
+            return x * 2.0
+        if returned == "a triple":
+            return x, x, lambda dy: dy
+        return x * 2.0, x
+
+    x = nt.constant([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.raises(TypeError, match=r"f is decorated with @nt.custom_gradient.*\(y, "
+                                            r"grad_fn\)") as info:
+            f(x)
+    assert not _nbtape_frames(info.value)
+
+
+def test_grad_fn_reading_variables_without_the_keyword_fails_at_the_call():
+    w = nt.Variable(3.0, name="w")
+
+    @nt.custom_gradient
+    def scaled(x):
+        return x * w, lambda dy: dy * w
+
+    x = nt.constant(2.0)
+    with pytest.raises(TypeError, match=r"must accept keyword argument 'variables'.*'w'") as info:
+        scaled(x)           # TensorFlow checks when the function runs, tape or not
+    assert not _nbtape_frames(info.value)
+
+
+def test_grad_fn_with_keyword_arguments_may_take_variables():
+    w = nt.Variable(3.0, name="w")
+
+    @nt.custom_gradient
+    def scaled(x):
+        def grad(dy, **kwargs):
+            return dy * w, [dy * x]
+        return x * w, grad
+
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = scaled(x)
+    assert [float(g) for g in tape.gradient(y, [x, w])] == [3.0, 2.0]
+
+
+def test_variable_gradients_are_checked_too():
+    w = nt.Variable([1.0, 2.0], name="w")
+
+    @nt.custom_gradient
+    def dot(x):
+        return np.sum(x * w), lambda dy, variables=None: (dy * w, [dy])
+
+    with nt.GradientTape() as tape:
+        x = nt.constant([1.0, 1.0])
+        tape.watch(x)
+        y = dot(x)
+    with pytest.raises(ValueError, match=r"shape \(\) for variable 'w', which has shape \(2,\)"):
+        tape.gradient(y, [x, w])
+
+
+def test_none_gradients_are_allowed():
+    @nt.custom_gradient
+    def first(a, b):
+        return a * 1.0, lambda dy: (dy, None)
+    ga, gb = _gradient_of(first, [1.0, 2.0], [3.0, 4.0])
+    np.testing.assert_array_equal(ga.numpy(), [1.0, 1.0])
+    assert gb is None
+
+
+def test_right_custom_gradients_with_broadcasting_match_finite_differences():
+    @nt.custom_gradient
+    def scaled_sin(a, b):                 # a (2, 3), b (3,): the gradient of b is reduced
+        def grad(dy):
+            return dy * np.cos(a) * b, np.sum(dy * np.sin(a), axis=0)
+        return np.sin(a) * b, grad
+
+    rng = np.random.default_rng(5)
+    check_reverse(scaled_sin, rng.standard_normal((2, 3)), rng.standard_normal(3))

@@ -142,3 +142,62 @@ def test_a_plain_target_gives_none_and_says_where_it_left():
     with pytest.warns(UserWarning, match="left the tape"):
         assert tape.gradient(y, x) is None
     assert "y = np.mean([x, x])" in str(tape.explain(y, x))
+
+
+# --- the real break: dtypes, object arrays, steps without a rule (issue 11, items 3 and 4) -----------
+def test_integer_cast_is_named_not_outside_the_block():
+    x = nt.Variable([0.5, 1.5], name="x")
+    with nt.GradientTape() as tape:
+        y = np.sum(x.astype(int) * 2.0)
+    e = tape.explain(y, x)
+    text = str(e)
+    assert not e.connected
+    assert "int64" in text and "integer" in text and "x.astype(int)" in text
+    assert "with` block" not in text
+
+
+def test_bool_cast_is_named():
+    x = nt.Variable([0.5, 1.5], name="x")
+    with nt.GradientTape() as tape:
+        y = np.sum(x.astype(bool) * 2.0)
+    assert "bool" in str(tape.explain(y, x))
+
+
+def test_object_array_path_says_gradient_raises_and_where_the_array_was_made():
+    x = nt.Variable([0.5, 1.5], name="x")
+    with nt.GradientTape() as tape:
+        o = x.astype(object)
+        y = np.sum((o * 2.0).astype(float))
+    e = tape.explain(y, x)
+    text = str(e)
+    assert not e.connected
+    assert "NoGradientRuleError" in text and "object array" in text
+    assert "o = x.astype(object)" in text
+    assert "object array" in e._repr_html_()
+    with pytest.raises(nt.NoGradientRuleError):
+        tape.gradient(y, x)
+
+
+def test_step_without_a_gradient_rule_is_named():
+    from nbtape.dispatch import apply_unknown    # how numpy functions without a rule run
+
+    def no_rule_yet(v):
+        return apply_unknown(lambda a: a * 2.0, (v,), {}, "no_rule_yet")
+
+    x = nt.Variable([0.5, 1.5], name="x")
+    with nt.GradientTape() as tape:
+        y = np.sum(no_rule_yet(x)) + np.sum(x)
+    e = tape.explain(y, x)
+    assert not e.connected
+    assert "no_rule_yet" in str(e) and "has no gradient rule" in str(e)
+    with pytest.raises(nt.NoGradientRuleError, match="no_rule_yet"):
+        tape.gradient(y, x)
+
+
+def test_gradient_recorded_inside_a_persistent_block_is_connected():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape(persistent=True) as tape:
+        y = x ** 3
+        g = tape.gradient(y, x)
+    e = tape.explain(g, x)
+    assert e.connected and "g = tape.gradient(y, x)" in str(e)

@@ -200,3 +200,42 @@ def test_updates_are_not_recorded_on_an_active_tape():
     assert float(tape.gradient(z, w)) == 3.0
     assert not any("assign" in op.name for op in tape._ops)
     assert float(w.numpy()) == pytest.approx(1.9)
+
+
+# --- variables an update cannot be represented in (issue 11, item 5) ------------------------------------
+OPTIMIZERS = [lambda: nt.optimizers.SGD(0.5), lambda: nt.optimizers.SGD(0.5, momentum=0.9),
+              lambda: nt.optimizers.Adam(0.1), lambda: nt.optimizers.RMSprop(0.1)]
+
+
+@pytest.mark.parametrize("make", OPTIMIZERS)
+def test_int_variable_is_refused_before_anything_changes(make):
+    opt = make()
+    w = nt.Variable([1.0, 2.0], name="w")
+    n = nt.Variable([1, 2], name="n")
+    with pytest.raises(TypeError, match=r"'n'.*int64.*truncated") as info:
+        opt.apply_gradients([(np.ones(2), w), (np.ones(2), n)])
+    assert isinstance(info.value, nt.NbtapeError)
+    np.testing.assert_array_equal(n.numpy(), [1, 2])
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])     # no half-applied step
+    assert int(opt.iterations.numpy()) == 0
+
+
+@pytest.mark.parametrize("make", OPTIMIZERS)
+def test_complex_gradient_for_a_real_variable_is_refused(make):
+    w = nt.Variable([1.0, 2.0], name="w")
+    with pytest.raises(ValueError, match="imaginary"):
+        make().apply_gradients([(np.array([1.0 + 2.0j, 0.0]), w)])
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
+
+
+def test_non_numeric_gradient_is_refused():
+    w = nt.Variable([1.0, 2.0], name="w")
+    with pytest.raises(TypeError, match="not numbers"):
+        nt.optimizers.SGD(0.1).apply_gradients([(np.array(["a", "b"]), w)])
+
+
+def test_none_gradient_warning_points_at_the_callers_line():
+    a, b = nt.Variable(1.0, name="a"), nt.Variable(1.0, name="b")
+    with pytest.warns(UserWarning, match="'b'") as caught:
+        nt.optimizers.SGD(0.1).apply_gradients([(1.0, a), (None, b)])
+    assert caught[0].filename == __file__

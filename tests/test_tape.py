@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
+from gradcheck import check_reverse, numeric_grad
 
 
 def watched(*values, **kw):
@@ -633,3 +634,145 @@ def test_dict_of_targets_is_summed_with_matching_output_gradients():
     g = tape.gradient(targets, x, output_gradients={"square": np.array(1.0),
                                                      "triple": np.array(10.0)})
     assert float(g) == 34.0
+
+
+# --- operands that change after use (issue 11, item 2) ---------------------------------------------------
+def test_buffer_reused_in_a_loop_keeps_each_rows_gradient():
+    rows = [np.array([1.0, 1.0]), np.array([2.0, 2.0])]
+    w = nt.Variable([1.0, 2.0])
+    buf = np.zeros(2)
+    with nt.GradientTape() as tape:
+        loss = 0.0
+        for row in rows:
+            buf[:] = row
+            loss = loss + np.sum(w * buf)
+    np.testing.assert_array_equal(tape.gradient(loss, w).numpy(), [3.0, 3.0])
+
+
+def test_operand_changed_after_matmul_does_not_change_the_gradient():
+    w = nt.Variable(np.eye(2))
+    buf = np.ones((1, 2))
+    with nt.GradientTape() as tape:
+        y = np.sum(buf @ w)
+        buf *= 10
+    np.testing.assert_array_equal(tape.gradient(y, w).numpy(), np.ones((2, 2)))
+
+
+def _reused_buffer(w, data):
+    """A loop that refills one buffer, as data loaders do (the values the ops saw)."""
+    buf = np.empty(data.shape[1:])
+    idx = np.zeros(1, dtype=int)
+    total = 0.0
+    for k, row in enumerate(data):
+        buf[...] = row
+        idx[0] = k % w.shape[0]
+        total = total + np.sum(np.sin(w * buf)) + np.sum((buf @ w.T) ** 2) + w[idx][0, 0] * k
+        total = total + np.einsum("ij,ij->", w, buf) + np.sum(np.average(w, axis=1, weights=buf[0]))
+        buf *= -3.0     # changed after every use
+        idx[0] = 99
+    return total
+
+
+def test_reused_buffers_match_finite_differences():
+    rng = np.random.default_rng(7)
+    w0 = rng.standard_normal((2, 3))
+    data = rng.uniform(0.5, 1.5, (3, 2, 3))
+    check_reverse(lambda w: _reused_buffer(w, data), w0)
+
+
+def test_keyword_operand_changed_after_use():
+    rng = np.random.default_rng(3)
+    weights = rng.uniform(0.5, 1.5, 3)
+    original = weights.copy()
+    x = nt.Variable(rng.standard_normal(3))
+    with nt.GradientTape() as tape:
+        y = np.average(x ** 2, weights=weights)
+        weights[:] = 100.0
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(),
+                               2 * x.numpy() * original / original.sum())
+
+
+def test_read_only_operands_are_not_copied():
+    x = nt.Variable([1.0, 2.0])
+    c = nt.constant([3.0, 4.0])
+    with nt.GradientTape() as tape:
+        y = x * c
+        z = x * np.asarray(c)           # a read-only view of an immutable value
+        total = np.sum(y + z)
+    op_y, op_z = tape._ops[:2]
+    assert op_y.args[1] is c
+    assert op_z.args[1].base is np.asarray(c).base       # kept, not copied
+    np.testing.assert_array_equal(tape.gradient(total, x).numpy(), [6.0, 8.0])
+
+
+# --- a persistent tape records its own gradient inside its block (issue 11, item 3) ----------------
+def test_gradient_inside_a_persistent_block_is_recorded_for_the_next_order():
+    x = nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        y = x ** 3
+        g = tape.gradient(y, x)             # 3 x^2 = 12, recorded
+    assert float(g) == 12.0
+    assert float(tape.gradient(g, x)) == 12.0    # 6 x
+
+
+def test_third_derivative_inside_one_persistent_tape():
+    x = nt.constant(0.4)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.sin(x) * x
+        g1 = tape.gradient(y, x)
+        g2 = tape.gradient(g1, x)
+    g3 = tape.gradient(g2, x)
+    v = 0.4      # d3/dx3 (x sin x) = -3 sin x - x cos x
+    np.testing.assert_allclose(float(g2), 2 * np.cos(v) - v * np.sin(v))
+    np.testing.assert_allclose(float(g3), -3 * np.sin(v) - v * np.cos(v))
+
+
+def test_hessian_vector_product_inside_one_persistent_tape_matches_finite_differences():
+    rng = np.random.default_rng(11)
+    x0, u = rng.standard_normal(4), rng.standard_normal(4)
+
+    def grad_of(x):
+        x = nt.constant(x)
+        with nt.GradientTape() as t:
+            t.watch(x)
+            y = np.sum(np.sin(x) * x ** 2) + np.prod(x)
+        return t.gradient(y, x).numpy()
+
+    x = nt.constant(x0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.sum(np.sin(x) * x ** 2) + np.prod(x)
+        g = tape.gradient(y, x)
+        gu = np.sum(g * u)
+    hvp = tape.gradient(gu, x).numpy()
+    expected = numeric_grad(lambda z: np.sum(grad_of(z) * u), [x0], 0, 1e-6)
+    np.testing.assert_allclose(hvp, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_gradient_inside_a_non_persistent_block_is_not_recorded():
+    x = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        g = tape.gradient(x * x, x)
+        assert not tape.recording         # TensorFlow stops a used non-persistent tape
+    assert float(g) == 6.0 and len(tape) == 1
+
+
+def test_gradient_inside_stop_recording_is_not_recorded():
+    x = nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        y = x ** 3
+        with tape.stop_recording():
+            g = tape.gradient(y, x)
+    assert float(g) == 12.0
+    assert tape.gradient(g, x) is None
+
+
+def test_gradient_outside_the_block_is_not_recorded():
+    x = nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        y = x ** 3
+    n = len(tape)
+    g = tape.gradient(y, x)
+    assert len(tape) == n and tape.gradient(g, x) is None

@@ -1,4 +1,6 @@
 """nt.Variable: mutable state that tapes watch when they read it."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -260,3 +262,83 @@ def test_explicitly_watched_variable_then_assigned():
         v.assign(3.0)
         y = v ** 3
     assert float(tape.gradient(y, v)) == 27.0
+
+
+# --- updates the variable cannot hold (issue 11, items 5 and 8) ----------------------------------------
+def _nbtape_frames(exc):
+    """The traceback frames inside nbtape's engine, besides the @user_facing wrapper."""
+    import traceback
+    return [f for f in traceback.extract_tb(exc.__traceback__)
+            if "/nbtape/" in f.filename and not f.filename.endswith("errors.py")]
+
+
+@pytest.mark.parametrize("update, value", [
+    ("assign", [0.5, 1.5]), ("assign_add", [0.5, 0.5]), ("assign_sub", [0.5, 0.5]),
+    ("assign", nt.constant([3.0, 4.0])), ("assign_add", 1.0),
+])
+def test_float_into_an_int_variable_raises_and_keeps_the_value(update, value):
+    v = nt.Variable([1, 2], name="count")
+    with pytest.raises(TypeError, match=r"float64.*'count'.*int64.*truncate") as info:
+        getattr(v, update)(value)
+    assert isinstance(info.value, nt.NbtapeError) and not _nbtape_frames(info.value)
+    np.testing.assert_array_equal(v.numpy(), [1, 2])
+    assert v.dtype == np.int64
+
+
+@pytest.mark.parametrize("update", ["assign", "assign_add", "assign_sub"])
+def test_complex_into_a_float_variable_raises_instead_of_dropping_the_imaginary_part(update):
+    v = nt.Variable([1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # no ComplexWarning either: an error
+        with pytest.raises(TypeError, match="imaginary"):
+            getattr(v, update)(np.array([1.0 + 1.0j, 0.0]))
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
+def test_updates_of_the_same_kind_of_dtype_are_cast():
+    i = nt.Variable([1, 2])
+    i.assign_add(np.array([1, 1], dtype=np.int32))
+    i.assign(np.array([5, 6], dtype=np.uint8))
+    f = nt.Variable(np.zeros(2, dtype=np.float32))
+    f.assign_add(np.array([0.5, 1.0]))          # float64 into float32
+    f.assign_sub([1, 1])                        # integers into a float
+    c = nt.Variable([0j, 1j])
+    c.assign_add([1.0, 2.0])
+    assert (i.dtype, f.dtype, c.dtype) == (np.int64, np.float32, np.complex128)
+    np.testing.assert_array_equal(i.numpy(), [5, 6])
+    np.testing.assert_array_equal(f.numpy(), [-0.5, 0.0])
+    np.testing.assert_array_equal(c.numpy(), [1.0, 2.0 + 1.0j])
+
+
+def test_int_into_a_bool_variable_raises():
+    v = nt.Variable([True, False])
+    with pytest.raises(TypeError, match="bool"):
+        v.assign([2, 0])
+
+
+@pytest.mark.parametrize("update", ["assign_add", "assign_sub"])
+@pytest.mark.parametrize("delta_shape", [(2,), (3, 3), (1, 2)])
+def test_delta_of_the_wrong_shape_is_one_clear_error_at_the_users_line(update, delta_shape):
+    v = nt.Variable([1.0, 2.0, 3.0], name="bias")
+    with pytest.raises(ValueError) as info:
+        getattr(v, update)(np.ones(delta_shape))
+    text = str(info.value)
+    assert f"{update} got a delta of shape {delta_shape}" in text
+    assert "variable 'bias' of shape (3,)" in text and "\n" not in text
+    assert not _nbtape_frames(info.value)
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_deltas_that_broadcast_to_the_variable_shape_are_fine():
+    v = nt.Variable(np.zeros((2, 3)))
+    v.assign_add(1.0)
+    v.assign_add(np.arange(3.0))
+    v.assign_sub(np.ones((2, 1)))
+    np.testing.assert_array_equal(v.numpy(), np.arange(3.0) + np.zeros((2, 1)))
+
+
+def test_assign_of_the_wrong_shape_names_the_variable():
+    v = nt.Variable([1.0, 2.0], name="w")
+    with pytest.raises(ValueError, match=r"shape \(3,\) to variable 'w' of shape \(2,\)") as info:
+        v.assign([1.0, 2.0, 3.0])
+    assert not _nbtape_frames(info.value)

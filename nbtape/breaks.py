@@ -1,0 +1,97 @@
+"""Where a tape stops following a value, and what it says about it.
+
+A recorded op whose result is not a float array ends the path: an integer or
+bool result (``x.astype(int)``) is never differentiable, so the tape notes where
+it happened; a Python value (``np.sum`` of an object array) left the tape; and
+an object array (``astype(object)``, ``np.frompyfunc``) holds Python objects
+nbtape cannot differentiate, so the op is recorded with a rule that has no
+gradient and the error names the op that first made one.
+"""
+from . import _where
+from .errors import NoGradientRuleError
+from .rules.registry import VARARGS, Rule
+from .tensor import Tensor
+
+
+class ObjectArrayRule(Rule):
+    """Records an op whose result is a numpy object array (``astype(object)``,
+    ``np.frompyfunc``): nbtape cannot differentiate through one, so it has no
+    gradient, and the error names ``origin``, the op that first made one."""
+
+    __slots__ = ("origin",)
+
+    def __init__(self, rule, origin):
+        super().__init__(rule.fn, rule.name)
+        self.kind, self.multi = VARARGS, rule.multi
+        self.save, self.save_ans, self.save_all = (), False, False
+        self.origin = origin    # (op name, where)
+
+
+def off_float_path(rule, ids, outs, notes, origins):
+    """The rule to record a non-float result with (object arrays), or None after
+    adding to ``notes`` where the path stops."""
+    tracked_id = next(i for i in ids if i is not None)
+    if type(outs) is not Tensor:
+        if outs is not None:        # e.g. np.sum of an object array: a Python float
+            notes.append(("escape", tracked_id, _where.caller(),
+                          f"{rule.name}, which returned a plain {type(outs).__name__}"))
+        return None
+    dtype = outs._value.dtype
+    if dtype.kind == "O":
+        return object_rule(rule, ids, (outs._id,), origins)
+    notes.append(("dtype", tracked_id, _where.caller(), (rule.name, str(dtype))))
+    return None
+
+
+def object_rule(rule, ids, out_ids, origins):
+    """The rule that records an op making (or passing on) an object array; ``origins``
+    maps object arrays to the op that first made one, which the error names."""
+    origin = next((origins[i] for i in ids if i in origins), None)
+    if origin is None:
+        origin = (rule.name, _where.caller_raw(2))
+    for o in out_ids:
+        if o is not None:
+            origins[o] = origin
+    return ObjectArrayRule(rule, origin)
+
+
+def object_array_error(rule):
+    """The ``NoGradientRuleError`` for a gradient that reached an object array."""
+    name, where = rule.origin
+    return NoGradientRuleError(
+        f"the gradient you asked for flows through a numpy object array (dtype=object), "
+        f"made by {name} at {_at(where)}. An object array holds Python objects, which "
+        "nbtape cannot differentiate: keep the values in a float array (drop "
+        "astype(object); write the function with numpy operations instead of "
+        "np.frompyfunc), or wrap that step in @nt.custom_gradient with your own "
+        "derivative.")
+
+
+def _at(where):
+    line = _where.source_line(where)
+    return _where.describe(where) + (f": {line}" if line else "")
+
+
+def break_message(kind, where, detail, zeros=False):
+    """Why a gradient is None (or, with ``zeros``, zeros that are not the derivative),
+    from the note of the place where its path stopped.
+
+    >>> print(break_message("dtype", None, ("astype", "int64"))[:67])
+    the gradient is None because the value became int64 (an integer or
+    """
+    given = "comes back as zeros, which is not the derivative," if zeros else "is None"
+    at = _where.describe(where)
+    line = _where.source_line(where)
+    at += f" ({line})" if line else ""
+    tail = " tape.explain(target, source) shows the whole story."
+    if kind == "dtype":         # there zeros are right: a cast to integers is flat
+        name, dtype = detail
+        given = "is zero" if zeros else given
+        return (f"the gradient {given} because the value became {dtype} (an integer or bool "
+                f"dtype) through {name} at {at}: integer and bool values are never "
+                "differentiable, so the tape stops following it there. Keep it a float "
+                "(np.round or np.floor give rounded floats, whose gradient is zero) if the "
+                "gradient should flow." + tail)
+    return (f"the gradient {given} because the value left the tape through {detail} at {at}: "
+            "from there on it is a plain value that the tape cannot follow. Keep it a tensor "
+            "(use np.stack / np.concatenate to build arrays from tensors)." + tail)

@@ -1,0 +1,51 @@
+"""What a recorded op keeps for its gradient, kept as it was when the op ran.
+
+Tensors are immutable, but a plain numpy operand is the user's: a buffer reused
+in a loop (``buf[:] = row``) would otherwise change gradients after the fact.
+Only arrays that can still change are copied, so the common case (tensors and
+Python numbers) costs one set lookup per argument.
+
+>>> import numpy as np
+>>> buf = np.ones(2)
+>>> kept = snapshot([buf, 2.0])
+>>> buf[:] = 5.0
+>>> kept[0]
+array([1., 1.])
+"""
+import numpy as np
+
+from .tensor import Tensor
+
+# saved arguments of these types cannot change after the op ran
+KEPT_AS_IS = frozenset((Tensor, int, float, complex, bool, str, slice, type(None),
+                         type(Ellipsis), np.float64, np.float32, np.int64, np.bool_))
+
+
+def _changeable(a):
+    """True when ``a`` is an array whose values can still change (it, or what it views,
+    is writeable); a tensor's value and a read-only constant are safe to keep."""
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return True
+        a = a.base
+    return False
+
+
+def snapshot(values):
+    """``values`` (a list or tuple, nested) with every changeable array copied."""
+    out = []
+    for a in values:
+        t = type(a)
+        if t is list or t is tuple:
+            a = t(snapshot(a))
+        elif t not in KEPT_AS_IS and _changeable(a):
+            a = a.copy()
+        out.append(a)
+    return out
+
+
+def snapshot_kwargs(kwargs):
+    for v in kwargs.values():
+        if type(v) not in KEPT_AS_IS:
+            return dict(zip(kwargs, snapshot(kwargs.values())))
+    return kwargs
