@@ -188,6 +188,24 @@ def ufunc(u, name):
     return maker
 
 
+def gufunc(u, name):
+    """A generalized ufunc (``np.vecdot``: ``(n),(n)->()``): operands with core shapes
+    from its signature, sizes drawn once per letter, and a broadcast batch axis."""
+    cores = [c.strip("()") for c in u.signature.split("->")[0].split("),(")]
+
+    def maker(b):
+        sizes, batch = {}, (2,) if b.ch.flag(0.3) else ()
+        shapes = []
+        for c in cores:
+            dims = [d.rstrip("?") for d in c.split(",") if d]
+            shapes.append(batch + tuple(sizes.setdefault(d, 1 + b.ch.below(3)) for d in dims))
+        ops = [b.operand(ok=lambda s, w=shapes[0]: s == w, make=lambda c, w=shapes[0]: w)]
+        ops += [b.const(w) if b.ch.flag(0.4) else
+                b.operand(ok=lambda s, w=w: s == w, make=lambda c, w=w: w) for w in shapes[1:]]
+        return Call(u, name, ops)
+    return maker
+
+
 def operator(op):
     def maker(b):
         if op in ("neg", "abs"):

@@ -9,8 +9,8 @@ import numpy as np
 
 from nbtape.rules.registry import RULES
 from program_makers import (FN_DOMAINS, METHODS, _matmul_partner, _maybe_tensor, _sig_of,
-                            any_shape, array_fn, make_square, nd, operator, same_shape,
-                            solve_rhs, square, two_arrays, ufunc, ufunc_method)
+                            any_shape, array_fn, gufunc, make_square, nd, operator,
+                            same_shape, solve_rhs, square, two_arrays, ufunc, ufunc_method)
 from programs import Call, Const, Lit, Seq, broadcast_partner
 
 
@@ -111,6 +111,16 @@ def select(b):
     if b.ch.flag(0.4):
         params.append(("default", b.small()))
     return b.call(np.select, "np.select", params)
+
+
+def tensorsolve(b):
+    """``a`` of shape ``b.shape + Q`` with ``prod(Q) == b.size``."""
+    bs = b.ch.pick([(2,), (3,), (2, 2)])
+    a = b.operand(ok=lambda s: s == bs + (int(np.prod(bs)),),
+                  make=lambda c: bs + (int(np.prod(bs)),))
+    rhs = b.const(bs) if b.ch.flag(0.5) else b.operand(ok=lambda s: s == bs,
+                                                       make=lambda c: bs)
+    return b.call(np.linalg.tensorsolve, "np.linalg.tensorsolve", [("a", a), ("b", rhs)])
 
 
 def clip(b):
@@ -250,6 +260,7 @@ def special():
     out["getitem"] = getitem
     out["astype"] = out["np.astype"] = astype
     out["np.partition"] = partition
+    out["np.linalg.tensorsolve"] = tensorsolve
     out["np.choose"] = choose
     out["np.select"] = select
     out["np.where"] = where
@@ -321,6 +332,8 @@ def makers():
                 out[name] = ufunc(fn, name)
             elif fn is np.matmul:
                 out[name] = two_arrays(fn, name, _matmul_partner)
+            else:
+                out[name] = gufunc(fn, name)
         elif isinstance(fn, tuple):
             out[name] = ufunc_method(fn, name)
         elif name.startswith("np."):       # anything else: numpy's signature says enough
