@@ -24,7 +24,7 @@ import inspect
 
 import numpy as np
 
-from .signature import signature_of
+from .signature import Signature, signature_of
 
 RULES = {}
 
@@ -70,7 +70,8 @@ class Rule:
         # operands in place (-1: always ask operands.operands); kept by _refresh
         self.fast = -1
         self.operand_names = None   # numpy's names of the operand positions (operands.py)
-        self.params = None      # POSITIONAL: [(name, default)] of the arguments, to bind keywords
+        self.params = None      # POSITIONAL: [(name, default)] to bind keywords where numpy's
+        # signature cannot be read (see ``signature``)
         self.variant = None     # (args, kwargs) -> the Rule for this call (see defvariant)
         self.composite = None   # computes fn from other numpy calls on tensors (defcomposite)
 
@@ -90,7 +91,10 @@ class Rule:
         sig = self._sig
         if sig is None:
             fallback = next((f for f in self.vjps if f is not None), None)
-            sig = self._sig = signature_of(self.fn, fallback) or False
+            # params: names a rule declares for a calling form numpy's signature does not
+            # describe (np.gradient(f=...) has *varargs)
+            sig = self._sig = signature_of(self.fn, fallback) or \
+                (Signature(self.params) if self.params else False)
         return sig or None
 
     def differentiated(self):
