@@ -358,3 +358,15 @@ def test_trapezoid_of_complex_values():
     x = rng.standard_normal(3) + 1j * rng.standard_normal(3)
     check_both(lambda a, b: trapezoid(a, b, axis=1), y, x)
     check_both(lambda a, dx: trapezoid(a, None, dx, axis=0), y, np.array(0.3 - 0.2j))
+
+
+@pytest.mark.parametrize("ny, nx", [(3, 2), (2, 3), (2, 4)])
+def test_trapezoid_where_numpy_broadcasts_spacings_and_samples(ny, nx):
+    """numpy broadcasts the spacings of ``x`` against the pairs of ``y`` when one of them
+    has length 1 (x of 2 points, y of 2 samples); the random-program test found the
+    backward pass raising there."""
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz
+    y = distinct((ny, 2))
+    x = np.cumsum(np.abs(distinct((nx,)))) + 0.1
+    check_both(lambda a, b: trapezoid(a, b, axis=0), y, x)
+    check_both(lambda a, b: trapezoid(a, b, axis=0), y, np.stack([x, 2 * x], axis=1))
