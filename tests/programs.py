@@ -252,8 +252,10 @@ class Program:
         return self.replace(inputs=inputs, layout=copy.deepcopy(layout), targets=targets)
 
     def compact(self):
-        """Without the inputs and calls nothing uses (pool entries renumbered)."""
-        prog = self
+        """Without the inputs and calls nothing uses (pool entries renumbered); an input
+        is never a target."""
+        slots = self.slots()
+        prog = self.replace(targets=[t for t in self.targets if slots[t][1] is not None])
         while True:
             used = {r.i for c in prog.calls for r in _refs(c)} | set(prog.targets)
             slots = prog.slots()
