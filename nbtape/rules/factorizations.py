@@ -233,12 +233,10 @@ def _qr_tangent(a, t, q, r):
     m, n = shape_of(a)[-2:]
     if m < n:
         dq, du = _qr_tangent(a[..., :, :m], t[..., :, :m], q, r[..., :, :m])
-        if isinstance(dq, NoGradientRuleError):
-            return dq, du
         dv = H(dq) @ a[..., :, m:] + H(q) @ t[..., :, m:]
         return dq, np.concatenate([du, dv], axis=-1)
-    if _rank_deficient(r):          # forward mode: the tangents refuse, the values run
-        return _qr_singular(), _qr_singular()
+    if _rank_deficient(r):          # forward mode stops the tangents, the values run
+        raise _qr_singular()
     c = H(np.linalg.solve(H(r), H(H(q) @ t)))   # Q^H dA R^-1
     low = np.tril(c, -1)
     x = low - H(low)
@@ -272,8 +270,6 @@ def _qr_jvp(ts, ans, args, kw):
     q, r = ans
     if mode == "complete" and m > n:
         dq, dr = _qr_tangent(a, ts[0], q[..., :n], r[..., :n, :])
-        if isinstance(dr, NoGradientRuleError):
-            return dq, dr
         pad = [(0, 0)] * (len(shape_of(dr)) - 2) + [(0, m - n), (0, 0)]
         return _refuse_extra(*_QR_REFUSAL), np.pad(dr, pad)
     return _qr_tangent(a, ts[0], q, r)
