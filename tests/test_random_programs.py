@@ -37,7 +37,7 @@ from nbtape.errors import NoGradientRuleError
 from program_table import makers
 from programs import Builder, Chooser, Reject, _refs, build
 
-CI_SEED, CI_BUDGET = 20261123, 1500
+CI_SEED, CI_BUDGET = 20261123, 3000
 SEVERITY = ("crash", "wrong", "refused", "unsmooth", "ok")
 
 
