@@ -109,6 +109,31 @@ def check_both(f, *args, **kw):
     check_forward(f, *args, **{k: v for k, v in kw.items() if k != "seed"})
 
 
+def directional_differences(h, xs, vs, eps=(1e-6, 1e-4)):
+    """Central differences of the real scalar ``h(*xs)`` along ``vs``, one per step size."""
+    out = []
+    for e in eps:
+        # asarray: a 0-d array plus a step is a numpy scalar, which some numpy
+        # functions treat differently (nanmax(where=False) gives nan on one)
+        plus = h(*[np.asarray(x + e * v) for x, v in zip(xs, vs)])
+        minus = h(*[np.asarray(x - e * v) for x, v in zip(xs, vs)])
+        out.append((plus - minus) / (2 * e))
+    return out
+
+
+def judge(derivative, diffs, scale=1.0, rtol=1e-4):
+    """Does ``derivative`` match the central differences ``diffs`` (two step sizes)?
+
+    Where the two step sizes disagree with each other the point is not smooth enough
+    to judge (no false alarms): None.  Otherwise True when ``derivative`` matches
+    either.  ``scale`` is the size of the function's terms, for round-off.
+    """
+    tol = rtol * (1 + abs(diffs[0])) + 1e-9 * scale
+    if not np.all(np.isfinite(diffs)) or abs(diffs[0] - diffs[1]) > tol:
+        return None
+    return any(abs(derivative - d) <= tol for d in diffs)
+
+
 NUMPY = np.lib.NumpyVersion(np.__version__)
 
 

@@ -209,3 +209,25 @@ def test_operands_and_options_by_keyword():
     check_both(lambda a: np.linalg.svd(a=a, compute_uv=False), a)
     check_both(lambda a: np.linalg.qr(a=a).R, a)
     check_both(lambda a: np.linalg.qr(a=a, mode="r"), a)
+
+
+@pytest.mark.parametrize("a", [[[0.0, 0.0]], [[2.0, 2.0], [2.0, 2.0]],
+                               [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]], ids=str)
+def test_qr_of_dependent_columns_is_refused(a):
+    """QR has no derivative where R has a zero on its diagonal: a refusal that says so,
+    not LinAlgError or a number (found by the random-program test)."""
+    x = nt.constant(a)
+    with nt.GradientTape(persistent=True) as t:
+        t.watch(x)
+        q, r = np.linalg.qr(x)
+        r_only = np.linalg.qr(x, mode="r")
+    for y in (q, r, r_only):
+        with pytest.raises(NoGradientRuleError, match="linearly dependent"):
+            t.gradient(y, x)
+    with nt.ForwardAccumulator(x, np.ones_like(x.numpy())) as acc:
+        q, r = np.linalg.qr(x)
+        r_only = np.linalg.qr(x, mode="r")
+    np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-12)     # the values still run
+    for y in (q, r, r_only):
+        with pytest.raises(NoGradientRuleError, match="linearly dependent"):
+            acc.jvp(y)

@@ -232,6 +232,13 @@ def test_ufunc_reduce_with_where(f, rng):
     check_both(f, distinct(rng, (3, 4)))
 
 
+@pytest.mark.parametrize("u", [np.add, np.multiply])
+def test_accumulate_with_axis_none(u, rng):
+    """numpy takes ``axis=None`` for a 1-d array (the random-program test found a
+    TypeError in the backward pass)."""
+    check_both(lambda a: u.accumulate(a, None), distinct(rng, (4,)))
+
+
 @pytest.mark.parametrize("u", [np.add, np.subtract, np.multiply, np.divide],
                          ids=lambda u: u.__name__)
 def test_ufunc_outer(u, rng):
@@ -348,3 +355,26 @@ def test_sum_with_where_sends_no_gradient_to_masked_out_elements(rng):
     check_both(lambda x: np.sum(x, axis=1, where=mask), distinct(rng, (3, 4)))
     g, = _grads(lambda x: np.sum(x, where=mask), np.ones((3, 4)))
     np.testing.assert_array_equal(g, mask)
+
+
+def test_trapezoid_of_complex_values():
+    """Complex samples, sample points and spacing: the VJPs take conjugates (found by
+    the random-program test)."""
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz
+    rng = np.random.default_rng(3)
+    y = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+    x = rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    check_both(lambda a, b: trapezoid(a, b, axis=1), y, x)
+    check_both(lambda a, dx: trapezoid(a, None, dx, axis=0), y, np.array(0.3 - 0.2j))
+
+
+@pytest.mark.parametrize("ny, nx", [(3, 2), (2, 3), (2, 4)])
+def test_trapezoid_where_numpy_broadcasts_spacings_and_samples(ny, nx, rng):
+    """numpy broadcasts the spacings of ``x`` against the pairs of ``y`` when one of them
+    has length 1 (x of 2 points, y of 2 samples); the random-program test found the
+    backward pass raising there."""
+    trapezoid = getattr(np, "trapezoid", None) or np.trapz
+    y = distinct(rng, (ny, 2))
+    x = np.cumsum(np.abs(distinct(rng, (nx,)))) + 0.1
+    check_both(lambda a, b: trapezoid(a, b, axis=0), y, x)
+    check_both(lambda a, b: trapezoid(a, b, axis=0), y, np.stack([x, 2 * x], axis=1))

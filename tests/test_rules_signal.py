@@ -30,3 +30,11 @@ def test_default_modes_constants_and_second_order():
     check_both(lambda v: np.correlate(a, v, "same"), v)
     check_hvp(lambda a: np.convolve(a, a, "same"), a)
     check_reverse_over_forward(lambda a: np.correlate(a, a[::-1], "full"), a)
+
+
+def test_convolve_reads_a_0d_operand_as_one_sample():
+    """As numpy does (np.correlate refuses 0-d); the random-program test found an
+    IndexError in the backward pass."""
+    check_both(np.convolve, np.array(-2.5), np.array(0.7))
+    check_both(np.convolve, np.array(1.5), np.array([0.3, -1.2, 0.8]))
+    check_both(np.convolve, np.array([0.3, -1.2]), np.array(0.8))

@@ -341,3 +341,17 @@ def test_i0_gradient_is_i1(rng):
     check_both(np.i0, normal(rng, (3, 4)) * 5)
     check_second(np.i0, np.array([0.0, 3.0, -1.5]))
     check_second(np.i0, np.array([19.9, 20.1, -20.5]))      # both sides of the switch
+
+
+def test_sign_of_complex_values_is_differentiable():
+    """numpy 2's sign(z) = z/|z| is not piecewise constant off the real line (the
+    random-program test found a zero gradient here)."""
+    z = np.array([0.3 - 1.2j, -0.7 + 0.4j, 1.1 + 0.9j])
+    check_both(np.sign, z)
+    check_both(lambda z: np.sign(z) * z, z)
+
+
+def test_sinc_of_complex_values():
+    """sinc is holomorphic: its VJP takes the conjugate derivative (found by the
+    random-program test)."""
+    check_both(np.sinc, np.array([-1.3 + 1.5j, 0.4 - 0.2j]))

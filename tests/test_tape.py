@@ -862,18 +862,21 @@ def test_integer_and_bool_source_warnings_name_the_variable_and_suggest_a_float(
 
 def test_a_primitive_without_a_rule_refuses_instead_of_dropping_out():
     from nbtape.rules.core_ops import primitive
+    from nbtape.rules.registry import RULES
 
-    @primitive
-    def twice(v):
+    def twice_raw(v):
         return v * 2.0
-
-    x = nt.Variable([1.0, 2.0])
-    with nt.GradientTape() as tape:
-        y = np.sum(twice(x)) + np.sum(x)        # silently [1, 1] before; [3, 3] is right
-    with pytest.raises(nt.NoGradientRuleError, match="twice"):
-        tape.gradient(y, x)
-    with nt.ForwardAccumulator(x, np.ones(2)) as acc:
-        z = np.sum(twice(x))
-    with pytest.raises(nt.NoGradientRuleError, match="twice"):
-        acc.jvp(z)
-    np.testing.assert_allclose(twice(np.array([1.0])), [2.0])     # plain arrays untouched
+    twice = primitive(twice_raw)
+    try:
+        x = nt.Variable([1.0, 2.0])
+        with nt.GradientTape() as tape:
+            y = np.sum(twice(x)) + np.sum(x)        # silently [1, 1] before; [3, 3] is right
+        with pytest.raises(nt.NoGradientRuleError, match="twice"):
+            tape.gradient(y, x)
+        with nt.ForwardAccumulator(x, np.ones(2)) as acc:
+            z = np.sum(twice(x))
+        with pytest.raises(nt.NoGradientRuleError, match="twice"):
+            acc.jvp(z)
+        np.testing.assert_allclose(twice(np.array([1.0])), [2.0])     # plain arrays untouched
+    finally:
+        RULES.pop(twice_raw, None)          # the registry is shared by every test

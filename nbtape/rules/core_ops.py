@@ -23,6 +23,8 @@ def primitive(fn):
     ...     t.watch(x); y = double(x)
     >>> float(t.gradient(y, x))
     2.0
+    >>> from nbtape.rules.registry import RULES
+    >>> del RULES[double.raw]          # the registry is global: this example leaves no rule
     """
     import functools
 

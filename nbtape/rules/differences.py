@@ -9,7 +9,7 @@ import numpy as np
 
 from .reductions import given
 from .registry import defalias, defjvp, defparam, defvjp, numpy_function
-from .util import shape_of
+from .util import conj, shape_of
 
 
 def _slab(v, axis, length):
@@ -139,14 +139,25 @@ def _trap_layout(y, x, dx, axis):
             ends[:] = 0.0
         return ax, yl, None, ends * dx
     xl = x if np.ndim(x) == 1 else np.moveaxis(x, ax, -1)
-    d = xl[..., 1:] - xl[..., :-1]
+    d = _fit(xl[..., 1:] - xl[..., :-1], n - 1)
     zero = np.zeros(shape_of(d)[:-1] + (1,))
     return ax, yl, d, (np.concatenate([zero, d], axis=-1) + np.concatenate([d, zero], axis=-1)) / 2
 
 
-def _x_coefficient(yl):
-    """d trapezoid / d x_k = s_{k-1} - s_k, with s the mean of neighbouring y."""
-    s = (yl[..., 1:] + yl[..., :-1]) / 2
+def _fit(v, length):
+    """``v`` made ``length`` long on its last axis, as numpy's broadcasting of the
+    spacings against the pairs of samples reads it when one of them has length 1
+    (``x`` of 2 points, or ``y`` of 2 samples): summed down to 1, or repeated."""
+    k = shape_of(v)[-1]
+    if k == length:
+        return v
+    return np.sum(v, axis=-1, keepdims=True) if length == 1 else v * np.ones(length)
+
+
+def _x_coefficient(yl, k):
+    """d trapezoid / d x_j = s_{j-1} - s_j, with s the mean of neighbouring y (fitted
+    to the ``k`` spacings of x)."""
+    s = _fit((yl[..., 1:] + yl[..., :-1]) / 2, k)
     zero = np.zeros(shape_of(s)[:-1] + (1,))
     return np.concatenate([zero, s], axis=-1) - np.concatenate([s, zero], axis=-1)
 
@@ -157,12 +168,12 @@ def _per_output(g):
 
 def _trap_vjp_y(g, ans, y, x=None, dx=1.0, axis=-1):
     ax, yl, d, w = _trap_layout(y, x, dx, axis)
-    return np.moveaxis(_per_output(g) * w, -1, ax)
+    return np.moveaxis(_per_output(g) * conj(w), -1, ax)
 
 
 def _trap_vjp_x(g, ans, y, x=None, dx=1.0, axis=-1):
     ax, yl, d, w = _trap_layout(y, x, dx, axis)
-    full = _per_output(g) * _x_coefficient(yl)
+    full = _per_output(g) * conj(_x_coefficient(yl, _spacings(x, ax)))
     if np.ndim(x) == 1:
         return np.sum(full, axis=tuple(range(len(shape_of(full)) - 1)))
     return np.moveaxis(full, -1, ax)
@@ -172,13 +183,17 @@ def _trap_vjp_dx(g, ans, y, x=None, dx=1.0, axis=-1):
     if x is not None:               # numpy ignores dx when x is given
         return np.sum(g) * 0.0
     ax, yl, d, w = _trap_layout(y, None, 1.0, axis)
-    return np.sum(g * np.sum(yl * w, axis=-1))
+    return np.sum(g * conj(np.sum(yl * w, axis=-1)))
 
 
 def _trap_jvp_x(t, ans, y, x=None, dx=1.0, axis=-1):
     ax, yl, d, w = _trap_layout(y, x, dx, axis)
     tl = t if np.ndim(t) == 1 else np.moveaxis(t, ax, -1)
-    return np.sum(tl * _x_coefficient(yl), axis=-1)
+    return np.sum(tl * _x_coefficient(yl, _spacings(x, ax)), axis=-1)
+
+
+def _spacings(x, ax):
+    return shape_of(x)[-1 if np.ndim(x) == 1 else ax] - 1
 
 
 # numpy 2.0 renamed trapz to trapezoid; trapz was deprecated, then removed in 2.4

@@ -65,7 +65,7 @@ def _dsinc(x, ans):
     return np.where(x == 0, 0.0, (np.cos(math.pi * x) - ans) / np.where(x == 0, 1.0, x))
 
 
-defvjp(np.sinc, lambda g, ans, x: g * _dsinc(x, ans))
+defvjp(np.sinc, lambda g, ans, x: g * conj(_dsinc(x, ans)))
 defjvp(np.sinc, lambda t, ans, x: t * _dsinc(x, ans))
 
 # nan_to_num replaces non-finite values by its nan=, posinf= and neginf= values; numpy's

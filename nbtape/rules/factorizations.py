@@ -189,7 +189,25 @@ def _copyltu(y):
     return out
 
 
+def _rank_deficient(r):
+    """A (numerically) zero on R's diagonal: A's leading columns are dependent, Q is
+    not determined by A there, and QR has no derivative."""
+    d = np.abs(np.diagonal(r, axis1=-2, axis2=-1))
+    big = np.max(np.abs(r), axis=(-2, -1))[..., None]
+    return bool(np.any(d <= 100 * shape_of(r)[-1] * np.finfo(np.float64).eps * big))
+
+
+def _qr_singular():
+    return NoGradientRuleError(
+        "np.linalg.qr has no derivative at this matrix: its columns are linearly dependent "
+        "(R has a zero on its diagonal), so Q is not determined by the matrix there. nbtape "
+        "cannot give a gradient through this call; QR of a matrix of full column rank has "
+        "one.")
+
+
 def _qr_square_or_tall(q, r, gq, gr):
+    if _rank_deficient(r):
+        raise _qr_singular()
     qgq, rgr = H(q) @ gq, gr @ H(r)
     gc = rgr + _copyltu(qgq - rgr)
     b = gq + q @ (gc - qgq)
@@ -217,6 +235,8 @@ def _qr_tangent(a, t, q, r):
         dq, du = _qr_tangent(a[..., :, :m], t[..., :, :m], q, r[..., :, :m])
         dv = H(dq) @ a[..., :, m:] + H(q) @ t[..., :, m:]
         return dq, np.concatenate([du, dv], axis=-1)
+    if _rank_deficient(r):          # forward mode stops the tangents, the values run
+        raise _qr_singular()
     c = H(np.linalg.solve(H(r), H(H(q) @ t)))   # Q^H dA R^-1
     low = np.tril(c, -1)
     x = low - H(low)

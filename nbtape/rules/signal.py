@@ -34,6 +34,7 @@ def _adjoint(gfull, other):
 
 def _convolve_vjp(which):
     def vjp(g, ans, a, v, mode="full"):
+        a, v = np.atleast_1d(a), np.atleast_1d(v)      # numpy reads a 0-d operand as 1-d
         full = _full(g, shape_of(a)[0], shape_of(v)[0], mode)
         return _adjoint(full, v if which == 0 else a)
     return vjp

@@ -36,7 +36,8 @@ def method_key(ufunc, method):
 
 
 def _axis(x, axis):
-    return axis % max(len(shape_of(x)), 1)
+    # accumulate takes axis=None for a 1-d array (numpy refuses it for more axes)
+    return 0 if axis is None else axis % max(len(shape_of(x)), 1)
 
 
 # --- reduce ----------------------------------------------------------------------------------
