@@ -699,5 +699,5 @@ def test_errors_from_nbtape_calls_in_a_cell_show_the_cell_line_only(shell):
                         "output_gradients='abc')")
     assert isinstance(r.error_in_exec, TypeError)
     tb = cap.stdout
-    assert f"Cell In[{n}], line 3" in tb and "it must be numbers" in tb
+    assert names_the_cell(tb, n, 3) and "it must be numbers" in tb
     assert os.path.dirname(nt.__file__) not in tb, tb

@@ -158,11 +158,15 @@ defjvp(np.heaviside, lambda t, ans, x, h0: t * 0.0,
 
 
 
+_NUMPY_1 = np.lib.NumpyVersion(np.__version__) < "2.0.0"
+
+
 def _sign_derivative(d, x):
     """sign(z) = z/|z| for complex z is not holomorphic: a step d moves it by
     (d - z**2 conj(d) / |z|**2) / (2|z|), a VJP and a JVP alike (zero at z = 0).
-    On reals sign is piecewise constant: zero."""
-    if not np.iscomplexobj(x):
+    On reals sign is piecewise constant: zero, and so is numpy 1's complex sign (the
+    sign of the real part, or of the imaginary part where that is zero)."""
+    if not np.iscomplexobj(x) or _NUMPY_1:
         return d * 0.0
     r = np.abs(x)
     safe = np.where(r == 0, 1.0, r)
