@@ -75,6 +75,8 @@ def _nan_to_num_param(test):
         return _replaced(g, x, test)
 
     def jvp(t, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+        if getattr(x, "dtype", np.dtype(float)).kind == "c":
+            return t * test(np.real(x)) + 1j * t * test(np.imag(x))
         return t * test(x)
     return vjp, jvp
 
