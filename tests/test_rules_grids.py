@@ -41,11 +41,34 @@ def test_logspace_with_a_tensor_base():
     check_both(lambda base: np.logspace(0.5, 2.0, 3, base=base), np.array(3.0))
 
 
+@pytest.mark.parametrize("axis", [0, -1, 1])
+@pytest.mark.parametrize("sshape, eshape, bshape", [((), (), (1,)), ((), (), (2,)),
+                                                    ((2,), (), (3, 1)), ((3, 1), (), ())])
+def test_logspace_broadcasts_start_stop_and_base(sshape, eshape, bshape, axis):
+    # numpy pads all three to their common ndim, so the samples' axis counts the base's dims
+    rng = np.random.default_rng(5)
+    start, stop = rng.standard_normal(sshape), rng.standard_normal(eshape)
+    base = 1.5 + rng.random(bshape)
+    check_both(lambda a, b, c: np.logspace(a, b, 3, base=c, axis=axis), start, stop, base)
+    check_both(lambda a, b, c: np.logspace(a, b, base=c), np.array(1.0), np.array(0.3985),
+               np.array([1.0]))
+
+
 @pytest.mark.parametrize("kw", [{"num": 4}, {"num": 3, "axis": -1}, {"num": 5, "endpoint": False}])
 def test_geomspace(kw):
     rng = np.random.default_rng(4)
     check_both(lambda a, b: np.geomspace(a, b, **kw), 1 + rng.random(2), 2 + rng.random(2))
     check_both(lambda a, b: np.geomspace(a, b, **kw), -1 - rng.random(2), -3 - rng.random(2))
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("sshape, eshape", [((1,), ()), ((), (2,)), ((3, 1), (2,))])
+def test_geomspace_broadcasts_start_and_stop(sshape, eshape, axis):
+    rng = np.random.default_rng(6)
+    start, stop = -1 - rng.random(sshape), -2 - rng.random(eshape)
+    check_both(lambda a, b: np.geomspace(a, b, 4, axis=axis), start, stop)
+    check_both(lambda a, b: np.geomspace(start=a, stop=b, axis=-1), np.array([-0.0426]),
+               np.array(-0.0426))
 
 
 @pytest.mark.parametrize("kw", [{}, {"indexing": "ij"}, {"sparse": True}, {"copy": False},

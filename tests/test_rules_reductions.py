@@ -89,6 +89,18 @@ def test_var_and_std_of_complex_values(rng):
     check_both(np.std, z)
 
 
+@pytest.mark.skipif(NUMPY < "2.0.0", reason="mean= is new in numpy 2.0")
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("f", [np.var, np.std, np.nanvar, np.nanstd], ids=lambda f: f.__name__)
+def test_real_values_with_a_complex_mean(f, rng):
+    # numpy then sums (x - mean)**2, not |x - mean|**2: holomorphic in mean (nanvar
+    # instead drops Im(mean)), so the adjoint is conjugated
+    x = distinct(rng, (3, 4))
+    m = np.array([[1.338 - 0.602j], [0.4 + 0.9j], [-0.7 - 0.3j]])
+    check_both(lambda x, m: f(x, axis=1, mean=m), x, m)
+    check_both(lambda x, m: f(x, mean=m), np.array(-0.498), np.array(1.338 - 0.602j))
+
+
 # --- prod with zeros
 def test_prod_with_one_zero_is_exact():
     g, = _grads(np.prod, [2.0, 0.0, 3.0])

@@ -223,6 +223,32 @@ def test_nan_to_num_cuts_the_gradient_at_non_finite_values():
     np.testing.assert_array_equal(g, [1.0, 0.0, 0.0, 1.0])
 
 
+def test_nan_to_num_keeps_the_finite_part_of_complex_values():
+    # complex(inf, 1) becomes complex(big, 1): the imaginary part still flows
+    x = np.array([complex(np.inf, 1.0), complex(0.3, np.nan), complex(-0.2, 0.5)])
+    with nt.GradientTape() as tape:
+        xt = nt.constant(x)
+        tape.watch(xt)
+        y = np.sum(np.imag(np.nan_to_num(xt)) + 0.5 * np.real(np.nan_to_num(xt)))
+    np.testing.assert_array_equal(tape.gradient(y, xt).numpy(), [1j, 0.5, 0.5 + 1j])
+    xt = nt.constant(x)
+    with nt.ForwardAccumulator(xt, np.array([1 + 1j, 1 + 1j, 1 + 1j])) as acc:
+        y = np.nan_to_num(xt)
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), [1j, 1, 1 + 1j])
+    check_both(lambda v: np.nan_to_num(v), np.array([[0.35 - 0.2j, 1.5 + 0.7j]]))
+
+
+@pytest.mark.parametrize("key", ["nan", "posinf", "neginf"])
+def test_nan_to_num_replacements_in_complex_values(key):
+    # numpy replaces in the real and imaginary parts separately, each by the real value
+    x = np.array([[0.35 + 0j, complex(np.nan, 1.0), complex(2.0, np.inf),
+                   complex(-np.inf, -np.inf), complex(np.inf, np.nan)]])
+    fixed = dict(nan=0.5, posinf=2.0, neginf=-2.0)      # finite outputs: no overflow
+    check_both(lambda x, t: np.nan_to_num(x, **{**fixed, key: t}), x, np.array(0.7), wrt=[1])
+    check_both(lambda x, t: np.nan_to_num(x, nan=t, posinf=3.0, neginf=t), x, np.array(-1.3),
+               wrt=[1])
+
+
 # --- two outputs
 def test_modf_divmod_frexp(rng):
     check_both(lambda x: np.modf(x)[0] * 2 + np.modf(x)[1], normal(rng, (3, 4)) * 3)

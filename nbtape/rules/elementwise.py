@@ -75,6 +75,8 @@ def _nan_to_num_param(test):
         return _replaced(g, x, test)
 
     def jvp(t, ans, x, copy=True, nan=0.0, posinf=None, neginf=None):
+        if getattr(x, "dtype", np.dtype(float)).kind == "c":
+            return t * test(np.real(x)) + 1j * t * test(np.imag(x))
         return t * test(x)
     return vjp, jvp
 
@@ -87,8 +89,15 @@ def _replaced(g, x, test):
     return g * test(x)
 
 
-defvjp(np.nan_to_num, lambda g, ans, x, *a, **k: g * np.isfinite(x))
-defjvp(np.nan_to_num, lambda t, ans, x, *a, **k: t * np.isfinite(x))
+def _kept(t, x):
+    """``t`` where x is finite, part by part for complex x (numpy replaces each part alone)."""
+    if getattr(x, "dtype", np.dtype(float)).kind == "c":
+        return np.real(t) * np.isfinite(np.real(x)) + 1j * np.imag(t) * np.isfinite(np.imag(x))
+    return t * np.isfinite(x)
+
+
+defvjp(np.nan_to_num, lambda g, ans, x, *a, **k: _kept(g, x))
+defjvp(np.nan_to_num, lambda t, ans, x, *a, **k: _kept(t, x))
 defparam(np.nan_to_num, "nan", *_nan_to_num_param(np.isnan))
 defparam(np.nan_to_num, "posinf", *_nan_to_num_param(np.isposinf))
 defparam(np.nan_to_num, "neginf", *_nan_to_num_param(np.isneginf))

@@ -10,32 +10,36 @@ from .registry import defcomposite, defjvp, defvjp
 from .util import conj, shape_of
 
 
-def _fractions(start, stop, num, endpoint, axis):
-    """The fractions w along ``axis`` of the result, ones elsewhere (broadcastable)."""
+def _fractions(num, endpoint, axis, *operands):
+    """The fractions w along ``axis`` of the result, ones elsewhere (broadcastable), for
+    the operands broadcast together (numpy pads each to their common ndim)."""
     w = np.linspace(0.0, 1.0, num, endpoint=endpoint)
-    nd = len(np.broadcast_shapes(shape_of(start), shape_of(stop))) + 1
+    nd = len(_common(*operands)) + 1
     shape = [1] * nd
     shape[axis % nd] = num
     return np.reshape(w, shape), axis % nd
 
 
-def _along(t, start, stop, axis):
-    """A tangent of ``start`` (or ``stop``) with the sample axis put in."""
-    t = np.broadcast_to(t, np.broadcast_shapes(shape_of(start), shape_of(stop)))
-    return np.expand_dims(t, axis)
+def _common(*operands):
+    return np.broadcast_shapes(*(shape_of(a) for a in operands))
+
+
+def _along(t, axis, *operands):
+    """A tangent (or value) of one operand broadcast to all of them, the sample axis put in."""
+    return np.expand_dims(np.broadcast_to(t, _common(*operands)), axis)
 
 
 def _lin_vjp(which):
     def vjp(g, ans, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-        w, ax = _fractions(start, stop, num, endpoint, axis)
+        w, ax = _fractions(num, endpoint, axis, start, stop)
         return np.sum(g * (w if which else 1 - w), axis=ax)
     return vjp
 
 
 def _lin_jvp(which):
     def jvp(t, ans, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-        w, ax = _fractions(start, stop, num, endpoint, axis)
-        return _along(t, start, stop, ax) * (w if which else 1 - w)
+        w, ax = _fractions(num, endpoint, axis, start, stop)
+        return _along(t, ax, start, stop) * (w if which else 1 - w)
     return jvp
 
 
@@ -45,18 +49,19 @@ defjvp(np.linspace, _lin_jvp(0), _lin_jvp(1))
 
 # logspace: y = base ** linspace(start, stop); dy = y ln(base) d(linspace) + y lin / base dbase
 def _log_parts(start, stop, num, endpoint, base, axis):
-    w, ax = _fractions(start, stop, num, endpoint, axis)
-    lin = np.linspace(start, stop, num, endpoint=endpoint, axis=axis)
-    b = np.expand_dims(base, ax) if len(shape_of(base)) else base
-    return w, ax, lin, b
+    # numpy pads start, stop and base to their common ndim before laying out the samples
+    w, ax = _fractions(num, endpoint, axis, start, stop, base)
+    full = _common(start, stop, base)
+    lin = np.linspace(np.broadcast_to(start, full), np.broadcast_to(stop, full), num,
+                      endpoint=endpoint, axis=axis)
+    return w, ax, lin, _along(base, ax, start, stop, base)
 
 
 def _logspace_vjp(which):
     def vjp(g, ans, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
         w, ax, lin, b = _log_parts(start, stop, num, endpoint, base, axis)
         if which == 2:
-            gb = g * conj(ans * lin / b)
-            return np.sum(gb, axis=ax) if len(shape_of(base)) else gb
+            return np.sum(g * conj(ans * lin / b), axis=ax)
         return np.sum(g * conj(ans * np.log(b)) * (w if which else 1 - w), axis=ax)
     return vjp
 
@@ -64,9 +69,8 @@ def _logspace_vjp(which):
 def _logspace_jvp(which):
     def jvp(t, ans, start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
         w, ax, lin, b = _log_parts(start, stop, num, endpoint, base, axis)
-        if which == 2:
-            return (np.expand_dims(t, ax) if len(shape_of(base)) else t) * ans * lin / b
-        return _along(t, start, stop, ax) * (w if which else 1 - w) * ans * np.log(b)
+        dy = ans * lin / b if which == 2 else (w if which else 1 - w) * ans * np.log(b)
+        return _along(t, ax, start, stop, base) * dy
     return jvp
 
 
@@ -78,17 +82,17 @@ defjvp(np.logspace, _logspace_jvp(0), _logspace_jvp(1), None, None, _logspace_jv
 # geomspace: y = start (stop / start) ** w, so dy = y ((1 - w) dstart / start + w dstop / stop)
 def _geom_vjp(which):
     def vjp(g, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0):
-        w, ax = _fractions(start, stop, num, endpoint, axis)
-        end = np.expand_dims(stop if which else start, ax)
+        w, ax = _fractions(num, endpoint, axis, start, stop)
+        end = _along(stop if which else start, ax, start, stop)
         return np.sum(g * conj(ans * (w if which else 1 - w) / end), axis=ax)
     return vjp
 
 
 def _geom_jvp(which):
     def jvp(t, ans, start, stop, num=50, endpoint=True, dtype=None, axis=0):
-        w, ax = _fractions(start, stop, num, endpoint, axis)
-        end = np.expand_dims(stop if which else start, ax)
-        return _along(t, start, stop, ax) * ans * (w if which else 1 - w) / end
+        w, ax = _fractions(num, endpoint, axis, start, stop)
+        end = _along(stop if which else start, ax, start, stop)
+        return _along(t, ax, start, stop) * ans * (w if which else 1 - w) / end
     return jvp
 
 

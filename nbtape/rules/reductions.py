@@ -292,6 +292,8 @@ def _centered(x, axis, ddof, correction, where, mean, nan=False):
     ddof = correction if given(correction) else ddof
     axes = normalize_axis(axis, len(shape_of(x)))
     ok = ~np.isnan(x) if nan else None
+    if nan and given(mean) and np.asarray(x).dtype.kind != "c":
+        mean = np.real(mean)    # nanvar subtracts in place into real x, dropping Im(mean)
     if masked(where):
         w = np.broadcast_to(value_of(where), shape_of(x))
         ok = w if ok is None else ok & w
@@ -312,7 +314,8 @@ def var_vjp(g, x, axis, ddof, keepdims, correction, where, mean=NV, nan=False, w
     array([-1.,  1.])
     """
     c, n = _centered(x, axis, ddof, correction, where, mean, nan)
-    grad = spread(g, x, axis, keepdims) * c * 2 / n
+    # real x with a complex mean=: numpy sums (x - mean)**2, holomorphic, so conjugate
+    grad = spread(g, x, axis, keepdims) * (conj(c) if _holomorphic(x, c) else c) * 2 / n
     return -grad if wrt_mean else grad
 
 
@@ -326,8 +329,16 @@ def var_jvp(t, x, axis, ddof, keepdims, correction, where, mean=NV, nan=False, w
     c, n = _centered(x, axis, ddof, correction, where, mean, nan)
     if wrt_mean:
         t = -t
-    prod = np.real(conj(c) * t) if c.dtype.kind == "c" else c * t
+    if _holomorphic(x, c):
+        prod = c * t
+    else:
+        prod = np.real(conj(c) * t) if c.dtype.kind == "c" else c * t
     return reduce_back(prod * 2 / n, x, axis, keepdims)
+
+
+def _holomorphic(x, c):
+    """Is var ``sum((x - mean)**2)`` (real x, complex mean=) rather than ``sum(|x - mean|**2)``?"""
+    return c.dtype.kind == "c" and np.asarray(x).dtype.kind != "c"
 
 
 def twice_std(std):
@@ -347,7 +358,7 @@ def defvariance(fn, std, nan=False):
         def f(g, ans, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
               where=NV, mean=NV, correction=NV):
             v = var_vjp(g, x, axis, ddof, keepdims, correction, where, mean, nan, wrt_mean)
-            return v / twice_std(kept(ans, shape_of(x), axis, keepdims)) if std else v
+            return v / twice_std(conj(kept(ans, shape_of(x), axis, keepdims))) if std else v
         return f
 
     def jvp(wrt_mean):
