@@ -3,24 +3,15 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_both, check_hvp, check_reverse_over_forward
+from gradcheck import Draws, check_both, check_hvp, check_reverse_over_forward
 
-rng = np.random.default_rng(2)      # for parameter lists (built once, at collection)
+draws = Draws(2)
+randn, crandn = draws.randn, draws.crandn
 
 
 @pytest.fixture(autouse=True)
 def _seeded():
-    """Each test draws from its own seeded generator, whatever ran before it."""
-    global rng
-    rng = np.random.default_rng(2)
-
-
-def randn(*shape):
-    return rng.standard_normal(shape)
-
-
-def crandn(*shape):
-    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    draws.reseed()
 
 
 def spd(*shape, complex_=False):
