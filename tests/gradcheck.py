@@ -182,6 +182,33 @@ def check_hvp(f, x, eps=1e-5, rtol=1e-5, atol=1e-6, seed=3):
     np.testing.assert_allclose(hv, num, rtol=rtol, atol=atol, err_msg="Hessian-vector product")
 
 
+def check_second(f, x, eps=1e-5, rtol=1e-4, atol=1e-5, seed=5):
+    """Second order for a function with curvature of its own: the Hessian-vector product of
+    ``sum(w * f(x))`` by nested tapes against central differences of the gradient
+    (``check_hvp`` squares ``f`` instead, so that linear functions have a Hessian too)."""
+    r = np.random.default_rng(seed)
+    w = r.standard_normal(np.shape(f(x)))
+    v = r.standard_normal(np.shape(x))
+
+    def first(a):
+        a = nt.constant(a)
+        with nt.GradientTape() as t:
+            t.watch(a)
+            y = np.sum(f(a) * w)
+        return t.gradient(y, a, unconnected_gradients="zero").numpy()
+
+    xt = nt.constant(x)
+    with nt.GradientTape() as outer:
+        outer.watch(xt)
+        with nt.GradientTape() as inner:
+            inner.watch(xt)
+            y = np.sum(f(xt) * w)
+        s = np.sum(inner.gradient(y, xt) * v)
+    hv = outer.gradient(s, xt, unconnected_gradients="zero").numpy()
+    num = numeric_grad(lambda a: np.sum(first(a) * v), [x], 0, eps)
+    np.testing.assert_allclose(hv, num, rtol=rtol, atol=atol)
+
+
 def check_reverse_over_forward(f, x, eps=1e-5, rtol=1e-5, atol=1e-6, seed=4):
     """Mixed mode: the gradient of <w, JVP> (the JVP rules then run on tensors under a
     tape) against central differences of the first-order JVP."""

@@ -3,8 +3,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_both
-from test_rules_shapes import check_hvp, check_reverse_over_forward
+from gradcheck import check_both, check_hvp, check_reverse_over_forward
 
 F = np.fft
 NORMS = [None, "backward", "ortho", "forward"]

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import nbtape as nt
-from gradcheck import check_both
-from test_rules_shapes import check_hvp, check_reverse_over_forward, needs_numpy, numpy_param
+from gradcheck import check_both, check_hvp, check_reverse_over_forward, needs_numpy, numpy_param
 
 
 

@@ -5,10 +5,8 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import array_shapes
 
 import nbtape as nt
-from gradcheck import check_both
+from gradcheck import NUMPY, check_both, check_second, needs_numpy, numpy_param
 from nbtape.errors import NoGradientRuleError
-from test_rules_shapes import NUMPY, needs_numpy, numpy_param
-from test_rules_ufuncs import check_second
 
 SHAPE = (2, 3, 4)
 

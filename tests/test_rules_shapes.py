@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import nbtape as nt
-from gradcheck import (NUMPY, check_both, check_hvp, check_reverse_over_forward,  # noqa: F401
-                       needs_numpy, numpy_param, since_numpy)
+from gradcheck import check_both, check_hvp, check_reverse_over_forward, needs_numpy, numpy_param, since_numpy
 
 
 

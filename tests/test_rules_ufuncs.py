@@ -7,8 +7,7 @@ from hypothesis import given, settings
 from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import nbtape as nt
-from gradcheck import check_both, numeric_grad
-from test_rules_shapes import since_numpy
+from gradcheck import check_both, check_second, since_numpy
 
 
 
@@ -39,31 +38,6 @@ def wide(rng, shape):          # both sides of +-1 and of 0, for np.emath
 
 def complex_(rng, shape):
     return rng.uniform(0.3, 1.2, shape) + 1j * rng.uniform(-0.8, 0.8, shape)
-
-
-def check_second(f, x, eps=1e-5, rtol=1e-4, atol=1e-5, seed=5):
-    """Hessian-vector product by nested tapes against finite differences of the gradient."""
-    r = np.random.default_rng(seed)
-    w = r.standard_normal(np.shape(f(x)))
-    v = r.standard_normal(np.shape(x))
-
-    def first(a):
-        a = nt.constant(a)
-        with nt.GradientTape() as t:
-            t.watch(a)
-            y = np.sum(f(a) * w)
-        return t.gradient(y, a, unconnected_gradients="zero").numpy()
-
-    xt = nt.constant(x)
-    with nt.GradientTape() as outer:
-        outer.watch(xt)
-        with nt.GradientTape() as inner:
-            inner.watch(xt)
-            y = np.sum(f(xt) * w)
-        s = np.sum(inner.gradient(y, xt) * v)
-    hv = outer.gradient(s, xt, unconnected_gradients="zero").numpy()
-    num = numeric_grad(lambda a: np.sum(first(a) * v), [x], 0, eps)
-    np.testing.assert_allclose(hv, num, rtol=rtol, atol=atol)
 
 
 em = np.emath
