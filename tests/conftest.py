@@ -7,6 +7,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+from gradcheck import Draws  # noqa: E402  (found through the path just set)
+
 
 @pytest.fixture
 def rng(request):
@@ -14,6 +16,13 @@ def rng(request):
     every run, whatever ran before it and in whatever order (tests under ``@given`` make
     their own, since hypothesis calls them many times)."""
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+@pytest.fixture
+def draws():
+    """The linear-algebra rule tests' inputs (``gradcheck.Draws``), made afresh for each
+    test from seed 2: every such test starts from the same draws, whatever ran before."""
+    return Draws(2)
 
 
 @pytest.hookimpl(tryfirst=True)

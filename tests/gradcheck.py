@@ -236,25 +236,36 @@ def check_reverse_over_forward(f, x, eps=1e-5, rtol=1e-5, atol=1e-6, seed=4):
 
 
 class Draws:
-    """A test module's random inputs: one generator, put back to ``seed`` before each of
-    the module's tests (by an autouse fixture calling ``reseed``), so every test sees the
-    same numbers whatever ran before it; parameter lists built at collection draw from it
-    too.
+    """One test's random inputs: a generator from ``seed`` and the matrix makers the
+    linear-algebra rule tests share.  Made inside each test (the ``draws`` fixture in
+    conftest.py), never at module level, so a test sees the same numbers whatever ran
+    before it.
 
-    >>> d = Draws(2); a = d.randn(2); d.reseed()
-    >>> bool((d.randn(2) == a).all()), d.crandn(3).dtype
+    >>> a = Draws(2).randn(2); b = Draws(2).randn(2)
+    >>> bool((a == b).all()), Draws(2).crandn(3).dtype
     (True, dtype('complex128'))
+    >>> m = Draws(2).spd(3, 3, complex_=True)
+    >>> bool(np.allclose(m, np.conj(m.T))), bool(np.all(np.linalg.eigvalsh(m) > 0))
+    (True, True)
     """
 
     def __init__(self, seed):
-        self.seed = seed
-        self.reseed()
-
-    def reseed(self):
-        self.rng = np.random.default_rng(self.seed)
+        self.rng = np.random.default_rng(seed)
 
     def randn(self, *shape):
         return self.rng.standard_normal(shape)
 
     def crandn(self, *shape):
         return self.rng.standard_normal(shape) + 1j * self.rng.standard_normal(shape)
+
+    def spd(self, *shape, complex_=False):
+        """A Hermitian positive-definite matrix with well separated eigenvalues."""
+        a = (self.crandn if complex_ else self.randn)(*shape)
+        return a @ np.conj(np.swapaxes(a, -1, -2)) + np.diag(np.arange(1.0, shape[-1] + 1))
+
+    def lopsided(self, *shape, complex_=False):
+        """``spd`` plus noise on both triangles (and on the diagonal's imaginary part):
+        numpy's eigh and cholesky read one triangle, so the gradient must not leak into
+        the other."""
+        a = self.spd(*shape, complex_=complex_)
+        return a + 0.3 * (self.crandn if complex_ else self.randn)(*shape)

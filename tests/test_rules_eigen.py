@@ -3,28 +3,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import Draws, check_both, check_hvp, check_reverse_over_forward
-
-draws = Draws(2)
-randn, crandn = draws.randn, draws.crandn
-
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    draws.reseed()
-
-
-def spd(*shape, complex_=False):
-    """A Hermitian positive-definite matrix with well separated eigenvalues."""
-    a = (crandn if complex_ else randn)(*shape)
-    return a @ np.conj(np.swapaxes(a, -1, -2)) + np.diag(np.arange(1.0, shape[-1] + 1))
-
-
-def lopsided(*shape, complex_=False):
-    """spd plus noise on both triangles (and the diagonal's imaginary part): numpy reads
-    one triangle, so the gradient must not leak into the other."""
-    noise = (crandn if complex_ else randn)(*shape)
-    return spd(*shape, complex_=complex_) + 0.3 * noise
+from gradcheck import check_both, check_hvp, check_reverse_over_forward
 
 
 def insensitive(w, v):
@@ -36,8 +15,9 @@ def insensitive(w, v):
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("uplo", ["L", "U"])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
-def test_eigh_on_a_non_symmetric_input_differentiates_the_triangle_read(shape, uplo, complex_):
-    a = lopsided(*shape, complex_=complex_)
+def test_eigh_on_a_non_symmetric_input_differentiates_the_triangle_read(shape, uplo, complex_,
+                                                                         draws):
+    a = draws.lopsided(*shape, complex_=complex_)
     check_both(lambda a: np.linalg.eigh(a, UPLO=uplo).eigenvalues, a)
     check_both(lambda a: insensitive(*np.linalg.eigh(a, uplo)), a)
     check_both(lambda a: np.linalg.eigvalsh(a, uplo), a)
@@ -46,8 +26,8 @@ def test_eigh_on_a_non_symmetric_input_differentiates_the_triangle_read(shape, u
             *np.linalg.eigh(a, uplo)), a)
 
 
-def test_eigh_gradient_lives_on_the_lower_triangle():
-    x = nt.constant(lopsided(3, 3))
+def test_eigh_gradient_lives_on_the_lower_triangle(draws):
+    x = nt.constant(draws.lopsided(3, 3))
     with nt.GradientTape(persistent=True) as t:
         t.watch(x)
         w = np.linalg.eigvalsh(x)
@@ -71,8 +51,8 @@ def test_eigh_with_repeated_eigenvalues_keeps_eigenvalue_gradients_finite():
     np.testing.assert_allclose(np.trace(g), 6.0)
 
 
-def test_second_derivative_through_eigh():
-    a = lopsided(3, 3)
+def test_second_derivative_through_eigh(draws):
+    a = draws.lopsided(3, 3)
     check_hvp(lambda a: np.linalg.eigvalsh(a), a)
     check_hvp(lambda a: np.linalg.eigh(a).eigenvalues, a)
     check_reverse_over_forward(lambda a: np.linalg.eigh(a).eigenvalues, a)
@@ -80,10 +60,10 @@ def test_second_derivative_through_eigh():
 
 
 # --- eig and eigvals: general matrices --------------------------------------------------------
-def real_spectrum(*shape):
+def real_spectrum(draws, *shape):
     """A real matrix with real, well separated eigenvalues."""
     n = shape[-1]
-    p = randn(*shape) + 2 * np.eye(n)
+    p = draws.randn(*shape) + 2 * np.eye(n)
     return p @ (np.arange(1.0, n + 1)[:, None] * np.linalg.inv(p))
 
 
@@ -93,22 +73,22 @@ def eig_insensitive(w, v):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: real_spectrum(3, 3),            # real eigenvalues: numpy returns real arrays
-    lambda: real_spectrum(2, 3, 3),
-    lambda: randn(4, 4),                    # complex-conjugate pairs from a real matrix
-    lambda: crandn(3, 3),
-    lambda: crandn(2, 2, 2),
+    lambda d: real_spectrum(d, 3, 3),       # real eigenvalues: numpy returns real arrays
+    lambda d: real_spectrum(d, 2, 3, 3),
+    lambda d: d.randn(4, 4),                # complex-conjugate pairs from a real matrix
+    lambda d: d.crandn(3, 3),
+    lambda d: d.crandn(2, 2, 2),
 ])
-def test_eig(make):
-    a = make()
+def test_eig(make, draws):
+    a = make(draws)
     check_both(lambda a: np.linalg.eig(a).eigenvalues, a)
     check_both(np.linalg.eigvals, a)
     check_both(lambda a: eig_insensitive(*np.linalg.eig(a)), a)
     check_both(lambda a: (lambda w, v: np.abs(v[..., 0, :]) + np.abs(w))(*np.linalg.eig(a)), a)
 
 
-def test_eig_of_a_real_matrix_with_real_eigenvalues_gives_real_results_and_gradients():
-    a = real_spectrum(3, 3)
+def test_eig_of_a_real_matrix_with_real_eigenvalues_gives_real_results_and_gradients(draws):
+    a = real_spectrum(draws, 3, 3)
     x = nt.constant(a)
     with nt.GradientTape() as t:
         t.watch(x)
@@ -120,15 +100,15 @@ def test_eig_of_a_real_matrix_with_real_eigenvalues_gives_real_results_and_gradi
     np.testing.assert_allclose(g.numpy(), 2 * a.T, rtol=1e-8)     # d tr(A^2) = 2 A^T
 
 
-def test_second_derivative_through_eig():
-    a = real_spectrum(3, 3)
+def test_second_derivative_through_eig(draws):
+    a = real_spectrum(draws, 3, 3)
     check_hvp(lambda a: np.linalg.eigvals(a), a)
     check_reverse_over_forward(lambda a: np.linalg.eigvals(a), a)
     check_reverse_over_forward(lambda a: np.linalg.eig(a).eigenvalues, a)
 
 
-def test_eig_forward_mode_runs_and_gives_both_tangents():
-    a = real_spectrum(3, 3)
+def test_eig_forward_mode_runs_and_gives_both_tangents(draws):
+    a = real_spectrum(draws, 3, 3)
     x = nt.constant(a)
     with nt.ForwardAccumulator(x, np.eye(3)) as acc:
         w, v = np.linalg.eig(x)
@@ -136,10 +116,10 @@ def test_eig_forward_mode_runs_and_gives_both_tangents():
     np.testing.assert_allclose(acc.jvp(v).numpy(), np.zeros((3, 3)), atol=1e-10)
 
 
-def test_operands_and_options_by_keyword():
-    a = lopsided(3, 3)
+def test_operands_and_options_by_keyword(draws):
+    a = draws.lopsided(3, 3)
     check_both(lambda a: np.linalg.eigh(a=a, UPLO="U").eigenvalues, a)
     check_both(lambda a: np.linalg.eigvalsh(a=a, UPLO="U"), a)
-    b = real_spectrum(3, 3)
+    b = real_spectrum(draws, 3, 3)
     check_both(lambda b: np.linalg.eig(a=b).eigenvalues, b)
     check_both(lambda b: np.linalg.eigvals(a=b), b)

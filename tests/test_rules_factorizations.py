@@ -3,42 +3,22 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import Draws, NUMPY, check_both, check_hvp, check_reverse_over_forward, needs_numpy
-
-draws = Draws(2)
-randn, crandn = draws.randn, draws.crandn
-
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    draws.reseed()
-from gradcheck import check_reverse
+from gradcheck import NUMPY, check_both, check_hvp, check_reverse, check_reverse_over_forward, needs_numpy
 from nbtape.errors import NoGradientRuleError
-
-
-def spd(*shape, complex_=False):
-    """A Hermitian positive-definite matrix with well separated eigenvalues."""
-    a = (crandn if complex_ else randn)(*shape)
-    return a @ np.conj(np.swapaxes(a, -1, -2)) + np.diag(np.arange(1.0, shape[-1] + 1))
-
-
-def lopsided(*shape, complex_=False):
-    """spd plus noise on both triangles: numpy reads the lower one only."""
-    return spd(*shape, complex_=complex_) + 0.3 * (crandn if complex_ else randn)(*shape)
 
 
 # --- cholesky: one triangle -------------------------------------------------------------------
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
-def test_cholesky(shape, complex_):
-    a = lopsided(*shape, complex_=complex_)
+def test_cholesky(shape, complex_, draws):
+    a = draws.lopsided(*shape, complex_=complex_)
     check_both(np.linalg.cholesky, a)
     if NUMPY >= "2.0.0":                # upper= is new in numpy 2.0 (and reads the upper triangle)
         check_both(lambda a: np.linalg.cholesky(a, upper=True), a)
 
 
-def test_cholesky_gradient_lives_on_the_lower_triangle():
-    x = nt.constant(lopsided(3, 3))
+def test_cholesky_gradient_lives_on_the_lower_triangle(draws):
+    x = nt.constant(draws.lopsided(3, 3))
     with nt.GradientTape() as t:
         t.watch(x)
         y = np.sum(np.linalg.cholesky(x))
@@ -50,8 +30,8 @@ def test_cholesky_gradient_lives_on_the_lower_triangle():
         np.testing.assert_array_equal(np.tril(t.gradient(y, x).numpy(), -1), 0.0)
 
 
-def test_second_derivative_through_cholesky():
-    a = lopsided(3, 3)
+def test_second_derivative_through_cholesky(draws):
+    a = draws.lopsided(3, 3)
     check_hvp(np.linalg.cholesky, a)
     check_reverse_over_forward(np.linalg.cholesky, a)
 
@@ -59,14 +39,14 @@ def test_second_derivative_through_cholesky():
 # --- singular values --------------------------------------------------------------------------
 @needs_numpy("linalg.svdvals")
 @pytest.mark.parametrize("shape", [(3, 2), (2, 4), (2, 3, 3)])
-def test_svdvals(shape):
-    check_both(np.linalg.svdvals, randn(*shape))
+def test_svdvals(shape, draws):
+    check_both(np.linalg.svdvals, draws.randn(*shape))
 
 
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
-def test_svd_without_vectors_runs_as_numpy_and_differentiates(shape, complex_):
-    a = (crandn if complex_ else randn)(*shape)
+def test_svd_without_vectors_runs_as_numpy_and_differentiates(shape, complex_, draws):
+    a = (draws.crandn if complex_ else draws.randn)(*shape)
     x = nt.constant(a)
     s = np.linalg.svd(x, compute_uv=False)          # plain numpy code, unchanged
     assert isinstance(s, nt.Tensor)
@@ -75,8 +55,8 @@ def test_svd_without_vectors_runs_as_numpy_and_differentiates(shape, complex_):
     check_both(lambda a: np.linalg.svd(a, False, False), a)
 
 
-def test_svd_without_vectors_of_a_hermitian_matrix_reads_the_lower_triangle():
-    a = lopsided(3, 3) - 4 * np.eye(3)              # some negative eigenvalues
+def test_svd_without_vectors_of_a_hermitian_matrix_reads_the_lower_triangle(draws):
+    a = draws.lopsided(3, 3) - 4 * np.eye(3)              # some negative eigenvalues
     check_both(lambda a: np.linalg.svd(a, compute_uv=False, hermitian=True), a)
     check_both(lambda a: np.linalg.svd(a, hermitian=True, full_matrices=False).S, a)
     check_both(lambda a: (lambda u, s, vh: u * u * s + vh * vh)(*np.linalg.svd(a, hermitian=True)),
@@ -84,8 +64,8 @@ def test_svd_without_vectors_of_a_hermitian_matrix_reads_the_lower_triangle():
 
 
 @pytest.mark.parametrize("shape", [(4, 2), (2, 4), (2, 3, 2)])
-def test_full_svd_of_a_non_square_matrix_when_only_the_determined_part_is_used(shape):
-    a = randn(*shape)
+def test_full_svd_of_a_non_square_matrix_when_only_the_determined_part_is_used(shape, draws):
+    a = draws.randn(*shape)
     check_both(lambda a: np.linalg.svd(a).S, a)
     k = min(shape[-2:])
     # reverse mode only: forward mode cannot carry a tangent for part of U
@@ -93,8 +73,8 @@ def test_full_svd_of_a_non_square_matrix_when_only_the_determined_part_is_used(s
                              + np.sum(vh[..., :k, :] ** 2))(*np.linalg.svd(a)), a)
 
 
-def test_full_svd_refuses_the_extra_columns_with_no_gradient_rule_error():
-    x = nt.constant(randn(3, 2))
+def test_full_svd_refuses_the_extra_columns_with_no_gradient_rule_error(draws):
+    x = nt.constant(draws.randn(3, 2))
     with nt.GradientTape(persistent=True) as t:
         t.watch(x)
         u = np.linalg.svd(x).U
@@ -113,8 +93,8 @@ def thin_svd(a):
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)])
-def test_svd_real(shape):
-    a = randn(*shape)
+def test_svd_real(shape, draws):
+    a = draws.randn(*shape)
     check_both(lambda a: thin_svd(a).S, a)
     # singular vectors are defined up to sign: test functions that do not see it
     check_both(lambda a: (lambda u, s, vh: u * u * s[..., None, :])(*thin_svd(a)), a)
@@ -123,20 +103,21 @@ def test_svd_real(shape):
 
 
 @pytest.mark.parametrize("shape", [(3, 3), (3, 2), (2, 3)])
-def test_svd_complex(shape):
-    a = crandn(*shape)
+def test_svd_complex(shape, draws):
+    a = draws.crandn(*shape)
     check_both(lambda a: thin_svd(a).S, a)
     # and up to a phase shared by u_i and v_i
     check_both(lambda a: (lambda u, s, vh: np.real(u * np.conj(u)))(*thin_svd(a)), a)
     check_both(lambda a: (lambda u, s, vh: u[..., :, :1] * vh[..., :1, :])(*thin_svd(a)), a)
 
 
-def test_svd_default_full_matrices_on_a_square_matrix():
-    check_both(lambda a: (lambda u, s, vh: u[:, :1] * vh[:1, :])(*np.linalg.svd(a)), randn(3, 3))
+def test_svd_default_full_matrices_on_a_square_matrix(draws):
+    check_both(lambda a: (lambda u, s, vh: u[:, :1] * vh[:1, :])(*np.linalg.svd(a)),
+               draws.randn(3, 3))
 
 
-def test_second_derivative_through_svd():
-    a = randn(3, 3)
+def test_second_derivative_through_svd(draws):
+    a = draws.randn(3, 3)
     check_hvp(lambda a: np.linalg.svd(a).S, a)
     check_hvp(lambda a: np.linalg.svd(a, compute_uv=False), a)
     check_reverse_over_forward(lambda a: np.linalg.svd(a, compute_uv=False), a)
@@ -146,8 +127,8 @@ def test_second_derivative_through_svd():
 @pytest.mark.parametrize("shape, complex_", [((3, 3), False), ((4, 3), False), ((2, 4, 2), False),
                                              ((3, 2), True), ((3, 3), True), ((2, 4), False),
                                              ((2, 2, 3), False), ((2, 3), True)])
-def test_qr(shape, complex_):
-    a = (crandn if complex_ else randn)(*shape)
+def test_qr(shape, complex_, draws):
+    a = (draws.crandn if complex_ else draws.randn)(*shape)
     check_both(lambda a: np.linalg.qr(a).Q, a)
     check_both(lambda a: np.linalg.qr(a).R, a)
     check_both(lambda a: (lambda q, r: q @ r[..., :1])(*np.linalg.qr(a)), a)
@@ -155,17 +136,17 @@ def test_qr(shape, complex_):
     check_both(lambda a: np.linalg.qr(a, "complete").R, a)
 
 
-def test_qr_mode_r_runs_as_numpy_on_tensors():
-    a = randn(4, 3)
+def test_qr_mode_r_runs_as_numpy_on_tensors(draws):
+    a = draws.randn(4, 3)
     r = np.linalg.qr(nt.constant(a), mode="r")
     assert isinstance(r, nt.Tensor)
     np.testing.assert_allclose(r.numpy(), np.linalg.qr(a, mode="r"))
 
 
-def test_complete_qr_of_a_tall_matrix():
-    check_both(lambda a: np.linalg.qr(a, mode="complete").R, randn(4, 2))
-    check_reverse(lambda a: np.linalg.qr(a, mode="complete").Q[:, :2] ** 2, randn(4, 2))
-    x = nt.constant(randn(3, 2))
+def test_complete_qr_of_a_tall_matrix(draws):
+    check_both(lambda a: np.linalg.qr(a, mode="complete").R, draws.randn(4, 2))
+    check_reverse(lambda a: np.linalg.qr(a, mode="complete").Q[:, :2] ** 2, draws.randn(4, 2))
+    x = nt.constant(draws.randn(3, 2))
     with nt.GradientTape() as t:
         t.watch(x)
         q = np.linalg.qr(x, mode="complete").Q
@@ -178,8 +159,8 @@ def test_complete_qr_of_a_tall_matrix():
         acc.jvp(q)
 
 
-def test_qr_raw_mode_is_refused_by_name():
-    x = nt.constant(randn(3, 2))
+def test_qr_raw_mode_is_refused_by_name(draws):
+    x = nt.constant(draws.randn(3, 2))
     with nt.GradientTape() as t:
         t.watch(x)
         h, tau = np.linalg.qr(x, mode="raw")
@@ -187,15 +168,15 @@ def test_qr_raw_mode_is_refused_by_name():
         t.gradient(h, x)
 
 
-def test_second_derivative_through_qr():
-    check_hvp(lambda a: np.linalg.qr(a).R, randn(3, 3))
-    check_hvp(lambda a: np.linalg.qr(a, mode="r"), randn(2, 3))
-    check_reverse_over_forward(lambda a: np.linalg.qr(a).R, randn(3, 2))
-    check_reverse_over_forward(lambda a: np.linalg.qr(a).Q, randn(2, 3))
+def test_second_derivative_through_qr(draws):
+    check_hvp(lambda a: np.linalg.qr(a).R, draws.randn(3, 3))
+    check_hvp(lambda a: np.linalg.qr(a, mode="r"), draws.randn(2, 3))
+    check_reverse_over_forward(lambda a: np.linalg.qr(a).R, draws.randn(3, 2))
+    check_reverse_over_forward(lambda a: np.linalg.qr(a).Q, draws.randn(2, 3))
 
 
-def test_operands_and_options_by_keyword():
-    a = randn(4, 3)
+def test_operands_and_options_by_keyword(draws):
+    a = draws.randn(4, 3)
     check_both(lambda a: np.linalg.svd(a=a, full_matrices=False).S, a)
     check_both(lambda a: np.linalg.svd(a=a, compute_uv=False), a)
     check_both(lambda a: np.linalg.qr(a=a).R, a)

@@ -3,42 +3,34 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import Draws, NUMPY, check_both, check_hvp, check_reverse_over_forward, since_numpy
-
-draws = Draws(2)
-randn, crandn = draws.randn, draws.crandn
+from gradcheck import NUMPY, check_both, check_hvp, check_reverse_over_forward, since_numpy
 
 
-@pytest.fixture(autouse=True)
-def _seeded():
-    draws.reseed()
-
-
-def well_conditioned(*shape, complex_=False):
-    a = (crandn if complex_ else randn)(*shape)
+def well_conditioned(draws, *shape, complex_=False):
+    a = (draws.crandn if complex_ else draws.randn)(*shape)
     return a + 3 * np.eye(shape[-1])
 
 
 # --- inverses, determinants, solve ------------------------------------------------------------
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
-def test_inv_det_slogdet(shape, complex_):
-    a = well_conditioned(*shape, complex_=complex_)
+def test_inv_det_slogdet(shape, complex_, draws):
+    a = well_conditioned(draws, *shape, complex_=complex_)
     check_both(np.linalg.inv, a)
     check_both(np.linalg.det, a)
     check_both(lambda a: np.linalg.slogdet(a)[1], a)
     check_both(lambda a: (lambda s, l: 2.0 * s + s * l)(*np.linalg.slogdet(a)), a)
 
 
-def test_slogdet_of_a_negative_determinant():
-    a = well_conditioned(3, 3)
+def test_slogdet_of_a_negative_determinant(draws):
+    a = well_conditioned(draws, 3, 3)
     a = a[::-1].copy()          # swapping rows makes the sign change
     assert np.linalg.det(a) < 0
     check_both(lambda a: np.linalg.slogdet(a).logabsdet, a)
 
 
-def test_second_derivative_through_inv():
-    a = well_conditioned(3, 3)
+def test_second_derivative_through_inv(draws):
+    a = well_conditioned(draws, 3, 3)
     check_hvp(np.linalg.inv, a)
     check_hvp(np.linalg.det, a)
 
@@ -62,30 +54,30 @@ def test_second_derivative_through_inv():
     pytest.param((2, 3, 3), (2, 3), marks=pytest.mark.skipif(
         NUMPY >= "2.0.0", reason="numpy 2 reads a 2-D b as a matrix")),
 ])
-def test_solve(ashape, bshape, complex_):
-    a = well_conditioned(*ashape, complex_=complex_)
-    b = (crandn if complex_ else randn)(*bshape)
+def test_solve(ashape, bshape, complex_, draws):
+    a = well_conditioned(draws, *ashape, complex_=complex_)
+    b = (draws.crandn if complex_ else draws.randn)(*bshape)
     check_both(np.linalg.solve, a, b)
 
 
 @pytest.mark.parametrize("shape, complex_", [((4, 3), False), ((3, 4), False), ((2, 3, 3), False),
                                              ((3, 2), True)])
-def test_pinv(shape, complex_):
-    a = (crandn if complex_ else randn)(*shape)
+def test_pinv(shape, complex_, draws):
+    a = (draws.crandn if complex_ else draws.randn)(*shape)
     check_both(np.linalg.pinv, a)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, -1, -2])
-def test_matrix_power(n):
-    check_both(lambda a: np.linalg.matrix_power(a, n), well_conditioned(2, 3, 3) / 3)
+def test_matrix_power(n, draws):
+    check_both(lambda a: np.linalg.matrix_power(a, n), well_conditioned(draws, 2, 3, 3) / 3)
 
 
 @pytest.mark.parametrize("shapes", [
     [(2, 3), (3, 4), (4, 2)], [(3,), (3, 4), (4,)], [(3,), (3, 2), (2, 2)], [(2, 3), (3,)],
     [(2, 2), (2, 3), (3, 3), (3, 1)],
 ])
-def test_multi_dot(shapes):
-    check_both(lambda *xs: np.linalg.multi_dot(list(xs)), *[randn(*s) for s in shapes])
+def test_multi_dot(shapes, draws):
+    check_both(lambda *xs: np.linalg.multi_dot(list(xs)), *[draws.randn(*s) for s in shapes])
 
 
 # --- determinants of singular matrices --------------------------------------------------------
@@ -102,9 +94,9 @@ def test_det_gradient_at_a_singular_matrix_is_the_adjugate_transposed():
 
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("rank, shape", [(2, (3, 3)), (1, (3, 3)), (3, (2, 4, 4)), (0, (2, 2))])
-def test_det_of_singular_and_nearly_singular_matrices(rank, shape, complex_):
-    x = (crandn if complex_ else randn)(*shape[:-1], rank)
-    y = (crandn if complex_ else randn)(*shape[:-2], rank, shape[-1])
+def test_det_of_singular_and_nearly_singular_matrices(rank, shape, complex_, draws):
+    x = (draws.crandn if complex_ else draws.randn)(*shape[:-1], rank)
+    y = (draws.crandn if complex_ else draws.randn)(*shape[:-2], rank, shape[-1])
     a = x @ y                                   # rank-deficient
     check_both(np.linalg.det, a, atol=1e-5)
     check_both(np.linalg.det, a + 1e-9 * np.eye(shape[-1]), atol=1e-5)
@@ -120,17 +112,18 @@ def test_det_of_an_exactly_singular_stack_is_finite_in_both_modes():
 
 
 # --- pinv(hermitian=True) and lstsq -----------------------------------------------------------
-def test_pinv_hermitian_reads_the_lower_triangle():
-    a = randn(3, 3)
-    a = a @ a.T + np.eye(3) + np.triu(randn(3, 3), 1)       # not symmetric: upper is ignored
+def test_pinv_hermitian_reads_the_lower_triangle(draws):
+    a = draws.randn(3, 3)
+    a = a @ a.T + np.eye(3) + np.triu(draws.randn(3, 3), 1)       # not symmetric: upper is ignored
     check_both(lambda a: np.linalg.pinv(a, hermitian=True), a)
 
 
 @pytest.mark.parametrize("complex_", [False, True])
 @pytest.mark.parametrize("ashape, bshape", [((5, 3), (5,)), ((5, 3), (5, 2)), ((3, 3), (3,)),
                                             ((2, 4), (2,)), ((2, 4), (2, 3))])
-def test_lstsq(ashape, bshape, complex_):
-    a, b = (crandn if complex_ else randn)(*ashape), (crandn if complex_ else randn)(*bshape)
+def test_lstsq(ashape, bshape, complex_, draws):
+    draw = draws.crandn if complex_ else draws.randn
+    a, b = draw(*ashape), draw(*bshape)
     check_both(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0], a, b)
     check_both(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[3], a, b)
     if ashape[0] > ashape[1]:
@@ -139,8 +132,8 @@ def test_lstsq(ashape, bshape, complex_):
             *np.linalg.lstsq(a, b, rcond=None)), a, b)
 
 
-def test_lstsq_with_a_constant_right_hand_side_and_its_rank_output():
-    a = randn(4, 2)
+def test_lstsq_with_a_constant_right_hand_side_and_its_rank_output(draws):
+    a = draws.randn(4, 2)
     check_both(lambda a: np.linalg.lstsq(a, np.arange(4.0), rcond=None)[0], a)
     x = nt.constant(a)
     with nt.GradientTape() as t:
@@ -150,16 +143,16 @@ def test_lstsq_with_a_constant_right_hand_side_and_its_rank_output():
     assert t.gradient(sol, x).shape == (4, 2)
 
 
-@pytest.mark.parametrize("f, a", [
-    (np.linalg.inv, well_conditioned(3, 3)),
-    (np.linalg.det, well_conditioned(2, 2)),
-    (lambda a: np.linalg.slogdet(a).logabsdet, well_conditioned(3, 3)),
-    (lambda a: np.linalg.solve(a, np.arange(3.0)), well_conditioned(3, 3)),
-    (lambda a: np.linalg.matrix_power(a, -2), well_conditioned(2, 2)),
-    (lambda a: np.linalg.pinv(a), randn(3, 2)),
+@pytest.mark.parametrize("f, make", [
+    (np.linalg.inv, lambda d: well_conditioned(d, 3, 3)),
+    (np.linalg.det, lambda d: well_conditioned(d, 2, 2)),
+    (lambda a: np.linalg.slogdet(a).logabsdet, lambda d: well_conditioned(d, 3, 3)),
+    (lambda a: np.linalg.solve(a, np.arange(3.0)), lambda d: well_conditioned(d, 3, 3)),
+    (lambda a: np.linalg.matrix_power(a, -2), lambda d: well_conditioned(d, 2, 2)),
+    (lambda a: np.linalg.pinv(a), lambda d: d.randn(3, 2)),
 ])
-def test_reverse_over_forward_through_linalg(f, a):
-    check_reverse_over_forward(f, a)
+def test_reverse_over_forward_through_linalg(f, make, draws):
+    check_reverse_over_forward(f, make(draws))
 
 
 @pytest.mark.parametrize("f", [
@@ -169,17 +162,17 @@ def test_reverse_over_forward_through_linalg(f, a):
     lambda a, b: np.linalg.lstsq(b=b, a=a, rcond=None)[0],
     lambda a, b: np.linalg.slogdet(a=a).logabsdet * b,
 ])
-def test_operands_by_keyword(f):
-    a, b = well_conditioned(3, 3), randn(3)
+def test_operands_by_keyword(f, draws):
+    a, b = well_conditioned(draws, 3, 3), draws.randn(3)
     check_both(f, a, b)
     check_both(lambda a: f(a, b), a)           # a plain-array keyword operand
 
 
-def test_tensorinv_and_tensorsolve():
-    a = well_conditioned(6, 6)
+def test_tensorinv_and_tensorsolve(draws):
+    a = well_conditioned(draws, 6, 6)
     check_both(lambda a: np.linalg.tensorinv(np.reshape(a, (2, 3, 6))), a)
     check_both(lambda a: np.linalg.tensorinv(np.reshape(a, (6, 2, 3)), ind=1), a)
-    b = randn(2, 3)
+    b = draws.randn(2, 3)
     check_both(lambda a, b: np.linalg.tensorsolve(np.reshape(a, (2, 3, 2, 3)), b), a, b)
     check_both(lambda a, b: np.linalg.tensorsolve(np.reshape(a, (2, 3, 3, 2)), b, axes=(3,)),
                a, b)
@@ -188,4 +181,4 @@ def test_tensorinv_and_tensorsolve():
     with pytest.raises(ValueError, match="ind"):
         np.linalg.tensorinv(x, ind=0)
     with pytest.raises(np.linalg.LinAlgError):
-        np.linalg.tensorsolve(x, nt.constant(randn(4)))
+        np.linalg.tensorsolve(x, nt.constant(draws.randn(4)))

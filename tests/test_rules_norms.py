@@ -3,15 +3,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import Draws, check_both, check_hvp, check_reverse_over_forward, needs_numpy, numpy_param
-
-draws = Draws(2)
-randn, crandn = draws.randn, draws.crandn
-
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    draws.reseed()
+from gradcheck import check_both, check_hvp, check_reverse_over_forward, needs_numpy, numpy_param
 
 
 # --- norms ---------------------------------------------------------------------------------
@@ -52,16 +44,16 @@ NORMS = [
 
 
 @pytest.mark.parametrize("f, shape", NORMS)
-def test_norms(f, shape):
-    check_both(f, randn(*shape))
+def test_norms(f, shape, draws):
+    check_both(f, draws.randn(*shape))
 
 
 @pytest.mark.parametrize("f", [lambda x: np.linalg.norm(x), lambda x: np.linalg.norm(x, 1),
                                lambda x: np.linalg.norm(x, np.inf),
                                numpy_param("linalg.matrix_norm"),
                                lambda x: np.linalg.norm(x, 2)])
-def test_complex_norms(f):
-    check_both(f, crandn(3, 2))
+def test_complex_norms(f, draws):
+    check_both(f, draws.crandn(3, 2))
 
 
 def test_complex_norm_follows_tensorflow():
@@ -80,11 +72,10 @@ def test_norm_of_zero_has_a_zero_gradient():
     np.testing.assert_array_equal(t.gradient(n, x).numpy(), np.zeros(3))
 
 
-def test_second_derivative_through_norm():
-    check_hvp(lambda x: np.linalg.norm(x, axis=-1), randn(2, 3))
-    check_hvp(lambda x: np.linalg.norm(x, 3), randn(4))
+def test_second_derivative_through_norm(draws):
+    check_hvp(lambda x: np.linalg.norm(x, axis=-1), draws.randn(2, 3))
+    check_hvp(lambda x: np.linalg.norm(x, 3), draws.randn(4))
 
 
-
-def test_reverse_over_forward_through_norm():
-    check_reverse_over_forward(lambda a: np.linalg.norm(a, axis=0), randn(2, 3))
+def test_reverse_over_forward_through_norm(draws):
+    check_reverse_over_forward(lambda a: np.linalg.norm(a, axis=0), draws.randn(2, 3))

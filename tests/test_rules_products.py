@@ -7,14 +7,6 @@ from hypothesis import given, settings, strategies as st
 import nbtape as nt
 from gradcheck import Draws, NUMPY, check_both, check_hvp, needs_numpy, numpy_param
 
-draws = Draws(2)
-randn, crandn = draws.randn, draws.crandn
-
-
-@pytest.fixture(autouse=True)
-def _seeded():
-    draws.reseed()
-
 
 # --- products -----------------------------------------------------------------------------
 PRODUCTS = [
@@ -55,8 +47,8 @@ PRODUCTS = [
 
 
 @pytest.mark.parametrize("f, shapes", PRODUCTS)
-def test_products(f, shapes):
-    check_both(f, *[randn(*s) for s in shapes])
+def test_products(f, shapes, draws):
+    check_both(f, *[draws.randn(*s) for s in shapes])
 
 
 @pytest.mark.parametrize("f, shapes", [
@@ -65,15 +57,15 @@ def test_products(f, shapes):
     numpy_param("linalg.vecdot", [(2, 3), (3,)]),
     (np.tensordot, [(2, 3), (2, 3)]),
 ])
-def test_complex_products(f, shapes):
-    check_both(f, *[crandn(*s) for s in shapes])
+def test_complex_products(f, shapes, draws):
+    check_both(f, *[draws.crandn(*s) for s in shapes])
 
 
-def test_products_with_a_list_operand():
-    check_both(lambda a: np.dot(a, [1.0, 2.0]), randn(3, 2))
-    check_both(lambda a: np.tensordot([[1.0, 2.0]], a, 1), randn(2, 3))
+def test_products_with_a_list_operand(draws):
+    check_both(lambda a: np.dot(a, [1.0, 2.0]), draws.randn(3, 2))
+    check_both(lambda a: np.tensordot([[1.0, 2.0]], a, 1), draws.randn(2, 3))
     if NUMPY >= "2.0.0":                # np.linalg.matmul is new in numpy 2.0
-        check_both(lambda a: np.linalg.matmul(a, [[1.0], [2.0]]), randn(3, 2))
+        check_both(lambda a: np.linalg.matmul(a, [[1.0], [2.0]]), draws.randn(3, 2))
 
 
 # --- einsum -------------------------------------------------------------------------------
@@ -104,36 +96,39 @@ EINSUMS = [
 
 
 @pytest.mark.parametrize("spec, shapes", EINSUMS)
-def test_einsum(spec, shapes):
-    check_both(lambda *ops: np.einsum(spec, *ops), *[randn(*s) for s in shapes])
+def test_einsum(spec, shapes, draws):
+    check_both(lambda *ops: np.einsum(spec, *ops), *[draws.randn(*s) for s in shapes])
 
 
-def test_einsum_interleaved_form_and_options():
-    check_both(lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [2, 0]), randn(2, 3), randn(3, 2))
-    check_both(lambda a, b: np.einsum(a, [0, Ellipsis], b, [Ellipsis]), randn(2, 3), randn(3))
+def test_einsum_interleaved_form_and_options(draws):
+    check_both(lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [2, 0]),
+               draws.randn(2, 3), draws.randn(3, 2))
+    check_both(lambda a, b: np.einsum(a, [0, Ellipsis], b, [Ellipsis]),
+               draws.randn(2, 3), draws.randn(3))
     check_both(lambda a, b, c: np.einsum("ij,jk,k->i", a, b, c, optimize=True),
-               randn(2, 3), randn(3, 4), randn(4))
-    a, b, c = randn(2, 3), randn(3, 4), randn(4)
+               draws.randn(2, 3), draws.randn(3, 4), draws.randn(4))
+    a, b, c = draws.randn(2, 3), draws.randn(3, 4), draws.randn(4)
     path = np.einsum_path("ij,jk,k->i", a, b, c, optimize="optimal")[0]
     check_both(lambda a, b, c: np.einsum("ij,jk,k->i", a, b, c, optimize=path), a, b, c)
 
 
-def test_einsum_complex_and_a_constant_operand():
-    check_both(lambda a, b: np.einsum("ij,jk->ik", a, b), crandn(2, 3), crandn(3, 2))
-    c = randn(3, 2)
-    check_both(lambda a: np.einsum("ij,jk->ki", a, c), randn(2, 3))
+def test_einsum_complex_and_a_constant_operand(draws):
+    check_both(lambda a, b: np.einsum("ij,jk->ik", a, b), draws.crandn(2, 3), draws.crandn(3, 2))
+    c = draws.randn(3, 2)
+    check_both(lambda a: np.einsum("ij,jk->ki", a, c), draws.randn(2, 3))
 
 
-def test_second_derivative_through_einsum():
-    check_hvp(lambda a: np.einsum("ij,jk->ik", a, a), randn(3, 3))
-    check_hvp(lambda a: np.einsum("ii,ij->j", a, a), randn(3, 3))
-    check_hvp(lambda a: np.einsum("...i,...i", a, a), randn(2, 3))
+def test_second_derivative_through_einsum(draws):
+    check_hvp(lambda a: np.einsum("ij,jk->ik", a, a), draws.randn(3, 3))
+    check_hvp(lambda a: np.einsum("ii,ij->j", a, a), draws.randn(3, 3))
+    check_hvp(lambda a: np.einsum("...i,...i", a, a), draws.randn(2, 3))
 
 
 @settings(max_examples=15, deadline=None)
 @given(i=st.integers(1, 3), j=st.integers(1, 3), k=st.integers(1, 3), batch=st.integers(1, 2))
 def test_random_contractions(i, j, k, batch):
-    a, b = randn(batch, i, j), randn(j, k)
+    draws = Draws(2)                # one per example: hypothesis calls the test many times
+    a, b = draws.randn(batch, i, j), draws.randn(j, k)
     check_both(lambda a, b: np.einsum("bij,jk->bki", a, b), a, b)
     check_both(np.dot, a, b)
     check_both(lambda a, b: np.tensordot(a, b, axes=([2], [0])), a, b)
@@ -141,8 +136,8 @@ def test_random_contractions(i, j, k, batch):
 
 @needs_numpy("vecdot", "matvec", "vecmat")
 @pytest.mark.parametrize("complex_", [False, True])
-def test_vector_gufuncs(complex_):
-    draw = crandn if complex_ else randn
+def test_vector_gufuncs(complex_, draws):
+    draw = draws.crandn if complex_ else draws.randn
     check_both(np.vecdot, draw(2, 3), draw(3))
     check_both(np.matvec, draw(2, 3, 4), draw(4))
     check_both(np.matvec, draw(3, 4), draw(2, 4))
@@ -151,8 +146,8 @@ def test_vector_gufuncs(complex_):
 
 
 @needs_numpy("vecdot")
-def test_vector_gufuncs_with_axis_keywords_are_refused_by_name():
-    x = nt.constant(randn(3, 2))
+def test_vector_gufuncs_with_axis_keywords_are_refused_by_name(draws):
+    x = nt.constant(draws.randn(3, 2))
     with nt.GradientTape() as t:
         t.watch(x)
         y = np.vecdot(x, x, axis=0)
@@ -160,6 +155,6 @@ def test_vector_gufuncs_with_axis_keywords_are_refused_by_name():
         t.gradient(y, x)
 
 
-def test_matmul_of_a_stack_and_a_vector():
-    check_both(np.matmul, randn(2, 3, 4), randn(4))
-    check_both(np.matmul, randn(3), randn(2, 3, 4))
+def test_matmul_of_a_stack_and_a_vector(draws):
+    check_both(np.matmul, draws.randn(2, 3, 4), draws.randn(4))
+    check_both(np.matmul, draws.randn(3), draws.randn(2, 3, 4))
