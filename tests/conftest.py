@@ -7,8 +7,6 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gradcheck import Draws  # noqa: E402  (found through the path just set)
-
 
 @pytest.fixture
 def rng(request):
@@ -22,6 +20,7 @@ def rng(request):
 def draws():
     """The linear-algebra rule tests' inputs (``gradcheck.Draws``), made afresh for each
     test from seed 2: every such test starts from the same draws, whatever ran before."""
+    from gradcheck import Draws
     return Draws(2)
 
 

@@ -7,6 +7,9 @@ tuple) against central differences.
 against central differences of ``f`` along the same directions.
 Float64 inputs only; ``wrt`` chooses which positional args are differentiated.
 """
+import subprocess
+import traceback
+
 import numpy as np
 import pytest
 
@@ -41,6 +44,30 @@ def _real_scalar(f, w):
             return sum(np.real(np.sum(yi * wi)) for yi, wi in zip(y, w))
         return np.real(np.sum(y * w))
     return h
+
+
+def randn(rng, *shape):
+    """Standard normal draws of ``shape`` from ``rng``."""
+    return rng.standard_normal(shape)
+
+
+def crandn(rng, *shape):
+    """Complex draws: standard normal real and imaginary parts."""
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+def gradients_of_sum(f, *values):
+    """The tape's gradients of ``sum(f(*values))`` for float64 ``values``, as arrays
+    (zeros where a value is unconnected): for tests that know the exact answer.
+
+    >>> [g.tolist() for g in gradients_of_sum(np.maximum, [1.0, 3.0], [2.0, 2.0])]
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    xs = [nt.constant(np.asarray(v, dtype=float)) for v in values]
+    with nt.GradientTape() as tape:
+        tape.watch(xs)
+        y = np.sum(f(*xs))
+    return [g.numpy() for g in tape.gradient(y, xs, unconnected_gradients="zero")]
 
 
 def numeric_grad(h, args, k, eps):
@@ -238,10 +265,10 @@ class Draws:
         self.rng = np.random.default_rng(seed)
 
     def randn(self, *shape):
-        return self.rng.standard_normal(shape)
+        return randn(self.rng, *shape)
 
     def crandn(self, *shape):
-        return self.rng.standard_normal(shape) + 1j * self.rng.standard_normal(shape)
+        return crandn(self.rng, *shape)
 
     def spd(self, *shape, complex_=False):
         """A Hermitian positive-definite matrix with well separated eigenvalues."""
@@ -254,3 +281,21 @@ class Draws:
         the other."""
         a = self.spd(*shape, complex_=complex_)
         return a + 0.3 * (self.crandn if complex_ else self.randn)(*shape)
+
+
+# --- not gradients: what the error-message and environment tests share -----------------------
+def nbtape_frames(exc):
+    """The traceback frames of ``exc`` inside nbtape's engine, besides the @user_facing
+    wrapper (an error raised from the user's line has none)."""
+    return [f for f in traceback.extract_tb(exc.__traceback__)
+            if "/nbtape/" in f.filename and not f.filename.endswith("errors.py")]
+
+
+def run_checked(cmd, **kw):
+    """``subprocess.run(cmd)`` (items may be paths) capturing its text; a failure raises
+    an AssertionError that shows the command and the tail of its output."""
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    if proc.returncode != 0:
+        raise AssertionError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n"
+                             f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc

@@ -9,7 +9,6 @@ the suite installs under it.
 """
 import os
 import re
-import subprocess
 import sys
 import venv
 from importlib import metadata
@@ -18,6 +17,8 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+from gradcheck import run_checked
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,14 +67,6 @@ def _runtime_python():
 
 
 PYTHONS = sorted({_runtime_python(), "3.10", "3.11", "3.12", "3.13"})
-
-
-def _run(cmd, **kw):
-    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if proc.returncode != 0:
-        raise AssertionError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n"
-                             f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-    return proc
 
 
 def test_binder_files_are_what_repo2docker_reads():
@@ -152,17 +145,17 @@ def test_notebooks_run_in_a_fresh_binder_environment(tmp_path):
     py = env_dir / "bin" / "python3"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    _run([py, "-m", "pip", "install", "-q", "-r", BINDER / "requirements.txt"], env=env)
-    _run([BINDER / "postBuild"], cwd=ROOT, env=env)
+    run_checked([py, "-m", "pip", "install", "-q", "-r", BINDER / "requirements.txt"], env=env)
+    run_checked([BINDER / "postBuild"], cwd=ROOT, env=env)
     # the test runner itself is not part of the Binder image
-    _run([py, "-m", "pip", "install", "-q", "pytest", "nbval"], env=env)
+    run_checked([py, "-m", "pip", "install", "-q", "pytest", "nbval"], env=env)
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
     assert notebooks, "no tutorial notebooks found"
-    out = _run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
+    out = run_checked([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
                 "--nbval", "--nbval-current-env", "--nbval-sanitize-with",
                 ROOT / "notebooks" / "sanitize.cfg", *notebooks],
                cwd=tmp_path, env=env)
     assert " passed" in out.stdout
     # nbtape came from this checkout, installed by postBuild (not from the repo path)
-    where = _run([py, "-c", "import nbtape, sys; print(nbtape.__file__)"], cwd=tmp_path, env=env)
+    where = run_checked([py, "-c", "import nbtape, sys; print(nbtape.__file__)"], cwd=tmp_path, env=env)
     assert "site-packages" in where.stdout or str(env_dir) in where.stdout, where.stdout

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_reverse
+from gradcheck import check_reverse, nbtape_frames
 
 
 # --- custom_gradient ----------------------------------------------------------------------------------
@@ -317,13 +317,6 @@ def test_stop_gradient_of_a_list():
 
 
 # --- what f and grad_fn return is checked, at the user's line (issue 11, item 6) ---------------------
-def _nbtape_frames(exc):
-    """The traceback frames inside nbtape's engine, besides the @user_facing wrapper."""
-    import traceback
-    return [f for f in traceback.extract_tb(exc.__traceback__)
-            if "/nbtape/" in f.filename and not f.filename.endswith("errors.py")]
-
-
 def _gradient_of(fn, *values):
     xs = [nt.constant(v) for v in values]
     with nt.GradientTape() as tape:
@@ -342,7 +335,7 @@ def test_gradient_of_the_wrong_shape_names_function_argument_and_shape():
     text = str(info.value)
     assert "custom_gradient(total)" in text and "argument 'x'" in text
     assert "(2, 2)" in text and "shape (2,)" in text and "test_custom.py" in text
-    assert not _nbtape_frames(info.value)
+    assert not nbtape_frames(info.value)
 
 
 def test_scalar_gradient_for_an_array_argument_is_refused():
@@ -360,7 +353,7 @@ def test_wrong_count_names_the_arguments():
     with pytest.raises(ValueError, match=r"custom_gradient\(mul\).*1 input gradient.*\(a, b\)") \
             as info:
         _gradient_of(mul, [1.0, 2.0], [3.0, 4.0])
-    assert not _nbtape_frames(info.value)
+    assert not nbtape_frames(info.value)
 
 
 @pytest.mark.parametrize("bad", ["oops", {"x": 1.0}, object(), ([[1.0], [2.0, 3.0]],)])
@@ -396,7 +389,7 @@ def test_f_that_does_not_return_y_and_grad_fn_is_refused_at_the_call(returned):
         with pytest.raises(TypeError, match=r"f is decorated with @nt.custom_gradient.*\(y, "
                                             r"grad_fn\)") as info:
             f(x)
-    assert not _nbtape_frames(info.value)
+    assert not nbtape_frames(info.value)
 
 
 def test_grad_fn_reading_variables_without_the_keyword_fails_at_the_call():
@@ -409,7 +402,7 @@ def test_grad_fn_reading_variables_without_the_keyword_fails_at_the_call():
     x = nt.constant(2.0)
     with pytest.raises(TypeError, match=r"must accept keyword argument 'variables'.*'w'") as info:
         scaled(x)           # TensorFlow checks when the function runs, tape or not
-    assert not _nbtape_frames(info.value)
+    assert not nbtape_frames(info.value)
 
 
 def test_grad_fn_with_keyword_arguments_may_take_variables():

@@ -7,12 +7,13 @@ and rule tests in it, so a rule that needs a numpy 2 function, keyword or promot
 rule is caught before a numpy 1 user imports nbtape.
 """
 import os
-import subprocess
 import venv
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from gradcheck import run_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -26,12 +27,8 @@ ENGINE_TESTS = sorted(TESTS.glob("test_rules_*.py")) + [TESTS / f"test_{name}.py
     "clip", "losses", "nn", "layers", "optimizers")]
 
 
-def _run(cmd, timeout=900, **kw):
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
-    if proc.returncode != 0:
-        raise AssertionError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n"
-                             f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-    return proc
+def _run(cmd, **kw):
+    return run_checked(cmd, timeout=900, **kw)      # an old numpy's pip install can hang
 
 
 @pytest.mark.slow

@@ -8,7 +8,6 @@ one line on how to get pictures, not a traceback.
 """
 import os
 import re
-import subprocess
 import sys
 import tarfile
 import textwrap
@@ -22,6 +21,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 import nbtape as nt
+from gradcheck import run_checked
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -221,20 +221,12 @@ SMOKE = textwrap.dedent('''
 ''')
 
 
-def _run(cmd, **kw):
-    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    if proc.returncode != 0:
-        raise AssertionError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n"
-                             f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-    return proc
-
-
 @pytest.mark.slow
 def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
     clean = {k: v for k, v in os.environ.items()
              if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NBTAPE_GRAPHVIZ")}
     dist = tmp_path / "dist"
-    _run([sys.executable, "-m", "build", "--outdir", dist, ROOT], cwd=tmp_path, env=clean)
+    run_checked([sys.executable, "-m", "build", "--outdir", dist, ROOT], cwd=tmp_path, env=clean)
     version = PROJECT["version"]
     wheel = dist / f"nbtape-{version}-py3-none-any.whl"
     sdist = dist / f"nbtape-{version}.tar.gz"
@@ -261,16 +253,16 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
     py = bindir / ("python.exe" if os.name == "nt" else "python")
     pip = [sys.executable, "-m", "pip", "--python", py] if outside else [py, "-m", "pip"]
     # the pins Binder and the suite use, so the test checks the wheel, not today's releases
-    _run([*pip, "install", "-q", "-c", ROOT / "binder" / "requirements.txt",
+    run_checked([*pip, "install", "-q", "-c", ROOT / "binder" / "requirements.txt",
           f"{wheel}[notebook]"], env=clean)
     work = tmp_path / "work"               # away from the checkout, so its nbtape is not seen
     work.mkdir()
     (work / "smoke.py").write_text(SMOKE)
-    out = _run([py, "smoke.py", "pictures"], cwd=work, env=clean)
+    out = run_checked([py, "smoke.py", "pictures"], cwd=work, env=clean)
     assert "smoke ok pictures" in out.stdout
 
     # neither graphviz-pure nor a system dot: the DOT source and one line, no traceback
-    _run([*pip, "uninstall", "-q", "-y", "graphviz-pure"], env=clean)
+    run_checked([*pip, "uninstall", "-q", "-y", "graphviz-pure"], env=clean)
     bare = dict(clean, PATH=str(bindir))
-    out = _run([py, "smoke.py", "no-pictures"], cwd=work, env=bare)
+    out = run_checked([py, "smoke.py", "no-pictures"], cwd=work, env=bare)
     assert "smoke ok no-pictures" in out.stdout and "Traceback" not in out.stderr

@@ -3,18 +3,10 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_both, check_hvp, check_reverse_over_forward
+from gradcheck import check_both, check_hvp, check_reverse_over_forward, crandn, randn
 
 F = np.fft
 NORMS = [None, "backward", "ortho", "forward"]
-
-
-def randn(rng, *shape):
-    return rng.standard_normal(shape)
-
-
-def crandn(rng, *shape):
-    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
 
 
 @pytest.mark.parametrize("norm", NORMS)

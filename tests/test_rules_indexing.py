@@ -6,12 +6,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import nbtape as nt
-from gradcheck import check_both, check_hvp, check_reverse_over_forward, needs_numpy, numpy_param
+from gradcheck import (check_both, check_hvp, check_reverse_over_forward, needs_numpy, numpy_param,
+                       randn)
 
-
-
-def randn(rng, *shape):
-    return rng.standard_normal(shape)
 
 
 # --- t[idx] -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
+from gradcheck import nbtape_frames
 
 
 # --- construction and attributes -------------------------------------------------------------------
@@ -265,13 +266,6 @@ def test_explicitly_watched_variable_then_assigned():
 
 
 # --- updates the variable cannot hold (issue 11, items 5 and 8) ----------------------------------------
-def _nbtape_frames(exc):
-    """The traceback frames inside nbtape's engine, besides the @user_facing wrapper."""
-    import traceback
-    return [f for f in traceback.extract_tb(exc.__traceback__)
-            if "/nbtape/" in f.filename and not f.filename.endswith("errors.py")]
-
-
 @pytest.mark.parametrize("update, value", [
     ("assign", [0.5, 1.5]), ("assign_add", [0.5, 0.5]), ("assign_sub", [0.5, 0.5]),
     ("assign", nt.constant([3.0, 4.0])), ("assign_add", 1.0),
@@ -280,7 +274,7 @@ def test_float_into_an_int_variable_raises_and_keeps_the_value(update, value):
     v = nt.Variable([1, 2], name="count")
     with pytest.raises(TypeError, match=r"float64.*'count'.*int64.*truncate") as info:
         getattr(v, update)(value)
-    assert isinstance(info.value, nt.NbtapeError) and not _nbtape_frames(info.value)
+    assert isinstance(info.value, nt.NbtapeError) and not nbtape_frames(info.value)
     np.testing.assert_array_equal(v.numpy(), [1, 2])
     assert v.dtype == np.int64
 
@@ -325,7 +319,7 @@ def test_delta_of_the_wrong_shape_is_one_clear_error_at_the_users_line(update, d
     text = str(info.value)
     assert f"{update} got a delta of shape {delta_shape}" in text
     assert "variable 'bias' of shape (3,)" in text and "\n" not in text
-    assert not _nbtape_frames(info.value)
+    assert not nbtape_frames(info.value)
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0, 3.0])
 
 
@@ -341,4 +335,4 @@ def test_assign_of_the_wrong_shape_names_the_variable():
     v = nt.Variable([1.0, 2.0], name="w")
     with pytest.raises(ValueError, match=r"shape \(3,\) to variable 'w' of shape \(2,\)") as info:
         v.assign([1.0, 2.0, 3.0])
-    assert not _nbtape_frames(info.value)
+    assert not nbtape_frames(info.value)
