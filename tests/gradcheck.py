@@ -7,8 +7,10 @@ tuple) against central differences.
 against central differences of ``f`` along the same directions.
 Float64 inputs only; ``wrt`` chooses which positional args are differentiated.
 """
+import os
 import subprocess
 import traceback
+import venv
 
 import numpy as np
 import pytest
@@ -299,3 +301,13 @@ def run_checked(cmd, **kw):
         raise AssertionError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n"
                              f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
+
+
+def fresh_venv(env_dir):
+    """A new virtual environment with pip in ``env_dir``: its python, and the environment
+    variables to run it with (this process's, without PYTHONPATH or VIRTUAL_ENV, and the
+    venv's bin first on PATH)."""
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return env_dir / "bin" / "python3", env

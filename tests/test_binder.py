@@ -10,7 +10,6 @@ the suite installs under it.
 import os
 import re
 import sys
-import venv
 from importlib import metadata
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from gradcheck import run_checked
+from gradcheck import fresh_venv, run_checked
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -141,10 +140,7 @@ def test_this_environment_has_the_binder_pins():
 @pytest.mark.slow
 def test_notebooks_run_in_a_fresh_binder_environment(tmp_path):
     env_dir = tmp_path / "binder-env"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    py = env_dir / "bin" / "python3"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    py, env = fresh_venv(env_dir)
     run_checked([py, "-m", "pip", "install", "-q", "-r", BINDER / "requirements.txt"], env=env)
     run_checked([BINDER / "postBuild"], cwd=ROOT, env=env)
     # the test runner itself is not part of the Binder image

@@ -6,14 +6,12 @@ there without its dependencies (so pip cannot upgrade numpy), and runs the engin
 and rule tests in it, so a rule that needs a numpy 2 function, keyword or promotion
 rule is caught before a numpy 1 user imports nbtape.
 """
-import os
-import venv
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from gradcheck import run_checked
+from gradcheck import fresh_venv, run_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -36,10 +34,7 @@ def _run(cmd, **kw):
                     reason="already on numpy 1: the rest of the suite is this check")
 def test_engine_and_rules_pass_on_numpy_1_26(tmp_path):
     env_dir = tmp_path / "numpy-1.26"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    py = env_dir / "bin" / "python3"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    py, env = fresh_venv(env_dir)
     _run([py, "-m", "pip", "install", "-q", f"numpy=={OLDEST_NUMPY}", "pytest", "hypothesis",
           "graphviz", "graphviz-pure"], env=env)
     _run([py, "-m", "pip", "install", "-q", "--no-deps", "-e", ROOT], env=env)
