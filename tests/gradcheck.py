@@ -1,11 +1,19 @@
-"""Finite-difference checks shared by the rule tests (reverse and forward mode).
+"""The one module of helpers the tests share (no test module imports another).
 
-``check_reverse(f, *args)``: the tape's gradient of ``sum(f(*args) * w)`` (random
-weights ``w``, so every output element matters; one per output if ``f`` returns a
-tuple) against central differences.
-``check_forward(f, *args)``: ``ForwardAccumulator`` JVPs along random directions
-against central differences of ``f`` along the same directions.
-Float64 inputs only; ``wrt`` chooses which positional args are differentiated.
+First order, against central differences (float64 inputs; ``wrt`` picks the positional
+arguments to differentiate; ``seed`` the random weights and directions):
+``check_reverse(f, *args)`` compares the tape's gradient of ``sum(f(*args) * w)``
+(random weights ``w``, so every output element matters; one per output if ``f``
+returns a tuple), ``check_forward(f, *args)`` ``ForwardAccumulator`` JVPs along random
+directions, ``check_both`` does both.
+Second order: ``check_hvp`` and ``check_second`` (Hessian-vector products by nested
+tapes), ``check_reverse_over_forward`` (a tape over JVPs).
+Random programs: ``directional_differences`` and ``judge``.
+Exact answers: ``gradients_of_sum``.  Inputs: ``randn``, ``crandn`` and ``Draws`` (with
+the matrix makers ``spd`` and ``lopsided``).  The numpy at hand: ``NUMPY``,
+``since_numpy``, ``needs_numpy``, ``numpy_param``.  Not gradients: ``nbtape_frames``
+(errors raised from the user's line), ``run_checked`` and ``fresh_venv`` (environment
+tests).
 """
 import os
 import subprocess
@@ -20,6 +28,7 @@ from nbtape.check import numerical_gradient
 from nbtape.rules.registry import numpy_function
 
 
+# --- first order -----------------------------------------------------------------------------
 def _rng(seed=0):
     return np.random.default_rng(seed)
 
@@ -46,30 +55,6 @@ def _real_scalar(f, w):
             return sum(np.real(np.sum(yi * wi)) for yi, wi in zip(y, w))
         return np.real(np.sum(y * w))
     return h
-
-
-def randn(rng, *shape):
-    """Standard normal draws of ``shape`` from ``rng``."""
-    return rng.standard_normal(shape)
-
-
-def crandn(rng, *shape):
-    """Complex draws: standard normal real and imaginary parts."""
-    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
-
-
-def gradients_of_sum(f, *values):
-    """The tape's gradients of ``sum(f(*values))`` for float64 ``values``, as arrays
-    (zeros where a value is unconnected): for tests that know the exact answer.
-
-    >>> [g.tolist() for g in gradients_of_sum(np.maximum, [1.0, 3.0], [2.0, 2.0])]
-    [[0.0, 1.0], [1.0, 0.0]]
-    """
-    xs = [nt.constant(np.asarray(v, dtype=float)) for v in values]
-    with nt.GradientTape() as tape:
-        tape.watch(xs)
-        y = np.sum(f(*xs))
-    return [g.numpy() for g in tape.gradient(y, xs, unconnected_gradients="zero")]
 
 
 def numeric_grad(h, args, k, eps):
@@ -138,51 +123,7 @@ def check_both(f, *args, **kw):
     check_forward(f, *args, **{k: v for k, v in kw.items() if k != "seed"})
 
 
-def directional_differences(h, xs, vs, eps=(1e-6, 1e-4)):
-    """Central differences of the real scalar ``h(*xs)`` along ``vs``, one per step size."""
-    out = []
-    for e in eps:
-        # asarray: a 0-d array plus a step is a numpy scalar, which some numpy
-        # functions treat differently (nanmax(where=False) gives nan on one)
-        plus = h(*[np.asarray(x + e * v) for x, v in zip(xs, vs)])
-        minus = h(*[np.asarray(x - e * v) for x, v in zip(xs, vs)])
-        out.append((plus - minus) / (2 * e))
-    return out
-
-
-def judge(derivative, diffs, scale=1.0, rtol=1e-4):
-    """Does ``derivative`` match the central differences ``diffs`` (two step sizes)?
-
-    Where the two step sizes disagree with each other the point is not smooth enough
-    to judge (no false alarms): None.  Otherwise True when ``derivative`` matches
-    either.  ``scale`` is the size of the function's terms, for round-off.
-    """
-    tol = rtol * (1 + abs(diffs[0])) + 1e-9 * scale
-    if not np.all(np.isfinite(diffs)) or abs(diffs[0] - diffs[1]) > tol:
-        return None
-    return any(abs(derivative - d) <= tol for d in diffs)
-
-
-NUMPY = np.lib.NumpyVersion(np.__version__)
-
-
-def since_numpy(version, what):
-    """Skip on a numpy older than ``version``, which does not have ``what`` yet."""
-    return pytest.mark.skipif(NUMPY < version, reason=f"{what} is new in numpy {version}")
-
-
-def needs_numpy(*names):
-    """Skip where this numpy lacks ``np.<name>`` (the array-API names are new in numpy 2)."""
-    missing = [f"np.{n}" for n in names if numpy_function(n) is None]
-    return pytest.mark.skipif(bool(missing),
-                              reason=f"numpy {np.__version__} has no {', '.join(missing)}")
-
-
-def numpy_param(name, *values, **kw):
-    """``pytest.param(np.<name>, *values)``, skipped where this numpy lacks ``np.<name>``."""
-    return pytest.param(numpy_function(name), *values, marks=needs_numpy(name), **kw)
-
-
+# --- second order ----------------------------------------------------------------------------
 def check_hvp(f, x, eps=1e-5, rtol=1e-5, atol=1e-6, seed=3):
     """Second order: a Hessian-vector product of ``sum(w * f(x)**2)`` by nested tapes
     (so every VJP used runs on tensors under the outer tape) against central
@@ -249,6 +190,58 @@ def check_reverse_over_forward(f, x, eps=1e-5, rtol=1e-5, atol=1e-6, seed=4):
     np.testing.assert_allclose(got, num, rtol=rtol, atol=atol, err_msg="reverse over forward")
 
 
+# --- random programs: judged at two step sizes -----------------------------------------------
+def directional_differences(h, xs, vs, eps=(1e-6, 1e-4)):
+    """Central differences of the real scalar ``h(*xs)`` along ``vs``, one per step size."""
+    out = []
+    for e in eps:
+        # asarray: a 0-d array plus a step is a numpy scalar, which some numpy
+        # functions treat differently (nanmax(where=False) gives nan on one)
+        plus = h(*[np.asarray(x + e * v) for x, v in zip(xs, vs)])
+        minus = h(*[np.asarray(x - e * v) for x, v in zip(xs, vs)])
+        out.append((plus - minus) / (2 * e))
+    return out
+
+
+def judge(derivative, diffs, scale=1.0, rtol=1e-4):
+    """Does ``derivative`` match the central differences ``diffs`` (two step sizes)?
+
+    Where the two step sizes disagree with each other the point is not smooth enough
+    to judge (no false alarms): None.  Otherwise True when ``derivative`` matches
+    either.  ``scale`` is the size of the function's terms, for round-off.
+    """
+    tol = rtol * (1 + abs(diffs[0])) + 1e-9 * scale
+    if not np.all(np.isfinite(diffs)) or abs(diffs[0] - diffs[1]) > tol:
+        return None
+    return any(abs(derivative - d) <= tol for d in diffs)
+
+
+# --- exact answers ---------------------------------------------------------------------------
+def gradients_of_sum(f, *values):
+    """The tape's gradients of ``sum(f(*values))`` for float64 ``values``, as arrays
+    (zeros where a value is unconnected): for tests that know the exact answer.
+
+    >>> [g.tolist() for g in gradients_of_sum(np.maximum, [1.0, 3.0], [2.0, 2.0])]
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    xs = [nt.constant(np.asarray(v, dtype=float)) for v in values]
+    with nt.GradientTape() as tape:
+        tape.watch(xs)
+        y = np.sum(f(*xs))
+    return [g.numpy() for g in tape.gradient(y, xs, unconnected_gradients="zero")]
+
+
+# --- inputs ----------------------------------------------------------------------------------
+def randn(rng, *shape):
+    """Standard normal draws of ``shape`` from ``rng``."""
+    return rng.standard_normal(shape)
+
+
+def crandn(rng, *shape):
+    """Complex draws: standard normal real and imaginary parts."""
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
 class Draws:
     """One test's random inputs: a generator from ``seed`` and the matrix makers the
     linear-algebra rule tests share.  Made inside each test (the ``draws`` fixture in
@@ -283,6 +276,27 @@ class Draws:
         the other."""
         a = self.spd(*shape, complex_=complex_)
         return a + 0.3 * (self.crandn if complex_ else self.randn)(*shape)
+
+
+# --- the numpy at hand -----------------------------------------------------------------------
+NUMPY = np.lib.NumpyVersion(np.__version__)
+
+
+def since_numpy(version, what):
+    """Skip on a numpy older than ``version``, which does not have ``what`` yet."""
+    return pytest.mark.skipif(NUMPY < version, reason=f"{what} is new in numpy {version}")
+
+
+def needs_numpy(*names):
+    """Skip where this numpy lacks ``np.<name>`` (the array-API names are new in numpy 2)."""
+    missing = [f"np.{n}" for n in names if numpy_function(n) is None]
+    return pytest.mark.skipif(bool(missing),
+                              reason=f"numpy {np.__version__} has no {', '.join(missing)}")
+
+
+def numpy_param(name, *values, **kw):
+    """``pytest.param(np.<name>, *values)``, skipped where this numpy lacks ``np.<name>``."""
+    return pytest.param(numpy_function(name), *values, marks=needs_numpy(name), **kw)
 
 
 # --- not gradients: what the error-message and environment tests share -----------------------
