@@ -20,16 +20,26 @@ from .variable import Variable
 
 
 class _Reads:
-    """Stands alone on the stack while ``f`` runs forward: notes the variables it reads."""
+    """Stands alone on the stack while ``f`` runs forward: notes the variables it reads
+    and the tensors it uses that it did not make (its inputs, and any it closes over)."""
 
     def __init__(self):
         self.variables = {}
+        self.used = {}          # id -> float tensor used by an op of f, made outside it
+        self.made = set()
 
     def on_variable_read(self, v):
         self.variables.setdefault(v._id, v)
 
-    def record(self, *a):
-        pass
+    def record(self, rule, args, kwargs, operands, ids, outs):
+        made = self.made
+        for t, i in zip(operands, ids):
+            if i is not None and i not in made and t.dtype.kind in "fc":
+                self.used.setdefault(i, t)
+        if type(outs) is Tensor:
+            made.add(outs._id)
+        elif isinstance(outs, (tuple, list)):
+            made.update(o._id for o in outs if type(o) is Tensor)
 
     def note_escape(self, t, how):
         pass
@@ -48,6 +58,9 @@ def recompute_grad(f):
     ``recompute_grad(f)(*args)`` has the values and gradients of ``f(*args)``; the
     reverse pass runs ``f`` once more to get what its rules need (memory for time).
     Wrap each segment of a deep chain: the tape then holds one value per segment.
+    Gradients flow to ``f``'s tensor arguments (positional or keyword), to the
+    variables it reads and to tensors it closes over; ``f`` must compute the same
+    values when it runs again.
 
     >>> import numpy as np, nbtape as nt
     >>> block = nt.recompute_grad(lambda x: np.sin(np.sin(x)))
@@ -68,8 +81,10 @@ def recompute_grad(f):
     @user_facing
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        reads = _Reads()
         stack = tls.stack
+        if not stack:
+            return f(*args, **kwargs)
+        reads = _Reads()
         tls.stack = [reads]         # nothing records f's steps: that is the point
         try:
             result = f(*args, **kwargs)
@@ -79,18 +94,18 @@ def recompute_grad(f):
             tls.stack = stack
         packed = unflatten(result, outs) if isinstance(result, (list, tuple, dict)) \
             else outs[0]
-        if not stack:
-            return packed
-        leaves = flatten((args, kwargs))
-        arg_vars = {a._id for a in leaves if isinstance(a, Variable)}
-        variables = [v for i, v in reads.variables.items() if i not in arg_vars]
+        tensors = [a for a in flatten((args, kwargs)) if isinstance(a, TensorLike)]
+        known = {a._id for a in tensors} | set(reads.variables)
+        variables = [v for i, v in reads.variables.items()
+                     if not any(a is v for a in tensors)]
+        # a tensor f closes over is an input too: its gradient must not go missing
+        captured = [t for i, t in reads.used.items() if i not in known]
         # reading through the real stack lets tapes auto-watch what f read
-        operands = [a.value() if isinstance(a, Variable) else a
-                    for a in leaves if isinstance(a, TensorLike)]
-        operands += [v.value() for v in variables]
+        operands = [a.value() if isinstance(a, Variable) else a for a in tensors]
+        operands += [v.value() for v in variables] + captured
         if not operands:
             return packed
-        sources = [a for a in leaves if isinstance(a, TensorLike)] + variables
+        sources = tensors + variables + captured
         rule = _rule(f, args, kwargs, sources, len(outs))
         ids = [t._id for t in operands]
         rec_outs = tuple(outs) if rule.multi else outs[0]
@@ -130,7 +145,9 @@ def _rule(f, args, kwargs, sources, n_outs):
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(wanted)
             ys = rerun()
-        pairs = [(y, d) for y, d in zip(ys, dys) if d is not None and isinstance(y, TensorLike)]
+        # only float outputs carry a gradient (an int output's seed is the engine's zeros)
+        pairs = [(y, d) for y, d in zip(ys, dys)
+                 if d is not None and isinstance(y, TensorLike) and y.dtype.kind in "fc"]
         got = tape.gradient([y for y, _ in pairs], wanted,
                             output_gradients=[d for _, d in pairs]) if pairs else \
             [None] * len(wanted)
@@ -144,7 +161,8 @@ def _rule(f, args, kwargs, sources, n_outs):
         pairs = [(s, t) for s, t in zip(sources, tangents) if t is not None]
         with ForwardAccumulator([s for s, _ in pairs], [t for _, t in pairs]) as acc:
             ys = rerun()
-        ts = [acc.jvp(y) if isinstance(y, TensorLike) else None for y in ys]
+        ts = [acc.jvp(y) if isinstance(y, TensorLike) and y.dtype.kind in "fc" else None
+              for y in ys]
         ts = [np.asarray(t) if raw and t is not None else t for t in ts]
         return ts if rule.multi else ts[0]
 

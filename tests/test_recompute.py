@@ -202,6 +202,64 @@ def test_an_input_returned_unchanged_is_a_new_value():
     assert [float(g) for g in tape.gradient(loss, [a, b])] == [15.0, 2.0]
 
 
+def test_tensors_f_closes_over_get_their_gradients():
+    x, w = nt.constant(2.0), nt.constant(3.0)
+
+    def loss(wrap):
+        with nt.GradientTape() as tape:
+            tape.watch([x, w])
+            h = w * 1.5                     # made outside f, used inside it
+            y = wrap(lambda v: v * w + np.sin(v * h))(x) + w
+        return [float(g) for g in tape.gradient(y, [x, w])]
+    assert loss(nt.recompute_grad) == pytest.approx(loss(lambda f: f), rel=1e-14)
+    with nt.ForwardAccumulator(w, nt.constant(1.0)) as acc:
+        y = nt.recompute_grad(lambda v: v * w ** 2)(x)
+    assert float(acc.jvp(y)) == pytest.approx(12.0)
+
+
+def test_jacobians_through_a_recomputed_op():
+    rng = np.random.default_rng(4)
+    f = nt.recompute_grad(lambda v: np.tanh(v) * v[..., ::-1])
+    x = nt.constant(rng.standard_normal((2, 3)))
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y, plain = f(x), np.tanh(x) * x[..., ::-1]
+    np.testing.assert_allclose(tape.jacobian(y, x).numpy(), tape.jacobian(plain, x).numpy(),
+                               rtol=1e-13)
+    np.testing.assert_allclose(tape.batch_jacobian(y, x).numpy(),
+                               tape.batch_jacobian(plain, x).numpy(), rtol=1e-13)
+
+
+def test_reverse_over_forward():
+    f = nt.recompute_grad(lambda v: np.sin(v) * v[::-1])
+    x = nt.constant(np.linspace(0.1, 1.0, 4))
+
+    def grad_of_jvp(fn):
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            with nt.ForwardAccumulator(x, np.ones(4)) as acc:
+                y = fn(x)
+            jv = acc.jvp(y)
+        return tape.gradient(jv, x).numpy()
+    np.testing.assert_allclose(grad_of_jvp(f), grad_of_jvp(lambda v: np.sin(v) * v[::-1]),
+                               rtol=1e-13)
+
+
+def test_an_integer_output_beside_a_float_one():
+    f = nt.recompute_grad(lambda v: (v * 2.0, np.argmax(v)))
+    x = nt.constant([0.5, 3.0, 1.0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        doubled, where = f(x)
+        loss = np.sum(doubled)
+    assert int(where) == 1
+    np.testing.assert_array_equal(tape.gradient(loss, x).numpy(), [2.0, 2.0, 2.0])
+    with nt.ForwardAccumulator(x, np.ones(3)) as acc:
+        doubled, where = f(x)
+    np.testing.assert_array_equal(acc.jvp(doubled).numpy(), [2.0, 2.0, 2.0])
+    assert acc.jvp(where) is None
+
+
 def test_outside_any_tape_it_is_just_f():
     rng = np.random.default_rng(3)
     x, w = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
@@ -262,7 +320,8 @@ def test_f_must_return_numbers():
         tape.watch(x)
         with pytest.raises(nt.NbtapeError, match="must return tensors or arrays"):
             f(x)
-    with pytest.raises(nt.NbtapeError, match="returned a NoneType"):
+    with nt.GradientTape() as tape, pytest.raises(nt.NbtapeError, match="returned a NoneType"):
+        tape.watch(x)
         nt.recompute_grad(lambda a: None)(x)
 
 
