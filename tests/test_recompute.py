@@ -343,3 +343,18 @@ def test_it_keeps_the_name_and_docstring_of_f():
         return a
     wrapped = nt.recompute_grad(layer)
     assert wrapped.__name__ == "layer" and wrapped.__doc__ == "One layer."
+
+
+def test_a_model_whose_variables_are_made_inside_f():
+    x = np.random.default_rng(5).standard_normal((4, 3))
+
+    def grads(wrap):
+        r = np.random.default_rng(1)
+        model = nt.Sequential([nt.layers.Dense(5, activation="tanh", seed=r, dtype="float64"),
+                               nt.layers.Dense(2, seed=r, dtype="float64")])
+        call = wrap(model)                  # the layers build on this first call
+        with nt.GradientTape() as tape:
+            loss = np.sum(call(x) ** 2)
+        return tape.gradient(loss, model.trainable_variables)
+    for got, plain in zip(grads(nt.recompute_grad), grads(lambda m: m)):
+        np.testing.assert_allclose(got.numpy(), plain.numpy(), rtol=1e-13)
