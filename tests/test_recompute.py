@@ -358,3 +358,15 @@ def test_a_model_whose_variables_are_made_inside_f():
         return tape.gradient(loss, model.trainable_variables)
     for got, plain in zip(grads(nt.recompute_grad), grads(lambda m: m)):
         np.testing.assert_allclose(got.numpy(), plain.numpy(), rtol=1e-13)
+
+
+def test_gradients_keep_the_sources_dtype():
+    x = nt.constant(np.array([0.5, 1.5], dtype=np.float32))
+    z = nt.constant(np.array([1 + 2j, 0.5 - 1j]))
+    with nt.GradientTape() as tape:
+        tape.watch([x, z])
+        y = nt.recompute_grad(lambda a, b: np.sum(np.exp(a)) + np.sum(np.abs(b * b) ** 2))(x, z)
+    gx, gz = tape.gradient(y, [x, z])
+    assert gx.dtype == np.float32 and gz.dtype == np.complex128
+    np.testing.assert_allclose(gx.numpy(), np.exp([0.5, 1.5]), rtol=1e-6)
+    np.testing.assert_allclose(gz.numpy(), [20 + 40j, 2.5 - 5j])     # d|z|^4/dz = 4|z|^2 z
