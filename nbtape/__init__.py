@@ -16,6 +16,7 @@ from .forward import ForwardAccumulator
 from .custom import custom_gradient, stop_gradient
 from .functional import grad, value_and_grad, jacobian, hessian
 from .check import check_gradients
+from .recompute import recompute_grad
 from .errors import NbtapeError, NoGradientRuleError
 
 __version__ = "0.1.0"
@@ -58,7 +59,7 @@ def __dir__():
 __all__ = [
     "Tensor", "constant", "Variable", "GradientTape", "UnconnectedGradients",
     "ForwardAccumulator", "custom_gradient", "stop_gradient", "grad", "value_and_grad",
-    "jacobian", "hessian", "check_gradients", "NbtapeError", "NoGradientRuleError",
+    "jacobian", "hessian", "check_gradients", "recompute_grad", "NbtapeError", "NoGradientRuleError",
 ]
 
 
