@@ -42,4 +42,6 @@ def output_gradient(og, target):
             f"{target.shape}; they must match.")
     if isinstance(og, Tensor):
         return og
+    if is_foreign(value):       # a Dask seed stays lazy
+        return value if value.dtype == target.dtype else value.astype(target.dtype)
     return np.asarray(value, dtype=target.dtype)

@@ -157,7 +157,11 @@ def _join_layout(fn, xs, args, kw):
 
 def _split_to(g, xs, promote, axis):
     sizes = [promote(tuple(shape_of(x)))[axis] for x in xs]
-    parts = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    # slices, not np.split: Dask has no split (and slicing is lazy there)
+    axis %= len(shape_of(g))
+    ends = np.cumsum(sizes).tolist()
+    lead = (slice(None),) * axis
+    parts = [g[lead + (slice(e - n, e),)] for n, e in zip(sizes, ends)]
     return [np.reshape(p, shape_of(x)) for p, x in zip(parts, xs)]
 
 
