@@ -86,8 +86,8 @@ def _scatter_add(g, idx, shape):
 def _scatter_add_lazily(g, idx, shape):
     """``_scatter_add`` for a Dask (or CuPy) adjoint: no ``np.add.at`` there, so fancy
     indices add up with a weighted ``np.bincount`` over the flat positions."""
-    out = np.zeros_like(g, shape=shape)
-    if _basic(idx):
+    if _basic(idx) and not _has_none(idx):     # Dask's setitem takes no np.newaxis
+        out = np.zeros_like(g, shape=shape)
         out[idx] = g
         return out
     size = int(np.prod(shape))
@@ -101,6 +101,10 @@ def _scatter_add_lazily(g, idx, shape):
     else:
         flat = np.bincount(pos, weights=g, minlength=size)
     return np.reshape(flat.astype(g.dtype), shape)
+
+
+def _has_none(idx):
+    return idx is None or (type(idx) is tuple and any(i is None for i in idx))
 
 
 def _basic(idx):

@@ -84,7 +84,7 @@ def _ravel_jvp(t, ans, a, order="C"):
     o = _order(a, order)
     if o is None:
         return np.take(np.ravel(t), _memory_positions(a))
-    return np.ravel(t, order=o)
+    return np.ravel(t) if o == "C" else np.ravel(t, order=o)    # Dask's has no order=
 
 
 defvjp(np.ravel, _ravel_vjp)
