@@ -220,6 +220,14 @@ def test_tensor_and_variable_keep_the_dask_array():
     np.testing.assert_array_equal(np.asarray(t), t.numpy())     # explicit: computes
 
 
+def test_showing_a_dask_tensor_does_not_compute_it():
+    d = chunked(np.ones((4, 2)))
+    with lazy():
+        t, v = np.sin(nt.constant(d)), nt.Variable(d, name="d")
+        assert "dask.array<" in repr(t) and "shape=(4, 2)" in repr(t)
+        assert "dask.array<" in repr(v) and "dask.array&lt;" in t._repr_html_()
+
+
 def test_unconnected_zero_and_output_gradients_stay_lazy():
     d = nt.constant(chunked(np.ones((4, 2))))
     e = nt.constant(chunked(np.ones(3)))
