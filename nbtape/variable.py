@@ -86,8 +86,11 @@ class Variable(TensorLike, Observable):
 
     # assignment ----------------------------------------------------------------
     def _assign(self, arr, how, source=None):
-        if _is_foreign(arr) and _is_foreign(self._tensor._value):
-            # the variable stays in its library (a Dask value stays lazy)
+        cur = self._tensor._value
+        if _is_foreign(cur):
+            # the variable stays in its library (a Dask value stays lazy; numpy's like=
+            # makes a numpy value one of the variable's kind)
+            arr = arr if _is_foreign(arr) else np.asarray(arr, like=cur)
             arr = arr if arr.dtype == self.dtype else arr.astype(self.dtype)
         else:
             # a numpy variable holds numpy: a Dask or CuPy value is computed/copied in
