@@ -198,6 +198,11 @@ def test_numpy_weights_with_dask_data():
     gw_n, gb_n = tape.gradient(loss_n, [w, b])
     np.testing.assert_allclose(gw.numpy(), gw_n.numpy(), rtol=1e-12)
     np.testing.assert_allclose(gb.numpy(), gb_n.numpy(), rtol=1e-12)
+    # a bare Dask array on the left hands the op to the tensor (Dask defers to it)
+    with lazy():
+        with nt.GradientTape() as tape:
+            loss2 = np.sum(chunked(Xn, 3) @ w)
+        assert is_dask(loss2) and is_dask(tape.gradient(loss2, w))
     # a numpy variable stays numpy: the step computes the Dask gradient into it
     w.assign_sub(0.1 * gw)
     assert type(w.data) is np.ndarray
