@@ -263,6 +263,20 @@ def test_a_plain_dask_operand_is_kept_lazily():
     np.testing.assert_array_equal(g.numpy(), np.arange(4.0))
 
 
+def test_custom_gradients_and_stop_gradient_stay_lazy():
+    @nt.custom_gradient
+    def clipped_identity(x):
+        return x, lambda dy: np.clip(dy, -1.0, 1.0)
+    x = nt.constant(chunked(np.arange(4.0)))
+    with lazy():
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            y = np.sum(clipped_identity(x) * 3.0 + nt.stop_gradient(x) * x)
+        g = tape.gradient(y, x)
+    assert is_dask(g)
+    np.testing.assert_array_equal(g.numpy(), np.ones(4) + np.arange(4.0))
+
+
 # --- no silent materialization -------------------------------------------------------------
 def test_a_rule_that_materializes_fails_the_lazy_guard():
     """The guard can fail: a VJP that converts its Dask adjoint to numpy is caught."""
