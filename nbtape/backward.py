@@ -4,11 +4,13 @@ Cost is linear in the number of recorded ops.  Only ops that lie downstream of
 a source are visited, and an op's output adjoint is dropped as soon as the op
 has passed it on, so memory stays at what is live.
 """
+import warnings
 import weakref
 
 import numpy as np
 
 from ._where import decode, describe, source_line
+from .arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .breaks import ObjectArrayRule, object_array_error
 from .errors import NoGradientRuleError
 from .rules.util import unbroadcast
@@ -133,6 +135,18 @@ def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, planned=None):
     (another recorder is active) the rules compute on Tensors so that the outer
     recorder sees this pass; otherwise they run on plain arrays.
     """
+    for s in seeds.values():
+        if is_foreign(s._value if type(s) is Tensor else s):
+            # a lazy (Dask) pass: a function Dask lacks would compute everything into
+            # memory with a FutureWarning; make that an error naming the function
+            with warnings.catch_warnings():
+                warnings.filterwarnings("error", message=".*" + UNIMPLEMENTED,
+                                        category=FutureWarning)
+                return _backward(ops, seeds, source_ids, tensor_mode, keep_all, planned)
+    return _backward(ops, seeds, source_ids, tensor_mode, keep_all, planned)
+
+
+def _backward(ops, seeds, source_ids, tensor_mode, keep_all, planned):
     relevant, reach = planned if planned is not None else plan(ops, source_ids)
     keep = reach if keep_all else set(source_ids)
     adj = dict(seeds)
@@ -164,7 +178,12 @@ def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, planned=None):
                     for a in args]
             if kwargs:
                 kwargs = {k: _raw(v) for k, v in kwargs.items()}
-        grads = call_vjp(rule, g, ans, args, kwargs, needs)
+        try:
+            grads = call_vjp(rule, g, ans, args, kwargs, needs)
+        except FutureWarning as w:
+            if UNIMPLEMENTED not in str(w):
+                raise
+            raise unimplemented_error(rule.name, w) from None
         for i, need, gi, meta in zip(in_ids, needs, grads, op.metas):
             if not need or gi is None:
                 continue

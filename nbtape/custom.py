@@ -6,6 +6,7 @@ import numpy as np
 
 from . import _where
 from ._state import tls
+from .arrays import is_foreign
 from .errors import InvalidArgumentError, user_facing
 from .rules.registry import VARARGS, Rule, rule_for
 from .structure import flatten, unflatten
@@ -38,7 +39,7 @@ def stop_gradient(x):
     if isinstance(x, (list, tuple)):
         return type(x)(stop_gradient(v) for v in x)
     if not isinstance(x, TensorLike):
-        return Tensor(np.asarray(x))
+        return Tensor(_array(x))
     from .dispatch import apply
     return apply(_STOP, (x,))
 
@@ -97,7 +98,7 @@ def custom_gradient(f):
         if variables and not _takes_variables(grad_fn):
             raise InvalidArgumentError(_needs_variables_message(f, variables))
         flat_out = flatten(result)
-        outs = [Tensor(o._value if isinstance(o, TensorLike) else np.asarray(o))
+        outs = [Tensor(o._value if isinstance(o, TensorLike) else _array(o))
                 for o in flat_out]
         stack = tls.stack
         if stack:
@@ -171,7 +172,7 @@ def _custom_rule(f, grad_fn, positions, variables, n_outs, where):
 
     def vjp_all(g, ans, args, kwargs, needs):
         dys = list(g) if rule.multi else [g]
-        dys = [d if isinstance(d, TensorLike) else Tensor(np.asarray(d)) for d in dys]
+        dys = [d if isinstance(d, TensorLike) else Tensor(_array(d)) for d in dys]
         if variables:
             returned = grad_fn(*dys, variables=variables)
             if not (isinstance(returned, (tuple, list)) and len(returned) == 2):
@@ -210,7 +211,7 @@ def _checked(name, label, grad, shape):
     """A custom gradient as the engine takes it, if it is numbers of the right shape."""
     if grad is None:
         return None
-    if not isinstance(grad, TensorLike):
+    if not isinstance(grad, TensorLike) and not is_foreign(grad):
         try:
             value = np.asarray(grad)
         except (TypeError, ValueError):         # e.g. a ragged list
@@ -228,3 +229,8 @@ def _checked(name, label, grad, shape):
             "of. Reduce or reshape it in grad_fn (e.g. np.sum over the axes that "
             "broadcasting added, or dy * np.ones_like(x) to spread a scalar).")
     return grad
+
+
+def _array(x):
+    """``x`` as an array: a Dask or CuPy array stays itself (a Dask one stays lazy)."""
+    return x if is_foreign(x) else np.asarray(x)

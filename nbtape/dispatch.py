@@ -7,6 +7,7 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 import numpy as np
 
 from ._state import tls
+from .arrays import is_foreign as _is_foreign, mixed_backends_error as _mixed_backends_error
 from .operands import bind as _bind, operand_names as _operand_names, operands as _operands
 from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
@@ -22,7 +23,7 @@ def _val(a):
 
 
 def _wrap(out):
-    if isinstance(out, (np.ndarray, np.generic)):
+    if isinstance(out, (np.ndarray, np.generic)) or _is_foreign(out):
         return Tensor(out)
     return out
 
@@ -81,7 +82,13 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         if special:
             args = _special_args(rule, args, stack)
             raw = [_val(a) for a in args]
-    out = rule.compute(*raw)
+    try:
+        out = rule.compute(*raw)
+    except (TypeError, ValueError) as e:    # free until raised (Python 3.11)
+        err = _mixed_backends_error(rule.name, raw, e)
+        if err is None:
+            raise
+        raise err from e
     if rule.multi or not isinstance(out, _ARRAYS):
         return _finish(rule, args, None, out, stack, False)
     outs = Tensor(out)
@@ -116,7 +123,9 @@ def _finish(rule, args, kwargs, out, stack, kw_tensors):
     elif type(out) is complex:
         # 1j * s: Python's complex takes numpy's float64 (a float subclass) itself
         outs = Tensor(np.complex128(out))
-    elif type(out) is tuple and out and isinstance(out[0], _ARRAYS):
+    elif _is_foreign(out):
+        outs = Tensor(out)          # a Dask or CuPy array (nbtape.arrays)
+    elif type(out) is tuple and out and (isinstance(out[0], _ARRAYS) or _is_foreign(out[0])):
         # this call returned several arrays where the rule expects one (e.g.
         # np.average(..., returned=True)): record them, with the rule for that
         rule = rule.several or _several_outputs(rule)
@@ -247,7 +256,8 @@ def apply_unknown(fn, args, kwargs, name=None):
     raw, args = _unwrap_nested(tuple(args), stack)
     rawkw, kwargs = _unwrap_nested(tuple(kwargs.items()), stack) if kwargs else ((), ())
     out = fn(*raw, **dict(rawkw))
-    multi = isinstance(out, (tuple, list)) and any(isinstance(o, np.ndarray) for o in out)
+    multi = isinstance(out, (tuple, list)) and any(
+        isinstance(o, np.ndarray) or _is_foreign(o) for o in out)
     outs = _wrap_multi(out) if multi else _wrap(out)
     if stack:
         operands = []

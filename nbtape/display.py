@@ -10,6 +10,7 @@ import html
 import numpy as np
 
 from ._state import tls
+from .arrays import is_foreign
 
 # Arrays with more elements than this are summarised with "..." (numpy's own
 # default is 1000, far more than a learner wants to scroll past).
@@ -28,6 +29,8 @@ def value_text(value, threshold=THRESHOLD):
     >>> value_text(np.array(27.0)), value_text(np.float32(0.1)), value_text([1.0, 2.5])
     ('27.0', '0.1', '[1.  2.5]')
     """
+    if is_foreign(value):
+        return repr(value)      # a Dask array shows its graph's summary, uncomputed
     arr = np.asarray(value)
     if arr.ndim == 0:
         # str() of a numpy scalar is the same on numpy 1.x and 2.x (repr is not)
@@ -38,6 +41,8 @@ def value_text(value, threshold=THRESHOLD):
 
 
 def _array_repr(value, threshold=THRESHOLD):
+    if is_foreign(value):
+        return repr(value)
     arr = np.asarray(value)
     if arr.ndim == 0:
         return str(arr[()])

@@ -1,9 +1,12 @@
 """``ForwardAccumulator``: forward-mode differentiation (Jacobian-vector products)."""
+import warnings
 import weakref
+from contextlib import contextmanager
 
 import numpy as np
 
 from ._state import outer_only, tls
+from .arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import _raw, _raw_ans
 from .errors import NoGradientRuleError, user_facing
 from .rules.util import shape_of
@@ -45,7 +48,8 @@ def jvp_from_vjp(rule, tangents, ans, args, kwargs):
     from .backward import call_vjp
     from .rules.util import unbroadcast
     from .tape import GradientTape
-    u = Tensor(np.zeros(shape_of(ans), dtype=np.result_type(ans)))
+    u = Tensor(np.zeros(shape_of(ans), dtype=np.result_type(ans)) if not is_foreign(ans)
+               else np.zeros_like(ans))
     needs = [t is not None for t in tangents]
     with GradientTape() as tape:
         tape.watch(u)
@@ -90,7 +94,9 @@ class ForwardAccumulator:
             if np.shape(tv) != p.shape:
                 raise ValueError(f"tangent shape {np.shape(tv)} does not match its primal's "
                                  f"shape {p.shape}.")
-            if not isinstance(tv, Tensor):
+            if is_foreign(tv):
+                tv = tv if tv.dtype == p.dtype else tv.astype(p.dtype)
+            elif not isinstance(tv, Tensor):
                 tv = np.asarray(tv, dtype=p.dtype)
             self._tangents[p._id] = tv
             self._refs[p._id] = None
@@ -123,8 +129,13 @@ class ForwardAccumulator:
             self._store(outs, _NoJvp(rule.name, _where.caller()), rule)
             return
         # only recorders outside this accumulator see the tangent computations
+        lazy = False
+        for t in ts:
+            if is_foreign(t._value if type(t) is Tensor else t):
+                lazy = True
+                break
         try:
-            with outer_only(self):
+            with outer_only(self), _refusing_dask_fallback(lazy):
                 tensor_mode = bool(tls.stack)
                 if tensor_mode:
                     tangent = call_jvp(rule, ts, outs, args, kwargs)
@@ -133,6 +144,12 @@ class ForwardAccumulator:
                     tangent = call_jvp(rule, ts, _raw_ans(outs), [_raw(a) for a in args],
                                        {k: _raw(v) for k, v in kwargs.items()} if kwargs
                                        else None)
+        except FutureWarning as w:
+            if UNIMPLEMENTED not in str(w):
+                raise
+            from . import _where
+            tangent = _NoJvp(rule.name, _where.caller(), unimplemented_error(rule.name, w,
+                                                                               "forward"))
         except NoGradientRuleError as e:
             # a refusal stops the tangent, not the computation: acc.jvp raises it if asked
             from . import _where
@@ -200,10 +217,12 @@ class ForwardAccumulator:
                     "mode GradientTape there, or a function nt.coverage() lists as forward-"
                     "differentiable.")
             if t is None:
-                out.append(Tensor(np.zeros(p.shape, p.dtype))
+                out.append(Tensor(np.zeros(p.shape, p.dtype) if not is_foreign(p._value)
+                                  else np.zeros_like(p._value))
                            if policy is UnconnectedGradients.ZERO else None)
             else:
-                out.append(t if isinstance(t, Tensor) else Tensor(np.asarray(t)))
+                out.append(t if isinstance(t, Tensor) else
+                           Tensor(t if is_foreign(t) else np.asarray(t)))
         return unflatten(primals, out)
 
 
@@ -214,9 +233,21 @@ def _fit(t, out):
     if tshape != shape:
         t = np.broadcast_to(t, shape)
     dt = out.dtype
-    tdt = np.result_type(t) if not isinstance(t, TensorLike) else t.dtype
+    tdt = t.dtype if isinstance(t, TensorLike) or is_foreign(t) else np.result_type(t)
     if tdt != dt:
         if tdt.kind == "c" and dt.kind != "c":
             t = np.real(t)
-        t = t.astype(dt) if isinstance(t, TensorLike) else np.asarray(t).astype(dt)
+        t = t.astype(dt) if isinstance(t, TensorLike) or is_foreign(t) \
+            else np.asarray(t).astype(dt)
     return t
+
+
+@contextmanager
+def _refusing_dask_fallback(lazy):
+    """With Dask tangents, a function Dask lacks raises (it would compute in memory)."""
+    if not lazy:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*" + UNIMPLEMENTED, category=FutureWarning)
+        yield

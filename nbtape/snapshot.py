@@ -14,6 +14,7 @@ array([1., 1.])
 """
 import numpy as np
 
+from .arrays import is_foreign as _is_foreign
 from .tensor import Tensor
 
 # saved arguments of these types cannot change after the op ran
@@ -23,7 +24,11 @@ KEPT_AS_IS = frozenset((Tensor, int, float, complex, bool, str, slice, type(None
 
 def _changeable(a):
     """True when ``a`` is an array whose values can still change (it, or what it views,
-    is writeable); a tensor's value and a read-only constant are safe to keep."""
+    is writeable); a tensor's value and a read-only constant are safe to keep.  A
+    Dask or CuPy array counts as changeable (``d[0] = 1`` rebinds a Dask array in
+    place): its ``.copy()`` is lazy for Dask, a device copy for CuPy."""
+    if _is_foreign(a):
+        return True
     while isinstance(a, np.ndarray):
         if a.flags.writeable:
             return True

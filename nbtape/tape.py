@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _where
 from ._state import next_id, suspended, tls
+from .arrays import is_foreign as _is_foreign
 from .backward import Op, backward, plan
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
@@ -346,7 +347,9 @@ class GradientTape(Observable):
             if t._id not in self._tracked:
                 continue
             if og is None:
-                g = np.ones(t.shape, dtype=t.dtype) if t.shape else np.array(1, dtype=t.dtype)
+                v = t._value
+                g = (np.ones(t.shape, dtype=t.dtype) if t.shape else np.array(1, dtype=t.dtype)) \
+                    if not _is_foreign(v) else np.ones_like(v)    # a Dask seed stays lazy
             else:
                 g = output_gradient(og, t)
             prev = seeds.get(t._id)
@@ -382,11 +385,14 @@ class GradientTape(Observable):
         if g is None:
             self._warn_escape(source, policy)
             if policy is UnconnectedGradients.ZERO:
-                return Tensor(np.zeros(source.shape, dtype=dtype))
+                v = source._value
+                return Tensor(np.zeros(source.shape, dtype=dtype) if not _is_foreign(v)
+                              else np.zeros_like(v))
             return None
         if isinstance(g, Tensor):
             return g
-        g = np.asarray(g)
+        if not _is_foreign(g):
+            g = np.asarray(g)
         if g.dtype != dtype:
             g = g.astype(dtype)
         return Tensor(g)

@@ -4,6 +4,7 @@ Kept apart from ``tape.py`` so that the tape reads as recording and playback.
 """
 import numpy as np
 
+from .arrays import is_foreign
 from .tensor import Tensor, TensorLike
 
 
@@ -19,7 +20,7 @@ def output_gradient(og, target):
     TypeError: output_gradients holds a str ('ab'); it must be numbers: ...
     """
     value = og._value if isinstance(og, TensorLike) else og
-    if not isinstance(og, TensorLike):
+    if not isinstance(og, TensorLike) and not is_foreign(og):
         try:
             value = np.asarray(og)
         except (ValueError, TypeError):
@@ -41,4 +42,6 @@ def output_gradient(og, target):
             f"{target.shape}; they must match.")
     if isinstance(og, Tensor):
         return og
+    if is_foreign(value):       # a Dask seed stays lazy
+        return value if value.dtype == target.dtype else value.astype(target.dtype)
     return np.asarray(value, dtype=target.dtype)

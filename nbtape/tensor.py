@@ -7,6 +7,7 @@ protocol round trip), since per-op overhead is what a scalar loop feels.
 import numpy as np
 
 from ._state import next_id, tls
+from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
 
 
 def _note_escape(t, how):
@@ -31,7 +32,8 @@ class TensorLike:
     def __array__(self, dtype=None, copy=None):
         if tls.stack:
             _note_escape(self._leaf(tls.stack), "np.asarray")
-        v = np.asarray(self._value)
+        v = self._value
+        v = np.asarray(v) if not _is_foreign(v) else _to_numpy(v)   # explicit: computes
         if dtype is not None and v.dtype != dtype:
             return v.astype(dtype)
         if copy:
@@ -55,7 +57,7 @@ class TensorLike:
 
     @property
     def size(self):
-        return np.size(self._value)
+        return np.size(self._value) if not _is_foreign(self._value) else self._value.size
 
     @property
     def T(self):
@@ -69,8 +71,24 @@ class TensorLike:
     def imag(self):
         return apply(_R_IMAG, (self,))
 
+    @property
+    def data(self):
+        """The backing array, unconverted: an ``np.ndarray`` (read-only), or the Dask or
+        CuPy array the tensor was made from (a Dask value stays lazy).
+
+        >>> import nbtape as nt
+        >>> nt.constant([1.0, 2.0]).data
+        array([1., 2.])
+        """
+        if tls.stack:
+            _note_escape(self._leaf(tls.stack), ".data")
+        return self._value
+
     def numpy(self):
         """The value as a new ``np.ndarray`` (a copy: the tensor stays immutable).
+
+        A Dask value is computed (by the scheduler in use, e.g. a ``dask.distributed``
+        client), a CuPy value is copied to the host.
 
         >>> import nbtape as nt
         >>> nt.constant([1.0, 2.0]).numpy()
@@ -78,17 +96,18 @@ class TensorLike:
         """
         if tls.stack:
             _note_escape(self._leaf(tls.stack), ".numpy()")
-        return np.array(self._value)
+        v = self._value
+        return np.array(v) if not _is_foreign(v) else _to_numpy(v)
 
     def item(self):
         if tls.stack:
             _note_escape(self._leaf(tls.stack), ".item()")
-        return np.asarray(self._value).item()
+        return _to_numpy(self._value).item()
 
     def tolist(self):
         if tls.stack:
             _note_escape(self._leaf(tls.stack), ".tolist()")
-        return np.asarray(self._value).tolist()
+        return _to_numpy(self._value).tolist()
 
     # Python protocol ---------------------------------------------------------------
     def __len__(self):
@@ -243,7 +262,8 @@ def _index_value(idx):
     if t is tuple:
         return tuple(_index_value(i) for i in idx)
     if isinstance(idx, TensorLike):
-        return np.asarray(idx._value)
+        v = idx._value
+        return np.asarray(v) if not _is_foreign(v) else v
     if t is list and any(isinstance(i, TensorLike) for i in idx):
         return [_index_value(i) for i in idx]
     return idx
@@ -265,6 +285,10 @@ def constant(value, dtype=None):
         if dtype is None or np.dtype(dtype) == t.dtype:
             return t
         return t.astype(dtype)
+    if _is_foreign(value):
+        # a Dask or CuPy array stays itself (a Dask one stays lazy): rules run on it
+        return Tensor(value if dtype is None or np.dtype(dtype) == value.dtype
+                      else value.astype(dtype))
     arr = np.array(value, dtype=dtype)
     if arr.dtype == object:
         raise TypeError(f"nt.constant cannot hold {type(value).__name__} values; "

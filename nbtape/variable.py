@@ -2,6 +2,7 @@
 import numpy as np
 
 from ._state import next_id, tls
+from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
 from .errors import InvalidArgumentError, user_facing
 from .observe import Observable
 from .tensor import Tensor, TensorLike
@@ -32,10 +33,15 @@ class Variable(TensorLike, Observable):
             initial_value = initial_value._value
         if callable(initial_value):
             initial_value = initial_value()
-        arr = np.array(initial_value, dtype=dtype)
-        if arr.dtype == object:
-            raise TypeError(f"nt.Variable cannot hold {type(initial_value).__name__} values")
-        arr.flags.writeable = False
+        if _is_foreign(initial_value):
+            # a Dask or CuPy array stays itself (see nbtape.arrays)
+            arr = initial_value if dtype is None or np.dtype(dtype) == initial_value.dtype \
+                else initial_value.astype(dtype)
+        else:
+            arr = np.array(initial_value, dtype=dtype)
+            if arr.dtype == object:
+                raise TypeError(f"nt.Variable cannot hold {type(initial_value).__name__} values")
+            arr.flags.writeable = False
         self._id = next_id()
         self._tensor = self._new_value(arr)
         self.trainable = bool(trainable)
@@ -80,8 +86,16 @@ class Variable(TensorLike, Observable):
 
     # assignment ----------------------------------------------------------------
     def _assign(self, arr, how, source=None):
-        arr = np.array(arr, dtype=self.dtype)
-        arr.flags.writeable = False
+        cur = self._tensor._value
+        if _is_foreign(cur):
+            # the variable stays in its library (a Dask value stays lazy; numpy's like=
+            # makes a numpy value one of the variable's kind)
+            arr = arr if _is_foreign(arr) else np.asarray(arr, like=cur)
+            arr = arr if arr.dtype == self.dtype else arr.astype(self.dtype)
+        else:
+            # a numpy variable holds numpy: a Dask or CuPy value is computed/copied in
+            arr = np.array(_to_numpy(arr) if _is_foreign(arr) else arr, dtype=self.dtype)
+            arr.flags.writeable = False
         for rec in tls.stack:
             rec.on_assign(self, source, how)
         self._tensor = self._new_value(arr)
@@ -133,7 +147,8 @@ class Variable(TensorLike, Observable):
 
     def _checked(self, value, how):
         """``value`` as a plain array, after checking the variable can hold it."""
-        arr = np.asarray(_plain(value))
+        arr = _plain(value)
+        arr = arr if _is_foreign(arr) else np.asarray(arr)
         dtype = self.dtype
         if not np.can_cast(arr.dtype, dtype, casting="same_kind"):
             raise InvalidArgumentError(_dtype_message(self, arr, how))

@@ -6,6 +6,7 @@ path never depends on import order.
 """
 import numpy as np
 
+from ..arrays import is_foreign
 from .registry import VARARGS, Rule, defjvp, defnondiff, defparam, defvjp, defzero, rule_for
 from .util import conj, expand_reduced, shape_of
 
@@ -72,12 +73,38 @@ def _getitem(x, idx):
 
 
 def _scatter_add(g, idx, shape):
+    if is_foreign(g):
+        return _scatter_add_lazily(g, idx, shape)
     out = np.zeros(shape, dtype=np.result_type(g))
     if _basic(idx):
         out[idx] = g            # slices and ints never repeat a position
     else:
         np.add.at(out, idx, g)  # fancy indices may: add them all up
     return out
+
+
+def _scatter_add_lazily(g, idx, shape):
+    """``_scatter_add`` for a Dask (or CuPy) adjoint: no ``np.add.at`` there, so fancy
+    indices add up with a weighted ``np.bincount`` over the flat positions."""
+    if _basic(idx) and not _has_none(idx):     # Dask's setitem takes no np.newaxis
+        out = np.zeros_like(g, shape=shape)
+        out[idx] = g
+        return out
+    size = int(np.prod(shape))
+    where = np.arange(size).reshape(shape)[idx]     # the flat position of each g entry
+    # positions with g's own layout (chunks), as np.bincount on Dask needs
+    pos = np.ravel(np.zeros_like(g, shape=where.shape, dtype=np.intp) + where)
+    g = np.ravel(np.broadcast_to(g, where.shape))
+    if g.dtype.kind == "c":
+        flat = np.bincount(pos, weights=np.real(g), minlength=size) \
+            + 1j * np.bincount(pos, weights=np.imag(g), minlength=size)
+    else:
+        flat = np.bincount(pos, weights=g, minlength=size)
+    return np.reshape(flat.astype(g.dtype), shape)
+
+
+def _has_none(idx):
+    return idx is None or (type(idx) is tuple and any(i is None for i in idx))
 
 
 def _basic(idx):
@@ -88,7 +115,7 @@ def _basic(idx):
 
 
 def _astype(x, dtype):
-    return np.asarray(x).astype(dtype)
+    return (x if is_foreign(x) else np.asarray(x)).astype(dtype)
 
 
 getitem, scatter_add, astype = primitive(_getitem), primitive(_scatter_add), primitive(_astype)
@@ -211,8 +238,10 @@ def _sum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial
 
 
 defvjp(np.sum, _sum_vjp)
+# where= only when given: Dask's sum has no where= (a Dask tangent stays lazy)
 defjvp(np.sum, lambda t, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None,
-       where=True: np.sum(t, axis=axis, keepdims=keepdims, where=where))
+       where=True: np.sum(t, axis=axis, keepdims=keepdims) if where is True or
+       where is np._NoValue else np.sum(t, axis=axis, keepdims=keepdims, where=where))
 # sum = initial + the elements: the engine sums g down to initial's shape
 defparam(np.sum, "initial", lambda g, ans, x, *args, **kw: g,
          lambda t, ans, x, *args, **kw: t)

@@ -147,9 +147,11 @@ def _prod_except(x, axes):
     y = np.transpose(x, perm) if perm != list(range(nd)) else x
     lead = tuple(shape[a] for a in rest)
     y = np.reshape(y, lead + (n,))
-    ones = np.ones(lead + (1,), dtype=x.dtype)
+    ones = np.ones_like(y, shape=lead + (1,))
     left = np.concatenate([ones, np.cumprod(y, axis=-1)[..., :-1]], axis=-1)
-    right = np.concatenate([np.cumprod(y[..., ::-1], axis=-1)[..., -2::-1], ones], axis=-1)
+    # [..., :-1][..., ::-1], not [..., -2::-1]: Dask gets that slice wrong for n = 1
+    right = np.concatenate([np.cumprod(y[..., ::-1], axis=-1)[..., :-1][..., ::-1], ones],
+                           axis=-1)
     out = np.reshape(left * right, tuple(shape[a] for a in perm))
     return np.transpose(out, tuple(np.argsort(perm))) if perm != list(range(nd)) else out
 

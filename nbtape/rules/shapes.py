@@ -62,24 +62,29 @@ def _memory_positions(x):
     return np.ravel(pos, order="K")
 
 
+def _reshaped(g, shape, order):
+    # order= only when not "C": Dask's reshape has no order= (and is always C order)
+    return np.reshape(g, shape) if order == "C" else np.reshape(g, shape, order=order)
+
+
 defvjp(np.reshape, lambda g, ans, a, shape=None, order="C", **kw:
-       np.reshape(g, shape_of(a), order=_order(a, order)))
+       _reshaped(g, shape_of(a), _order(a, order)))
 defjvp(np.reshape, lambda t, ans, a, shape=None, order="C", **kw:
-       np.reshape(t, shape_of(ans), order=_order(a, order)))
+       _reshaped(t, shape_of(ans), _order(a, order)))
 
 
 def _ravel_vjp(g, ans, a, order="C"):
     o = _order(a, order)
     if o is None:
         return unselect(g, a, _memory_positions(a))
-    return np.reshape(g, shape_of(a), order=o)
+    return _reshaped(g, shape_of(a), o)
 
 
 def _ravel_jvp(t, ans, a, order="C"):
     o = _order(a, order)
     if o is None:
         return np.take(np.ravel(t), _memory_positions(a))
-    return np.ravel(t, order=o)
+    return np.ravel(t) if o == "C" else np.ravel(t, order=o)    # Dask's has no order=
 
 
 defvjp(np.ravel, _ravel_vjp)
@@ -99,7 +104,7 @@ deflinear(np.swapaxes)
 defvjp(np.moveaxis, lambda g, ans, x, source, destination: np.moveaxis(g, destination, source))
 deflinear(np.moveaxis)
 defvjp(np.rollaxis, lambda g, ans, x, axis, start=0:
-       np.transpose(g, np.argsort(_rollaxis_perm(len(shape_of(x)), axis, start))))
+       np.transpose(g, tuple(np.argsort(_rollaxis_perm(len(shape_of(x)), axis, start)).tolist())))
 deflinear(np.rollaxis)
 for _fn in (numpy_function("matrix_transpose"), numpy_function("linalg.matrix_transpose")):
     defvjp(_fn, lambda g, ans, x: np.swapaxes(g, -1, -2))
@@ -157,7 +162,11 @@ def _join_layout(fn, xs, args, kw):
 
 def _split_to(g, xs, promote, axis):
     sizes = [promote(tuple(shape_of(x)))[axis] for x in xs]
-    parts = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
+    # slices, not np.split: Dask has no split (and slicing is lazy there)
+    axis %= len(shape_of(g))
+    ends = np.cumsum(sizes).tolist()
+    lead = (slice(None),) * axis
+    parts = [g[lead + (slice(e - n, e),)] for n, e in zip(sizes, ends)]
     return [np.reshape(p, shape_of(x)) for p, x in zip(parts, xs)]
 
 
