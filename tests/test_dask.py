@@ -368,7 +368,7 @@ def test_libraries_that_cannot_mix_give_a_clear_error():
 def _programs(maker, n=8, seed=20261123):
     """Up to ``n`` example calls (the random programs' makers: operands positional or by
     keyword, options drawn from numpy's signature)."""
-    from programs import Builder, Chooser, Reject
+    from gradcheck.programs import Builder, Chooser, Reject
     for attempt in range(200):
         b = Builder(Chooser(seed=[seed, attempt]))
         try:
@@ -472,7 +472,7 @@ def _same(r, g):
 
 
 def measure():
-    from program_table import makers
+    from gradcheck.program_table import makers
     return {name: dask_verdict(maker) for name, maker in sorted(makers().items())}
 
 
@@ -493,7 +493,7 @@ def test_the_backends_table_is_measured():
     path = os.path.join(os.path.dirname(__file__), "..", "docs", "backends.md")
     with open(path) as f:
         rows = table_rows(f.read())
-    from program_table import makers
+    from gradcheck.program_table import makers
     table = makers()
     assert set(table) <= set(rows), sorted(set(table) - set(rows))
     claimed = [n for n, r in rows.items() if r == ("lazy", "lazy", "lazy") and n in table]

@@ -1,7 +1,7 @@
 """The test suite's own rules, read from its source (nothing is imported or run):
 
 - no test module imports another test module (nor conftest): shared helpers live in
-  ``tests/gradcheck.py``, and a helper module beside the unit tests (``programs.py``, ...)
+  ``tests/gradcheck/`` (a package), and a helper module beside the unit tests
   serves one test module only;
 - no test module keeps a random generator at module level (nor seeds numpy's or
   Python's global one there): every test seeds its own, so it draws the same numbers
@@ -138,7 +138,7 @@ def module_level_generators(source):
 def test_no_test_module_imports_another(path):
     bad = forbidden_imports(path.read_text(), path.parent, path.stem)
     assert not bad, (f"{path.relative_to(TESTS)} imports a test module ({'; '.join(bad)}): "
-                     f"move what it needs into tests/{SHARED}.py and import it from there")
+                     f"move what it needs into tests/{SHARED}/ and import it from there")
 
 
 @pytest.mark.parametrize("path", suite_modules(), ids=lambda p: str(p.relative_to(TESTS)))
@@ -158,7 +158,7 @@ def test_helper_modules_beside_the_unit_tests_serve_one_test_module_each():
                 users[dotted].add(path.stem)
     shared = {h: sorted(u) for h, u in users.items() if len(u) > 1}
     assert not shared, (f"helper modules used by several test modules: {shared}; "
-                        f"shared helpers belong in tests/{SHARED}.py")
+                        f"shared helpers belong in tests/{SHARED}/")
 
 
 def test_the_conftest_files_import_no_test_module():

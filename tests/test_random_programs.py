@@ -1,7 +1,7 @@
 """Random programs over the whole rule registry, against numpy and finite differences.
 
-Each program is a short chain of numpy calls (``programs.py`` builds it, with a maker
-per registry entry from ``program_table.py``) on float or complex inputs: operands
+Each program is a short chain of numpy calls (``gradcheck/programs.py`` builds it, with a maker
+per registry entry from ``gradcheck/program_table.py``) on float or complex inputs: operands
 positional or by keyword, plain-array constants and Python scalars mixed in,
 broadcasting and 0-d shapes.  Each is run four ways: on plain arrays (numpy's value),
 on tensors with no tape (the same value, shape and dtype), under a ``GradientTape``
@@ -34,8 +34,8 @@ import numpy as np
 import nbtape as nt
 from gradcheck import directional_differences, judge
 from nbtape.errors import NoGradientRuleError
-from program_table import makers
-from programs import Builder, Chooser, Reject, _refs, build
+from gradcheck.program_table import makers
+from gradcheck.programs import Builder, Chooser, Reject, _refs, build
 
 CI_SEED, CI_BUDGET = 20261123, 3000
 SEVERITY = ("crash", "wrong", "refused", "unsmooth", "ok")

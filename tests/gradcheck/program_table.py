@@ -8,10 +8,10 @@ square matrix, an increasing ``xp``, a subscripts string, a list of operands).
 import numpy as np
 
 from nbtape.rules.registry import RULES
-from program_makers import (FN_DOMAINS, METHODS, _matmul_partner, _maybe_tensor, _sig_of,
+from .program_makers import (FN_DOMAINS, METHODS, _matmul_partner, _maybe_tensor, _sig_of,
                             any_shape, array_fn, gufunc, make_square, nd, operator,
                             same_shape, solve_rhs, square, two_arrays, ufunc, ufunc_method)
-from programs import Call, Const, Lit, Seq, broadcast_partner
+from .programs import Call, Const, Lit, Seq, broadcast_partner
 
 
 def sequence(fn, name, axis=True, same=True):
