@@ -6,7 +6,8 @@ path never depends on import order.
 """
 import numpy as np
 
-from .registry import VARARGS, Rule, defjvp, defnondiff, defparam, defvjp, defzero, rule_for
+from .registry import (VARARGS, Rule, defjvp, defnondiff, defparam, defprimitive, defvjp, defzero,
+                       rule_for)
 from .util import conj, expand_reduced, shape_of
 
 
@@ -52,9 +53,7 @@ def primitive(fn):
 
 
 def _without_rule(fn, name):
-    r = Rule(fn, name)
-    r.kind, r.start = VARARGS, 0
-    return r
+    return Rule(fn, name, kind=VARARGS)
 
 
 def _bind_engine(apply, tensor_like):
@@ -93,9 +92,9 @@ def _astype(x, dtype):
 
 getitem, scatter_add, astype = primitive(_getitem), primitive(_scatter_add), primitive(_astype)
 
-rule_for(_getitem).name = "getitem"
-rule_for(_scatter_add).name = "scatter_add"
-rule_for(_astype).name = "astype"
+defprimitive(_getitem, "getitem")
+defprimitive(_scatter_add, "scatter_add")
+defprimitive(_astype, "astype")
 
 defvjp(_getitem, lambda g, ans, x, idx: scatter_add(g, idx, shape_of(x)))
 defjvp(_getitem, lambda t, ans, x, idx: getitem(t, idx))
@@ -230,7 +229,7 @@ import operator  # noqa: E402
 for _fn, _op in ((np.add, operator.add), (np.subtract, operator.sub),
                  (np.multiply, operator.mul), (np.true_divide, operator.truediv),
                  (np.negative, operator.neg), (np.power, operator.pow)):
-    rule_for(_fn).compute = _op
+    defprimitive(_fn, compute=_op)
 
 OPERATOR_RULES = {
     "add": rule_for(np.add), "subtract": rule_for(np.subtract),

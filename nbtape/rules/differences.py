@@ -8,7 +8,8 @@ points ``x`` and the spacing ``dx``.
 import numpy as np
 
 from .reductions import given
-from .registry import defalias, defjvp, defparam, defvjp, numpy_function
+from ..extend import defjvp, defvjp
+from .registry import defalias, defparam, numpy_function
 from .util import conj, shape_of
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .matrix_util import (H, col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
                           triangle_adjoint)
-from .registry import defjvp, defvjp
+from ..extend import defjvp, defvjp
 
 
 def _lower(args, kw):

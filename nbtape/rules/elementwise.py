@@ -10,7 +10,8 @@ import numpy as np
 
 from .core_ops import scatter_add
 from .reductions import refuse, value_of
-from .registry import defalias, defjvp, defnondiff, defparam, defvjp, defzero, numpy_function
+from ..extend import defjvp, defnondiff, defvjp, defzero
+from .registry import defalias, defparam, numpy_function
 from .util import conj, shape_of
 
 

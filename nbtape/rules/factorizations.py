@@ -14,7 +14,8 @@ import numpy as np
 from ..errors import NoGradientRuleError
 from .matrix_util import (H, col, defmatrix, diag, eye_like, gaps, hermitian, is_complex,
                           operands, safe_inv, triangle_adjoint)
-from .registry import defjvp, defvariant, defvjp, numpy_function
+from ..extend import defjvp, defvjp
+from .registry import defvariant, numpy_function
 from .util import shape_of
 
 

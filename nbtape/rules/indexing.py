@@ -15,7 +15,8 @@ import math
 import numpy as np
 
 from .core_ops import scatter_add
-from .registry import deflinear, defjvp, defnondiff, defvjp, numpy_function
+from ..extend import defjvp, deflinear, defnondiff, defvjp
+from .registry import numpy_function
 from .util import shape_of
 
 

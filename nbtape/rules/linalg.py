@@ -9,7 +9,8 @@ import numpy as np
 
 from .matrix_util import H, col, defmatrix, diag, ndim, operands, tr, triangle_adjoint
 from .matrix_util import hermitian as read_hermitian
-from .registry import SEQUENCE, defcomposite, defjvp, defrule, defvjp
+from ..extend import defjvp, defvjp
+from .registry import SEQUENCE, defcomposite, defrule
 from .util import conj, shape_of
 
 

@@ -7,7 +7,8 @@ import numpy as np
 
 from .reductions import (NV, argmax_share, def_extreme_initial, def_prod_initial, defvariance,
                          masked, normalize_axis, reduce_back, spread, prod_parts)
-from .registry import defjvp, defnondiff, defparam, defvjp
+from ..extend import defjvp, defnondiff, defvjp
+from .registry import defparam
 from .util import conj, shape_of
 
 

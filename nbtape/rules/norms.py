@@ -8,7 +8,8 @@ share the gradient equally.
 import numpy as np
 
 from .matrix_util import ndim
-from .registry import defjvp, defvjp, numpy_function
+from ..extend import defjvp, defvjp
+from .registry import numpy_function
 from .util import conj, shape_of
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import NoGradientRuleError
 from .reductions import flag, normalize_axis, refuse, value_of
-from .registry import defjvp, defvjp
+from ..extend import defjvp, defvjp
 from .util import shape_of
 
 

@@ -12,7 +12,8 @@ import string
 import numpy as np
 
 from .core_ops import _matmul_vjp_x, _matmul_vjp_y
-from .registry import VARARGS, defjvp, defrule, defvjp, numpy_function
+from ..extend import defjvp, defvjp
+from .registry import VARARGS, defrule, numpy_function
 from .util import conj, shape_of
 
 

@@ -16,7 +16,8 @@ import math
 import numpy as np
 
 from ..errors import NoGradientRuleError
-from .registry import defalias, defjvp, defnondiff, defparam, defseveral, defvjp, numpy_function
+from ..extend import defjvp, defnondiff, defvjp
+from .registry import defalias, defparam, defseveral, numpy_function
 from .util import conj, expand_reduced, normalize_axis, shape_of
 
 NV = np._NoValue

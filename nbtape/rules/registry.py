@@ -20,16 +20,27 @@ it with ``numpy_function("cumulative_sum")``, which is None where it is missing,
 and every ``def*`` below skips a None function.
 """
 import dis
+import enum
 import inspect
 
 import numpy as np
 
 from .signature import signature_of
+from .util import conj
 
 RULES = {}
 
-# How a function's arguments map to differentiable operands.
-POSITIONAL, SEQUENCE, VARARGS = "positional", "sequence", "varargs"
+
+
+class Kind(enum.Enum):
+    """How a function's arguments map to differentiable operands."""
+    POSITIONAL = "positional"   # the first ``nargs`` arguments (np.sin(x), np.diff(a, ..))
+    SEQUENCE = "sequence"       # the items of the first argument (np.stack([a, b]))
+    VARARGS = "varargs"         # every argument from ``start`` on (np.einsum(s, a, b))
+
+
+# the kinds by name, for the engine's ``rule.kind is POSITIONAL`` tests
+POSITIONAL, SEQUENCE, VARARGS = Kind.POSITIONAL, Kind.SEQUENCE, Kind.VARARGS
 
 
 class Rule:
@@ -37,40 +48,46 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused",
-                 "fast", "operand_names", "variant", "composite")
+                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "choose", "base", "several",
+                 "refused", "fast", "operand_names", "composite")
 
-    def __init__(self, fn, name=None):
+    def __init__(self, fn, name=None, *, kind=POSITIONAL, start=0, multi=False, nargs=0,
+                 vjp_all=None, jvp_all=None, signature=None, base=None):
+        # Fields are given here or set by this module's def* functions; the rest of
+        # nbtape only reads them.  A rule made here is not registered (see rule_for).
         self.fn = fn
         self.compute = fn       # what runs without kwargs (operators use Python's, faster on scalars)
         self.name = name or _name_of(fn)
         self.vjps = ()          # per-operand VJP lambdas (POSITIONAL kind)
         self.jvps = ()          # per-operand JVP lambdas
-        self.vjp_all = None     # (g, ans, args, kwargs, needs) -> grads, other kinds
-        self.jvp_all = None     # (tangents, ans, args, kwargs) -> tangent
-        self.kind = POSITIONAL
-        self.start = 0          # VARARGS: index of the first operand
+        self.vjp_all = vjp_all  # (g, ans, args, kwargs, needs) -> grads, other kinds
+        self.jvp_all = jvp_all  # (tangents, ans, args, kwargs) -> tangent
+        self.kind = kind        # a Kind
+        self.start = start      # VARARGS: index of the first operand
         self.save = None        # per-position bool: keep this argument for the VJP
         self.save_ans = True
         self.save_all = True    # derived from save: every argument is kept
         self.nondiff = False    # output is a constant (comparisons, argmax, ...)
-        self.multi = False      # function returns a tuple of arrays
+        self.multi = multi      # function returns a tuple of arrays
         self.stop = False       # stop_gradient: recorded for explain, never followed
         self.zero = False       # piecewise constant: gradient is zero, not None
-        self.nargs = 0          # POSITIONAL: how many leading arguments are operands
+        self.nargs = nargs      # POSITIONAL: how many leading arguments are operands
         self.kwvjps = None      # {keyword: VJP} for operands numpy takes only by keyword
         self.kwjvps = None      # {keyword: JVP}, likewise
-        self._sig = None        # numpy's signature (read on first use), False if unknown
-        self.variants = None    # {call pattern: Rule} for calls with extra operands (operands.py)
-        self.base = None        # a variant's registered rule (operands.py)
+        self._sig = signature or None   # numpy's signature (read on first use), False if unknown
+        # The rule's variants, {key: Rule}: rules for some calls of the same function,
+        # made at registration (a mode with another kind of result, see defmodes) or on
+        # first use (calls with extra operands, see variant)
+        self.variants = None
+        self.choose = None      # (args, kwargs) -> the key of the call's mode in variants, or None
+        self.base = base        # a variant's registered rule (operands.py)
         self.several = None     # the rule for calls that return several arrays instead of one
         self.refused = frozenset()  # POSITIONAL: positions before the last operand that are not
         # operands (np.sum's axis=, before initial=)
         # calls with at most this many positional arguments and no keywords have their
         # operands in place (-1: always ask operands.operands); kept by _refresh
         self.fast = -1
-        self.operand_names = None   # numpy's names of the operand positions (operands.py)
-        self.variant = None     # (args, kwargs) -> the Rule for this call (see defvariant)
+        self.operand_names = None   # numpy's names of the operand positions (see operand_names)
         self.composite = None   # computes fn from other numpy calls on tensors (defcomposite)
 
     @property
@@ -91,13 +108,6 @@ class Rule:
             fallback = next((f for f in self.vjps if f is not None), None)
             sig = self._sig = signature_of(self.fn, fallback) or False
         return sig or None
-
-    @signature.setter
-    def signature(self, sig):
-        """A rule made by hand for one calling form (not read from ``fn``) names its
-        parameters here, so that keywords find their operands."""
-        self._sig = sig or False
-        self.operand_names = None
 
     def differentiated(self):
         """numpy's names of the parameters this rule differentiates.
@@ -168,10 +178,62 @@ def defalias(alias, fn):
 
 
 def rule_for(fn, create=True):
+    """The registered rule of ``fn`` (made empty on first use unless ``create`` is false)."""
     r = RULES.get(fn)
     if r is None and create:
         r = RULES[fn] = Rule(fn)
     return r
+
+
+def defprimitive(key, name=None, fn=None, compute=None):
+    """Register ``key`` (a function, or ``(ufunc, method)``) as a primitive, the rule
+    for it named ``name`` and computing ``fn`` (default: ``key`` itself; ``compute``:
+    what runs for calls without keywords, if faster).  Its derivatives come from the
+    other ``def*`` functions.
+
+    >>> import numpy as np
+    >>> RULES[np.emath.sqrt].name, RULES[np.add].compute
+    ('np.emath.sqrt', <built-in function add>)
+    """
+    r = rule_for(key)
+    if name:
+        r.name = name
+    if fn is not None:
+        r.fn = r.compute = fn
+    if compute is not None:
+        r.compute = compute
+    return r
+
+
+def operand_names(rule):
+    """numpy's names of the rule's operand positions (a keyword among them needs binding).
+
+    >>> import numpy as np
+    >>> sorted(operand_names(RULES[np.linalg.solve]))
+    ['a', 'b']
+    """
+    sig = rule.signature
+    kind = rule.kind
+    n = rule.nargs if kind is POSITIONAL else 1 if kind is SEQUENCE else 0
+    rule.operand_names = frozenset(name for k, name in enumerate(sig.names[:n])
+                                   if k not in rule.refused) if sig else frozenset()
+    return rule.operand_names
+
+
+def variant(rule, key, make):
+    """``rule``'s variant for ``key``, made by ``make()`` on first use and kept.
+
+    >>> import numpy as np
+    >>> v = variant(RULES[np.var], ("mean",), lambda: Rule(np.var, base=RULES[np.var]))
+    >>> v is variant(RULES[np.var], ("mean",), None), v.base is RULES[np.var]
+    (True, True)
+    """
+    variants = rule.variants
+    v = variants.get(key) if variants else None
+    if v is None:
+        v = make()
+        rule.variants = {**(variants or {}), key: v}
+    return v
 
 
 def _used_names(fn):
@@ -204,21 +266,34 @@ def _positional_params(fn):
 
 
 def _compute_save(rule):
-    """Decide which positional arguments (and whether ``ans``) the VJPs need."""
-    fns = [f for f in rule.vjps if f is not None]
-    used, params = set(), None
-    for f in fns:
-        u, p = _used_names(f), _positional_params(f)
-        if u is None or p is None:
+    """Decide which positional arguments (and whether ``ans``) the VJPs need.
+
+    Each VJP is read on its own, by position (its parameters may have other names
+    than another's); a VJP made by ``defderiv`` is read through its derivative.
+    """
+    save, save_ans, any_fn = [], False, False
+    for f in rule.vjps:
+        if f is None:
+            continue
+        any_fn = True
+        d = getattr(f, "derivative", None)
+        src = f if d is None else d
+        u, p = _used_names(src), _positional_params(src)
+        if u is None or p is None or len(p) < 2 - (d is not None):
             rule.save, rule.save_ans = None, True
             return
-        used |= u
-        params = p if params is None or len(p) > len(params) else params
-    if params is None:
+        if d is not None:
+            p = [None, *p]                  # a derivative takes (ans, *args): no g
+        save_ans = save_ans or p[1] in u
+        args = p[2:]
+        save += [False] * (len(args) - len(save))
+        for k, name in enumerate(args):
+            save[k] = save[k] or name in u
+    if not any_fn:
         rule.save, rule.save_ans = None, True
         return
-    rule.save_ans = "ans" in used
-    rule.save = tuple(name in used for name in params[2:])
+    rule.save_ans = save_ans
+    rule.save = tuple(save)
     rule.save_all = bool(rule.save) and all(rule.save)
 
 
@@ -336,26 +411,45 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     return r
 
 
+def defmodes(fn, choose, modes):
+    """Calls of ``fn`` in other modes get other rules: ``choose(args, kwargs)`` gives
+    the key in ``modes`` (a dict of unregistered Rules) of a call's mode, or None for
+    the registered rule.  The dispatcher asks before recording each call.
+
+    >>> import numpy as np, nbtape
+    >>> r = RULES[np.gradient]
+    >>> r.variants[r.choose((np.ones(3),), {})].multi   # one axis: one array, not a tuple
+    False
+    """
+    if fn is None:
+        return None
+    rule = rule_for(fn)
+    rule.variants = {**(rule.variants or {}), **modes}
+    rule.choose = choose
+    return rule
+
+
 def defvariant(fn, choose, name, vjp, jvp):
     """A mode of ``fn`` that returns another kind of result gets its own rule.
 
     ``np.linalg.svd(a, compute_uv=False)`` returns one array where the rule for
     ``svd`` expects a tuple: ``choose(args, kwargs)`` says whether a call is in
-    that mode, and then it is recorded with a rule (not in the registry) made of
-    the first argument's ``vjp`` and ``jvp``.
+    that mode, and then it is recorded with a rule (a variant, not in the registry)
+    made of the first argument's ``vjp`` and ``jvp``.
 
     >>> import numpy as np, nbtape
-    >>> RULES[np.linalg.svd].variant((np.eye(2),), {"compute_uv": False}).name
+    >>> r = RULES[np.linalg.svd]
+    >>> r.variants[r.choose((np.eye(2),), {"compute_uv": False})].name
     'np.linalg.svd (compute_uv=False)'
     """
     if fn is None:
         return None
-    mode = Rule(fn, name)
-    mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
+    mode = Rule(fn, name, nargs=1)
+    mode.vjps, mode.jvps = (vjp,), (jvp,)
     _compute_save(mode)
     _refresh(mode)
-    rule = rule_for(fn)
-    rule.variant = lambda args, kwargs: mode if choose(args, kwargs or {}) else rule
+    defmodes(fn, lambda args, kwargs: name if choose(args, kwargs or {}) else None,
+             {name: mode})
     return mode
 
 
@@ -387,10 +481,8 @@ def defseveral(fn, vjp_all, jvp_all, nargs=1):
     """
     if fn is None:
         return None
-    several = Rule(fn, f"{_name_of(fn)} (returning several arrays)")
-    several.kind, several.nargs, several.multi = POSITIONAL, nargs, True
-    several.vjp_all, several.jvp_all = vjp_all, jvp_all
-    several.save, several.save_ans = None, True
+    several = Rule(fn, f"{_name_of(fn)} (returning several arrays)", nargs=nargs, multi=True,
+                   vjp_all=vjp_all, jvp_all=jvp_all)
     rule_for(fn).several = several
     return several
 
@@ -413,8 +505,50 @@ def defzero(*fns):
         _refresh(r)
 
 
-def deflinear(fn):
-    """JVP of a function linear in its first argument: apply it to the tangent."""
+def _derivative_vjp(d):
+    def vjp(g, ans, *args, **kwargs):
+        return g * conj(d(ans, *args, **kwargs))
+    vjp.derivative = d                  # what _compute_save reads
+    return vjp
+
+
+def _derivative_jvp(d):
+    def jvp(t, ans, *args, **kwargs):
+        return t * d(ans, *args, **kwargs)
+    return jvp
+
+
+def defderiv(fn, *derivs, name=None):
+    """Register an elementwise function by its derivatives, one per argument:
+    ``d(ans, *args, **kwargs)`` is the derivative with respect to that argument (None:
+    not differentiable there).  The VJP is ``g * conj(d)``, the JVP ``t * d``.
+
+    >>> import numpy as np, nbtape
+    >>> r = RULES[np.sin]
+    >>> float(r.vjps[0](2.0, None, 0.0)), float(r.jvps[0](3.0, None, 0.0)), r.save_ans
+    (2.0, 3.0, False)
+    """
+    if fn is None:
+        return None
+    defvjp(fn, *[None if d is None else _derivative_vjp(d) for d in derivs], name=name)
+    return defjvp(fn, *[None if d is None else _derivative_jvp(d) for d in derivs])
+
+
+def deflinear(fn, vjp=None, call=None):
+    """A function linear in its first argument: its JVP is the function itself
+    applied to the tangent (``call``, default ``fn``, computes it); ``vjp``, the
+    adjoint, if given, is registered as its VJP.
+
+    >>> import numpy as np, nbtape
+    >>> float(RULES[np.flip].jvps[0](np.array([1.0, 2.0]), None, np.zeros(2))[0])
+    2.0
+    """
+    if fn is None:
+        return None
+    apply_to = fn if call is None else call
+
     def jvp(t, ans, x, *args, **kwargs):
-        return fn(t, *args, **kwargs)
+        return apply_to(t, *args, **kwargs)
+    if vjp is not None:
+        defvjp(fn, vjp)
     return defjvp(fn, jvp)

@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from .registry import defjvp, defvjp, rule_for
+from ..extend import defjvp, defvjp
+from .registry import defprimitive
 from .util import conj
 
 em = np.emath
@@ -53,4 +54,4 @@ defjvp(em.arctanh, lambda t, ans, x: t / (1 - x ** 2))
 
 for _f in (em.sqrt, em.log, em.log2, em.log10, em.logn, em.power, em.arcsin, em.arccos,
            em.arctanh):
-    rule_for(_f).name = "np.emath." + _f.__name__
+    defprimitive(_f, "np.emath." + _f.__name__)

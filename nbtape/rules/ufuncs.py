@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from .registry import POSITIONAL, defjvp, defnondiff, defrule, defvjp, defzero, numpy_function
+from ..extend import defjvp, defnondiff, defvjp, defzero
+from .registry import POSITIONAL, defrule, numpy_function
 from .util import conj
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
