@@ -9,8 +9,7 @@ import numpy as np
 
 from ..extend import defjvp, defvjp
 from .registry import defalias, numpy_function
-from .reductions import value_of
-from .util import conj, shape_of
+from .util import conj, shape_of, value_of
 
 
 def flip(x, axis):

@@ -8,11 +8,10 @@ import math
 
 import numpy as np
 
-from .core_ops import scatter_add
-from .reductions import refuse, value_of
 from ..extend import defjvp, defnondiff, defvjp, defzero
+from .core_ops import scatter_add
 from .registry import defalias, defparam, numpy_function
-from .util import conj, shape_of
+from .util import conj, refuse, shape_of, value_of
 
 
 def _bounds(a_min, a_max, kw):

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from .core_ops import scatter_add
 from ..extend import defjvp, deflinear, defnondiff, defvjp
+from .core_ops import scatter_add
 from .registry import numpy_function
 from .util import shape_of
 

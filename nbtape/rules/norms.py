@@ -7,8 +7,8 @@ share the gradient equally.
 """
 import numpy as np
 
-from .matrix_util import ndim
 from ..extend import defjvp, defvjp
+from .matrix_util import ndim
 from .registry import numpy_function
 from .util import conj, shape_of
 

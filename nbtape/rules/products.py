@@ -5,21 +5,16 @@ replaced by its tangent, and its VJP contracts the output adjoint with the other
 operands.  Products other than matmul are spelled as einsum subscripts, so they
 share einsum's VJP.  Complex values follow TensorFlow: the VJP of a holomorphic
 ``f`` is ``g * conj(f'(x))``, which for matrices means conjugate transposes
-(``_H``).  ``np.linalg`` (inverses, factorizations, norms) is in ``linalg.py``.
+(``util.H``).  ``np.linalg`` (inverses, factorizations, norms) is in ``linalg.py``.
 """
 import string
 
 import numpy as np
 
-from .core_ops import _matmul_vjp_x, _matmul_vjp_y
 from ..extend import defjvp, defvjp
+from .core_ops import _matmul_vjp_x, _matmul_vjp_y
 from .registry import VARARGS, defrule, numpy_function
 from .util import conj, shape_of
-
-
-def _H(a):
-    """Conjugate transpose of (a stack of) matrices."""
-    return conj(np.swapaxes(a, -1, -2))
 
 
 def _ndim(a):

@@ -7,8 +7,8 @@ partition is a selection whose permutation is read from its result.
 """
 import numpy as np
 
-from .indexing import positions, raw, unselect
 from ..extend import defjvp, defvjp
+from .indexing import positions, raw, unselect
 from .registry import defcomposite
 from .util import shape_of
 

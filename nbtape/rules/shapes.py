@@ -7,9 +7,9 @@ repeat, the reflecting pad modes) are selections (see ``indexing``).
 """
 import numpy as np
 
+from ..extend import defjvp, deflinear, defvjp
 from . import padding
 from .indexing import defselection, positions, raw, unselect
-from ..extend import defjvp, deflinear, defvjp
 from .registry import POSITIONAL, SEQUENCE, VARARGS, defparam, defrule, numpy_function, defprimitive
 from .util import shape_of
 

@@ -9,8 +9,8 @@ weight the centred observations; the analytic weights are differentiated too.
 """
 import numpy as np
 
-from .indexing import raw
 from ..extend import defjvp, defvjp
+from .indexing import raw
 from .registry import defparam
 from .util import conj, shape_of
 

@@ -8,12 +8,12 @@ that ``reduce`` and ``accumulate`` default to ``axis=0``.
 """
 import numpy as np
 
-from .cumulative import cumprod_jvp, cumprod_vjp, rev_cumsum
-from .reductions import (NV, argmax_share, def_extreme_initial, def_prod_initial, masked,
-                         prod_parts, reduce_back, spread)
 from ..extend import defjvp, defvjp
+from .cumulative import cumprod_jvp, cumprod_vjp, rev_cumsum
+from .reductions import (argmax_share, def_extreme_initial, def_prod_initial, prod_parts,
+                         reduce_back, spread)
 from .registry import defparam, defprimitive
-from .util import conj, shape_of
+from .util import NV, conj, masked, shape_of
 
 
 def method_key(ufunc, method):
