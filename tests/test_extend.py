@@ -253,3 +253,15 @@ def test_only_the_registry_sets_a_rules_fields():
                             or isinstance(a.value, (ast.Call, ast.Subscript))):
                         offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not offenders, offenders
+
+
+def test_the_worked_example_in_the_api_reference_runs(registry):
+    api = (ROOT / "docs" / "api.md").read_text()
+    section = api.split("## Adding a function: `nbtape.extend`")[1].split("\n## ")[0]
+    code = section.split("```python\n")[1].split("```")[0]
+    space = {}
+    exec(compile(code, "docs/api.md", "exec"), space)
+    x = space["x"].numpy()
+    s = 1 / (1 + np.exp(-x))
+    np.testing.assert_allclose(space["acc"].jvp(space["y"]).numpy(), s)      # the JVP
+    assert space["softplus"].raw in RULES           # removed again by the fixture
