@@ -161,7 +161,12 @@ def _abs_jvp(t, x, ans):
 
 
 # --- matmul -----------------------------------------------------------------------------
-def _matmul_vjp_x(g, ans, x, y):
+def matmul_vjp_x(g, ans, x, y):
+    """The adjoint of ``x`` in ``x @ y`` (products.py builds its dot rules on it too).
+
+    >>> matmul_vjp_x(np.ones((1, 2)), None, np.ones((1, 3)), np.arange(6.0).reshape(3, 2))
+    array([[1., 5., 9.]])
+    """
     if y.ndim == 1:
         return g[..., None] * conj(y)
     if x.ndim == 1:
@@ -169,7 +174,14 @@ def _matmul_vjp_x(g, ans, x, y):
     return np.matmul(g, conj(np.swapaxes(y, -1, -2)))
 
 
-def _matmul_vjp_y(g, ans, x, y):
+def matmul_vjp_y(g, ans, x, y):
+    """The adjoint of ``y`` in ``x @ y``.
+
+    >>> matmul_vjp_y(np.ones((1, 2)), None, np.array([[1.0, 2.0, 3.0]]), np.ones((3, 2)))
+    array([[1., 1.],
+           [2., 2.],
+           [3., 3.]])
+    """
     if x.ndim == 1 and y.ndim == 1:
         return g * conj(x)
     if x.ndim == 1:
@@ -179,7 +191,7 @@ def _matmul_vjp_y(g, ans, x, y):
     return np.matmul(conj(np.swapaxes(x, -1, -2)), g)
 
 
-defvjp(np.matmul, _matmul_vjp_x, _matmul_vjp_y)
+defvjp(np.matmul, matmul_vjp_x, matmul_vjp_y)
 defjvp(np.matmul, lambda t, ans, x, y: np.matmul(t, y),
                   lambda t, ans, x, y: np.matmul(x, t))
 

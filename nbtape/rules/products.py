@@ -12,7 +12,7 @@ import string
 import numpy as np
 
 from ..extend import defjvp, defvjp
-from .core_ops import _matmul_vjp_x, _matmul_vjp_y
+from .core_ops import matmul_vjp_x, matmul_vjp_y
 from .registry import VARARGS, defrule, numpy_function
 from .util import conj, shape_of
 
@@ -226,7 +226,7 @@ _dot_vjps = _contraction_vjps(_dot_spec)
 
 
 def _dot_vjp(k):
-    matmul_vjp = (_matmul_vjp_x, _matmul_vjp_y)[k]
+    matmul_vjp = (matmul_vjp_x, matmul_vjp_y)[k]
 
     def vjp(g, ans, a, b, out=None):
         if _matmul_like(a, b):
@@ -245,8 +245,8 @@ _defbilinear(np.outer, _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer
 _defbilinear(numpy_function("linalg.outer"),
              _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
 _defbilinear(numpy_function("linalg.matmul"),
-             (lambda g, ans, a, b: _matmul_vjp_x(g, ans, _array(a), _array(b)),
-              lambda g, ans, a, b: _matmul_vjp_y(g, ans, _array(a), _array(b))))
+             (lambda g, ans, a, b: matmul_vjp_x(g, ans, _array(a), _array(b)),
+              lambda g, ans, a, b: matmul_vjp_y(g, ans, _array(a), _array(b))))
 
 # vdot and vecdot conjugate their first argument, so they are not holomorphic in it:
 # the adjoint of a in sum(conj(a) * b) is conj(g) * b, that of b is g * a.

@@ -71,7 +71,12 @@ def expand_reduced(g, shape, axis, keepdims):
 
 
 def H(a):
-    """Conjugate transpose of (a stack of) matrices."""
+    """Conjugate transpose of (a stack of) matrices.
+
+    >>> H(np.array([[1, 2j], [3, 4]]))
+    array([[1.-0.j, 3.-0.j],
+           [0.-2.j, 4.-0.j]])
+    """
     return conj(np.swapaxes(a, -1, -2))
 
 
