@@ -4,6 +4,14 @@ A rule is written once, the way a math reference would state it::
 
     defvjp(np.sin, lambda g, ans, x: g * np.cos(x))
     defjvp(np.sin, lambda t, ans, x: t * np.cos(x))
+    defderiv(np.sin, lambda ans, x: np.cos(x))          # both at once, elementwise
+
+``nbtape.extend`` is the public face of this module (rule modules and users import
+the common ``def*`` from there); the rest here serves the rule modules' rarer cases:
+keyword operands (``defparam``), whole-function rules (``defrule``), modes with
+another kind of result (``defmodes``, ``defvariant``) and the like.  Only this
+module sets a ``Rule``'s fields: the constructor takes the fields of a rule made
+for one call form, and the ``def*`` functions set those of registered rules.
 
 A VJP takes the output's adjoint ``g``, the output ``ans`` and the function's
 own arguments, and returns the adjoint of one argument (one lambda per
