@@ -48,7 +48,7 @@ import numpy as np
 from .errors import InvalidArgumentError, user_facing
 from .rules import registry as _registry
 from .rules.core_ops import primitive as _recordable
-from .rules.registry import RULES, defnondiff, defprimitive, defzero
+from .rules.registry import RULES, defprimitive
 from .rules.signature import signature_of
 from .rules.util import shape_of
 
@@ -81,8 +81,8 @@ def primitive(fn=None, *, name=None):
     """
     if fn is None:
         return functools.partial(primitive, name=name)
-    if _dispatched(fn):
-        return fn                       # numpy's own: its calls reach nbtape already
+    if _dispatched(fn) or _key(fn) is not fn:
+        return fn                       # numpy's own (its calls reach nbtape), or one already
     if not callable(fn):
         raise InvalidArgumentError(
             f"primitive() takes a function, not a {type(fn).__name__}; use it as a "
@@ -204,6 +204,46 @@ def deflinear(fn, vjp=None):
         vjp = _checked_vjp(vjp, fn, key, 0)
     # the JVP calls fn as the user calls it, so that on tensors it is recorded too
     return _registry.deflinear(key, vjp, call=fn)
+
+
+@user_facing
+def defnondiff(*fns):
+    """``fn``'s output is a constant (an index, a comparison): no gradient flows
+    through it, and a tape records nothing for it.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def count_positive(x):
+    ...     return np.sum(x > 0)
+    >>> defnondiff(count_positive)
+    >>> x = nt.constant([1.0, -2.0])
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.sum(x) * count_positive(x)     # the count is a constant factor
+    >>> tape.gradient(y, x).numpy()
+    array([1., 1.])
+    >>> unregister(count_positive)
+    """
+    user = _from_user()
+    _registry.defnondiff(*[_target(fn, "defnondiff", user) for fn in fns if fn is not None])
+
+
+@user_facing
+def defzero(*fns):
+    """``fn`` is piecewise constant (``floor``, ``sign``): its derivative is zero
+    wherever it exists, so a gradient through it is zero, not None.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def step(x):
+    ...     return np.where(x > 0, 1.0, 0.0)
+    >>> defzero(step)
+    >>> nt.grad(lambda x: np.sum(step(x) * x))(np.array([-1.0, 2.0]))
+    array([0., 1.])
+    >>> unregister(step)
+    """
+    user = _from_user()
+    _registry.defzero(*[_target(fn, "defzero", user) for fn in fns if fn is not None])
 
 
 # --- what a rule is for ---------------------------------------------------------------

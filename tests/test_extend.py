@@ -232,6 +232,13 @@ def test_every_rule_kind_is_a_kind():
     assert {Kind.POSITIONAL, Kind.SEQUENCE, Kind.VARARGS} <= {r.kind for r in RULES.values()}
 
 
+def _names_a_rule(node):
+    """``rule_for(...)`` or ``RULES[...]``."""
+    if isinstance(node, ast.Call):
+        return getattr(node.func, "id", getattr(node.func, "attr", None)) == "rule_for"
+    return isinstance(node, ast.Subscript) and getattr(node.value, "id", None) == "RULES"
+
+
 def test_only_the_registry_sets_a_rules_fields():
     """No module but rules/registry.py assigns to a Rule's fields (they are given to
     the constructor, or set by the def* functions)."""
@@ -247,10 +254,9 @@ def test_only_the_registry_sets_a_rules_fields():
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 for a in (t.elts if isinstance(t, ast.Tuple) else [t]):
-                    if isinstance(a, ast.Attribute) and (
-                            (a.attr in fields and isinstance(a.value, ast.Name)
-                             and a.value.id in rule_names)
-                            or isinstance(a.value, (ast.Call, ast.Subscript))):
+                    if isinstance(a, ast.Attribute) and a.attr in fields and (
+                            (isinstance(a.value, ast.Name) and a.value.id in rule_names)
+                            or _names_a_rule(a.value)):
                         offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not offenders, offenders
 
