@@ -176,8 +176,8 @@ def test_a_derivative_of_the_wrong_shape_names_the_function_and_argument(registr
     with pytest.raises(InvalidArgumentError, match=r"softplus's argument x returned a value "
                                                    r"of shape \(7,\)") as info:
         tape.gradient(y, x)
-    assert "tape.gradient" in str(info.traceback[-1].statement) or _raised_here(info)
-    with nt.ForwardAccumulator(x, np.ones(3)) as acc:
+    assert _raised_here(info)
+    with nt.ForwardAccumulator(x, np.ones(3)):
         with pytest.raises(InvalidArgumentError, match=r"softplus's argument x"):
             softplus(x)
 
@@ -195,12 +195,11 @@ def test_a_vjp_of_the_wrong_shape_names_the_function_and_argument(registry):
     with pytest.raises(InvalidArgumentError, match=r"VJP given for total's argument x .*"
                                                    r"\(2,\).*\(3,\)"):
         tape.gradient(y, x)
-    with nt.ForwardAccumulator(x, np.ones(3)) as acc:
+    with nt.ForwardAccumulator(x, np.ones(3)):
         with pytest.raises(InvalidArgumentError, match=r"JVP given for total's argument x"):
             total(x)
     defvjp(total, lambda g, ans, x: g * np.ones_like(x))    # the fix passes the check
     check_reverse(total, np.arange(3.0))
-    assert acc is not None
 
 
 def test_a_primitive_without_a_rule_refuses_its_gradient(registry):
