@@ -11,8 +11,9 @@ with positional operands only.
 """
 from . import _where
 from .errors import NoGradientRuleError
-from .rules.registry import POSITIONAL, SEQUENCE, Rule, refusal, variant
+from .rules.registry import POSITIONAL, SEQUENCE, Rule, variant
 from .rules.registry import operand_names  # noqa: F401  (the dispatcher's slow path asks here)
+from .rules.util import refusal
 from .tensor import Tensor, TensorLike
 
 

@@ -27,12 +27,11 @@ is numpy 2 only, ``np.product`` numpy 1 only).  A rule for such a function names
 it with ``numpy_function("cumulative_sum")``, which is None where it is missing,
 and every ``def*`` below skips a None function.
 """
-import dis
 import enum
-import inspect
 
 import numpy as np
 
+from .reads import positional_params, vjp_reads
 from .signature import signature_of
 
 RULES = {}
@@ -244,64 +243,13 @@ def variant(rule, key, make):
     return v
 
 
-def _used_names(fn):
-    """Names a function (or its nested closures) loads, or None if unknown."""
-    try:
-        code = fn.__code__
-    except AttributeError:
-        return None
-    names = set()
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        for ins in dis.get_instructions(c):
-            if ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")):
-                val = ins.argval
-                names.update(val if isinstance(val, tuple) else (val,))
-        stack.extend(k for k in c.co_consts if inspect.iscode(k))
-    return names
-
-
-def _positional_params(fn):
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    params = list(sig.parameters.values())
-    if any(p.kind is p.VAR_POSITIONAL for p in params):
-        return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-
-
 def _compute_save(rule):
-    """Decide which positional arguments (and whether ``ans``) the VJPs need.
-
-    Each VJP is read on its own, by position (its parameters may have other names
-    than another's); a VJP made by ``defderiv`` is read through its derivative.
-    """
-    save, save_ans, any_fn = [], False, False
-    for f in rule.vjps:
-        if f is None:
-            continue
-        any_fn = True
-        d = getattr(f, "derivative", None)
-        src = f if d is None else d
-        u, p = _used_names(src), _positional_params(src)
-        if u is None or p is None or len(p) < 2 - (d is not None):
-            rule.save, rule.save_ans = None, True
-            return
-        if d is not None:
-            p = [None, *p]                  # a derivative takes (ans, *args): no g
-        save_ans = save_ans or p[1] in u
-        args = p[2:]
-        save += [False] * (len(args) - len(save))
-        for k, name in enumerate(args):
-            save[k] = save[k] or name in u
-    if not any_fn:
+    """Decide which positional arguments (and whether ``ans``) the VJPs need."""
+    read = vjp_reads(rule.vjps)
+    if read is None:
         rule.save, rule.save_ans = None, True
         return
-    rule.save_ans = save_ans
-    rule.save = tuple(save)
+    rule.save, rule.save_ans = read
     rule.save_all = bool(rule.save) and all(rule.save)
 
 
@@ -334,19 +282,6 @@ def defjvp(fn, *jvps):
     r.nargs = max(r.nargs, len(r.jvps))
     _refresh(r)
     return r
-
-
-def refusal(name, param, where=""):
-    """The message of a refused operand: the function, the parameter (and the call).
-
-    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
-    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
-    """
-    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
-            "and the gradient you asked for flows into it through a tensor passed there. "
-            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
-            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
-            "lists.")
 
 
 def defparam(fn, param, vjp, jvp=None):
@@ -523,7 +458,7 @@ def _times_conj(g, d):
 
 def _derivative_vjp(d):
     # the common arities get a VJP without *args (a call with them costs more per op)
-    if _positional_params(d) == ["ans", "x"] and not _has_defaults(d):
+    if positional_params(d) == ["ans", "x"] and not _has_defaults(d):
         def vjp(g, ans, x):
             dx = d(ans, x)
             dt = getattr(dx, "dtype", None)
@@ -538,7 +473,7 @@ def _derivative_vjp(d):
 
 
 def _derivative_jvp(d):
-    if _positional_params(d) == ["ans", "x"] and not _has_defaults(d):
+    if positional_params(d) == ["ans", "x"] and not _has_defaults(d):
         def jvp(t, ans, x):
             return t * d(ans, x)
     else:

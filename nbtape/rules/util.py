@@ -129,3 +129,16 @@ def value_of(x):
     array([1., 2.])
     """
     return np.asarray(getattr(x, "_value", x))
+
+
+def refusal(name, param, where=""):
+    """The message of a refused operand: the function, the parameter (and the call).
+
+    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
+    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
+    """
+    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
+            "and the gradient you asked for flows into it through a tensor passed there. "
+            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
+            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
+            "lists.")
