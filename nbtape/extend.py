@@ -298,12 +298,11 @@ def _check_arity(fn, key, fns, lead, what, kind, lead_names):
     most one per argument."""
     params = _params(fn, key)
     name = getattr(fn, "__name__", repr(fn))
-    if params is not None and len(fns) > len(params[0]) and params[0]:
+    if params is not None and len(fns) > len(params[0]) and not _takes_varargs(key):
         raise InvalidArgumentError(
             f"{what}({name}, ...) got {len(fns)} {kind}s, but {name} takes "
             f"{len(params[0])} argument(s) ({', '.join(params[0])}): give one {kind} per "
             "argument, in order (None for an argument with no gradient).")
-    need = lead + (params[1] if params is not None else 0)
     for k, f in enumerate(fns):
         if f is None:
             continue
@@ -311,16 +310,26 @@ def _check_arity(fn, key, fns, lead, what, kind, lead_names):
             raise InvalidArgumentError(
                 f"{what}({name}, ...): {kind} number {k + 1} is a {type(f).__name__}, not a "
                 f"function ({lead_names}, *args) -> value.")
+        if params is None:
+            continue                    # fn's parameters are unknown: nothing to compare
+        need = lead + params[1]
         try:
             inspect.signature(f).bind(*range(need))
         except TypeError as e:
-            args = ", ".join(params[0][:params[1]]) if params else "..."
+            args = ", ".join(params[0][:params[1]])
             raise InvalidArgumentError(
                 f"{what}({name}, ...): {kind} number {k + 1} cannot be called as "
                 f"f({lead_names}, {args}) ({e}). A {kind} takes {lead_names} first, then "
                 f"all of {name}'s arguments, e.g. lambda {lead_names}, {args}: ...") from None
         except ValueError:
             pass                        # a signature Python cannot read: trust it
+
+
+def _takes_varargs(fn):
+    try:
+        return any(p.kind is p.VAR_POSITIONAL for p in inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True                     # unknown: do not count its arguments
 
 
 def _arg_label(fn, key, k):
