@@ -38,8 +38,14 @@ RULES = {}
 
 
 
-class Kind(enum.Enum):
-    """How a function's arguments map to differentiable operands."""
+class Kind(str, enum.Enum):
+    """How a function's arguments map to differentiable operands.  (A ``str`` too, so
+    code that compares a kind with its name, ``rule.kind == "positional"``, still works;
+    nbtape's own code compares members with ``is``.)
+
+    >>> Kind.VARARGS is VARARGS, Kind.VARARGS == "varargs"
+    (True, True)
+    """
     POSITIONAL = "positional"   # the first ``nargs`` arguments (np.sin(x), np.diff(a, ..))
     SEQUENCE = "sequence"       # the items of the first argument (np.stack([a, b]))
     VARARGS = "varargs"         # every argument from ``start`` on (np.einsum(s, a, b))
