@@ -164,14 +164,14 @@ def _arg_names(f, positions):
 
 
 def _custom_rule(f, grad_fn, positions, variables, n_outs, where):
-    rule = Rule(f, name=f"custom_gradient({_name(f)})")
+    name = f"custom_gradient({_name(f)})"
     # errors name the call, since they surface at the later tape.gradient line
-    called = f"{rule.name} (called at {_where.describe(where)})"
-    rule.kind, rule.start, rule.multi = VARARGS, 0, n_outs > 1
+    called = f"{name} (called at {_where.describe(where)})"
+    multi = n_outs > 1
     n_inputs = len(positions)
 
     def vjp_all(g, ans, args, kwargs, needs):
-        dys = list(g) if rule.multi else [g]
+        dys = list(g) if multi else [g]
         dys = [d if isinstance(d, TensorLike) else Tensor(_array(d)) for d in dys]
         if variables:
             returned = grad_fn(*dys, variables=variables)
@@ -203,8 +203,7 @@ def _custom_rule(f, grad_fn, positions, variables, n_outs, where):
                                                          for v in variables]
         return [_checked(called, label, x, np.shape(a))
                 for label, x, a in zip(labels, in_grads + var_grads, args)]
-    rule.vjp_all = vjp_all
-    return rule
+    return Rule(f, name, kind=VARARGS, multi=multi, vjp_all=vjp_all)
 
 
 def _checked(name, label, grad, shape):

@@ -245,9 +245,7 @@ def _special_args(rule, args, stack):
 
 
 def _several_outputs(rule):
-    several = Rule(rule.fn, f"{rule.name} (returning several arrays)")
-    several.kind, several.start, several.multi = VARARGS, 0, True
-    return several
+    return Rule(rule.fn, f"{rule.name} (returning several arrays)", kind=VARARGS, multi=True)
 
 
 def apply_unknown(fn, args, kwargs, name=None):
@@ -264,8 +262,7 @@ def apply_unknown(fn, args, kwargs, name=None):
         _collect(args, operands)
         _collect(kwargs, operands)
         if operands:
-            rule = Rule(fn, name)
-            rule.kind, rule.start, rule.multi = "varargs", 0, multi
+            rule = Rule(fn, name, kind=VARARGS, multi=multi)
             ids = [a._id for a in operands]
             for rec in stack:
                 rec.record(rule, list(operands), None, operands, ids, outs)
@@ -344,8 +341,10 @@ def array_function(func, args, kwargs):
     rule = RULES.get(func)
     if rule is None:
         return apply_unknown(func, args, kwargs)
-    if rule.variant is not None:        # a mode with another kind of result (svd, qr)
-        rule = rule.variant(args, kwargs)
+    if rule.choose is not None:         # a mode with another kind of result (svd, qr)
+        mode = rule.choose(args, kwargs)
+        if mode is not None:
+            rule = rule.variants[mode]
     elif rule.composite is not None:    # built from recorded numpy calls (np.select)
         return rule.composite(*args, **kwargs)
     return apply(rule, args, kwargs)

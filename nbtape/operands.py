@@ -11,7 +11,9 @@ with positional operands only.
 """
 from . import _where
 from .errors import NoGradientRuleError
-from .rules.registry import POSITIONAL, SEQUENCE, Rule, refusal
+from .rules.registry import POSITIONAL, SEQUENCE, Rule, variant
+from .rules.registry import operand_names  # noqa: F401  (the dispatcher's slow path asks here)
+from .rules.util import refusal
 from .tensor import Tensor, TensorLike
 
 
@@ -26,21 +28,6 @@ def carries_tensor(v):
         return True
     t = type(v)
     return (t is list or t is tuple) and any(isinstance(e, TensorLike) for e in v)
-
-
-def operand_names(rule):
-    """numpy's names of the rule's operand positions (a keyword among them needs ``bind``).
-
-    >>> import numpy as np
-    >>> from nbtape.rules.registry import RULES
-    >>> sorted(operand_names(RULES[np.linalg.solve]))
-    ['a', 'b']
-    """
-    sig = rule.signature
-    n = rule.nargs if rule.kind is POSITIONAL else 1 if rule.kind is SEQUENCE else 0
-    rule.operand_names = frozenset(name for k, name in enumerate(sig.names[:n])
-                                   if k not in rule.refused) if sig else frozenset()
-    return rule.operand_names
 
 
 def bind(rule, args, kwargs):
@@ -133,18 +120,16 @@ def operands(rule, args, kwargs):
         return rule, base
     names = [name for name, _ in extra]
     refused = n_refused or any(k not in kwvjps for k in names)
-    key = tuple(names)
-    if not refused and rule.variants and key in rule.variants:
-        variant = rule.variants[key]
-    else:
-        where = _where.caller_raw(3) if refused else None
+    where = _where.caller_raw(3) if refused else None
+
+    def make():
         vjps = [kwvjps.get(k) if i >= n_refused else None for i, k in enumerate(names)]
         jvps = [kwjvps.get(k) if i >= n_refused else None for i, k in enumerate(names)]
         vjps = [f or _refusing(rule.name, k, where) for f, k in zip(vjps, names)]
-        variant = _variant(rule, names, vjps, jvps)
-        if not refused:
-            rule.variants = {**(rule.variants or {}), key: variant}
-    return variant, base + [v for _, v in extra]
+        return _variant(rule, names, vjps, jvps)
+    # a refusal names its call, so it is made afresh; keyword operands are kept
+    extended = make() if refused else variant(rule, tuple(names), make)
+    return extended, base + [v for _, v in extra]
 
 
 def _param_name(sig, k):
@@ -189,10 +174,8 @@ def _variant(base, names, vjps, jvps):
                 total = c if total is None else total + c
         return total
 
-    v = Rule(base.fn, base.name)
-    v.kind, v.start, v.nargs, v.multi = base.kind, base.start, base.nargs, base.multi
-    v.vjp_all, v.jvp_all, v.base = vjp_all, jvp_all, base
-    return v
+    return Rule(base.fn, base.name, kind=base.kind, start=base.start, nargs=base.nargs,
+                multi=base.multi, vjp_all=vjp_all, jvp_all=jvp_all, base=base)
 
 
 def _no_tangent(rule, param, ans):

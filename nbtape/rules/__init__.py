@@ -10,5 +10,5 @@ def load_all():
     import importlib
     import pkgutil
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name not in ("registry", "util", "matrix_util"):
+        if info.name not in ("registry", "util", "matrix_util", "reads", "signature"):
             importlib.import_module(f"{__name__}.{info.name}")

@@ -7,7 +7,8 @@ path never depends on import order.
 import numpy as np
 
 from ..arrays import is_foreign
-from .registry import VARARGS, Rule, defjvp, defnondiff, defparam, defvjp, defzero, rule_for
+from .registry import (VARARGS, Rule, defjvp, defnondiff, defparam, defprimitive, defvjp, defzero,
+                       rule_for)
 from .util import conj, expand_reduced, shape_of
 
 
@@ -53,9 +54,7 @@ def primitive(fn):
 
 
 def _without_rule(fn, name):
-    r = Rule(fn, name)
-    r.kind, r.start = VARARGS, 0
-    return r
+    return Rule(fn, name, kind=VARARGS)
 
 
 def _bind_engine(apply, tensor_like):
@@ -120,9 +119,9 @@ def _astype(x, dtype):
 
 getitem, scatter_add, astype = primitive(_getitem), primitive(_scatter_add), primitive(_astype)
 
-rule_for(_getitem).name = "getitem"
-rule_for(_scatter_add).name = "scatter_add"
-rule_for(_astype).name = "astype"
+defprimitive(_getitem, "getitem")
+defprimitive(_scatter_add, "scatter_add")
+defprimitive(_astype, "astype")
 
 defvjp(_getitem, lambda g, ans, x, idx: scatter_add(g, idx, shape_of(x)))
 defjvp(_getitem, lambda t, ans, x, idx: getitem(t, idx))
@@ -189,7 +188,12 @@ def _abs_jvp(t, x, ans):
 
 
 # --- matmul -----------------------------------------------------------------------------
-def _matmul_vjp_x(g, ans, x, y):
+def matmul_vjp_x(g, ans, x, y):
+    """The adjoint of ``x`` in ``x @ y`` (products.py builds its dot rules on it too).
+
+    >>> matmul_vjp_x(np.ones((1, 2)), None, np.ones((1, 3)), np.arange(6.0).reshape(3, 2))
+    array([[1., 5., 9.]])
+    """
     if y.ndim == 1:
         return g[..., None] * conj(y)
     if x.ndim == 1:
@@ -197,7 +201,14 @@ def _matmul_vjp_x(g, ans, x, y):
     return np.matmul(g, conj(np.swapaxes(y, -1, -2)))
 
 
-def _matmul_vjp_y(g, ans, x, y):
+def matmul_vjp_y(g, ans, x, y):
+    """The adjoint of ``y`` in ``x @ y``.
+
+    >>> matmul_vjp_y(np.ones((1, 2)), None, np.array([[1.0, 2.0, 3.0]]), np.ones((3, 2)))
+    array([[1., 1.],
+           [2., 2.],
+           [3., 3.]])
+    """
     if x.ndim == 1 and y.ndim == 1:
         return g * conj(x)
     if x.ndim == 1:
@@ -207,7 +218,7 @@ def _matmul_vjp_y(g, ans, x, y):
     return np.matmul(conj(np.swapaxes(x, -1, -2)), g)
 
 
-defvjp(np.matmul, _matmul_vjp_x, _matmul_vjp_y)
+defvjp(np.matmul, matmul_vjp_x, matmul_vjp_y)
 defjvp(np.matmul, lambda t, ans, x, y: np.matmul(t, y),
                   lambda t, ans, x, y: np.matmul(x, t))
 
@@ -259,7 +270,7 @@ import operator  # noqa: E402
 for _fn, _op in ((np.add, operator.add), (np.subtract, operator.sub),
                  (np.multiply, operator.mul), (np.true_divide, operator.truediv),
                  (np.negative, operator.neg), (np.power, operator.pow)):
-    rule_for(_fn).compute = _op
+    defprimitive(_fn, compute=_op)
 
 OPERATOR_RULES = {
     "add": rule_for(np.add), "subtract": rule_for(np.subtract),

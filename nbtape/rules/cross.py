@@ -7,7 +7,8 @@ vectors along the last axis (``moveaxis``), broadcasting is the engine's.
 """
 import numpy as np
 
-from .registry import defjvp, defvjp, numpy_function
+from ..extend import defjvp, defvjp
+from .registry import numpy_function
 from .util import conj, shape_of
 
 

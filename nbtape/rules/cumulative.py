@@ -7,9 +7,9 @@ running product with that zero left out, and everything after it has none.
 """
 import numpy as np
 
-from .registry import defalias, defjvp, defvjp, numpy_function
-from .reductions import value_of
-from .util import conj, shape_of
+from ..extend import defjvp, defvjp
+from .registry import defalias, numpy_function
+from .util import conj, shape_of, value_of
 
 
 def flip(x, axis):

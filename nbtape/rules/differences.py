@@ -7,9 +7,9 @@ points ``x`` and the spacing ``dx``.
 """
 import numpy as np
 
-from .reductions import given
-from .registry import defalias, defjvp, defparam, defvjp, numpy_function
-from .util import conj, shape_of
+from ..extend import defjvp, defvjp
+from .registry import defalias, defparam, numpy_function
+from .util import conj, given, shape_of
 
 
 def _slab(v, axis, length):

@@ -11,9 +11,10 @@ normalizes eigenvectors to unit length, and the rules keep that constraint.
 """
 import numpy as np
 
-from .matrix_util import (H, col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
+from ..extend import defjvp, defvjp
+from .matrix_util import (col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
                           triangle_adjoint)
-from .registry import defjvp, defvjp
+from .util import H
 
 
 def _lower(args, kw):

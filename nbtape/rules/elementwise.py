@@ -8,10 +8,10 @@ import math
 
 import numpy as np
 
+from ..extend import defderiv, defjvp, defnondiff, defvjp, defzero
 from .core_ops import scatter_add
-from .reductions import refuse, value_of
-from .registry import defalias, defjvp, defnondiff, defparam, defvjp, defzero, numpy_function
-from .util import conj, shape_of
+from .registry import defalias, defparam, numpy_function
+from .util import conj, refuse, shape_of, value_of
 
 
 def _bounds(a_min, a_max, kw):
@@ -65,8 +65,7 @@ def _dsinc(x, ans):
     return np.where(x == 0, 0.0, (np.cos(math.pi * x) - ans) / np.where(x == 0, 1.0, x))
 
 
-defvjp(np.sinc, lambda g, ans, x: g * conj(_dsinc(x, ans)))
-defjvp(np.sinc, lambda t, ans, x: t * _dsinc(x, ans))
+defderiv(np.sinc, lambda ans, x: _dsinc(x, ans))
 
 # nan_to_num replaces non-finite values by its nan=, posinf= and neginf= values; numpy's
 # defaults (0 and the largest finite values) are constants

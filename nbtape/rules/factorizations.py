@@ -11,11 +11,12 @@ refused, and one that does not (singular values only, R only) is given.
 """
 import numpy as np
 
+from ..extend import defjvp, defvjp
 from ..errors import NoGradientRuleError
-from .matrix_util import (H, col, defmatrix, diag, eye_like, gaps, hermitian, is_complex,
-                          operands, safe_inv, triangle_adjoint)
-from .registry import defjvp, defvariant, defvjp, numpy_function
-from .util import shape_of
+from .matrix_util import (col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
+                          safe_inv, triangle_adjoint)
+from .registry import defvariant, numpy_function
+from .util import H, shape_of
 
 
 # --- cholesky: A = L L^H --------------------------------------------------------------------

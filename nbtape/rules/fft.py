@@ -14,7 +14,7 @@ for complex inputs its adjoint is therefore ``rfft(g)`` with those bins counted 
 """
 import numpy as np
 
-from .registry import defjvp, defvjp
+from ..extend import defjvp, defvjp
 from .util import shape_of
 
 F = np.fft

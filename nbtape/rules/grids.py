@@ -6,7 +6,8 @@ it.  meshgrid is built from recorded reshapes and broadcasts (``defcomposite``).
 """
 import numpy as np
 
-from .registry import defcomposite, defjvp, defvjp
+from ..extend import defjvp, defvjp
+from .registry import defcomposite
 from .util import conj, shape_of
 
 

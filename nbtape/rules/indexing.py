@@ -14,8 +14,9 @@ import math
 
 import numpy as np
 
+from ..extend import defjvp, deflinear, defnondiff, defvjp
 from .core_ops import scatter_add
-from .registry import deflinear, defjvp, defnondiff, defvjp, numpy_function
+from .registry import numpy_function
 from .util import shape_of
 
 

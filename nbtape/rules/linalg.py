@@ -7,10 +7,11 @@ einsum in ``products.py``.
 """
 import numpy as np
 
-from .matrix_util import H, col, defmatrix, diag, ndim, operands, tr, triangle_adjoint
+from ..extend import defjvp, defvjp
+from .matrix_util import col, defmatrix, diag, ndim, operands, tr, triangle_adjoint
 from .matrix_util import hermitian as read_hermitian
-from .registry import SEQUENCE, defcomposite, defjvp, defrule, defvjp
-from .util import conj, shape_of
+from .registry import SEQUENCE, defcomposite, defrule
+from .util import H, conj, shape_of
 
 
 # --- inverses and determinants ------------------------------------------------------------

@@ -3,12 +3,7 @@
 import numpy as np
 
 from .registry import POSITIONAL, defrule
-from .util import conj, shape_of
-
-
-def H(a):
-    """Conjugate transpose of (a stack of) matrices."""
-    return conj(np.swapaxes(a, -1, -2))
+from .util import H, shape_of
 
 
 def ndim(a):

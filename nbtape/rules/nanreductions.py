@@ -5,10 +5,11 @@ zero gradient and the others get what the plain reduction would give them.
 """
 import numpy as np
 
-from .reductions import (NV, argmax_share, def_extreme_initial, def_prod_initial, defvariance,
-                         masked, normalize_axis, reduce_back, spread, prod_parts)
-from .registry import defjvp, defnondiff, defparam, defvjp
-from .util import conj, shape_of
+from ..extend import defjvp, defnondiff, defvjp
+from .reductions import (argmax_share, def_extreme_initial, def_prod_initial, defvariance,
+                         reduce_back, spread, prod_parts)
+from .registry import defparam
+from .util import NV, conj, masked, normalize_axis, shape_of
 
 
 def _ok(x, where=NV):

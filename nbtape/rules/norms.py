@@ -7,8 +7,9 @@ share the gradient equally.
 """
 import numpy as np
 
+from ..extend import defjvp, defvjp
 from .matrix_util import ndim
-from .registry import defjvp, defvjp, numpy_function
+from .registry import numpy_function
 from .util import conj, shape_of
 
 

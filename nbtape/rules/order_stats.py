@@ -14,10 +14,9 @@ The derivative with respect to ``q`` itself is supported for the default
 """
 import numpy as np
 
+from ..extend import defjvp, defvjp
 from ..errors import NoGradientRuleError
-from .reductions import flag, normalize_axis, refuse, value_of
-from .registry import defjvp, defvjp
-from .util import shape_of
+from .util import flag, normalize_axis, refuse, shape_of, value_of
 
 
 def _lines(xv, axes):

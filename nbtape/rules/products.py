@@ -5,20 +5,16 @@ replaced by its tangent, and its VJP contracts the output adjoint with the other
 operands.  Products other than matmul are spelled as einsum subscripts, so they
 share einsum's VJP.  Complex values follow TensorFlow: the VJP of a holomorphic
 ``f`` is ``g * conj(f'(x))``, which for matrices means conjugate transposes
-(``_H``).  ``np.linalg`` (inverses, factorizations, norms) is in ``linalg.py``.
+(``util.H``).  ``np.linalg`` (inverses, factorizations, norms) is in ``linalg.py``.
 """
 import string
 
 import numpy as np
 
-from .core_ops import _matmul_vjp_x, _matmul_vjp_y
-from .registry import VARARGS, defjvp, defrule, defvjp, numpy_function
+from ..extend import defjvp, defvjp
+from .core_ops import matmul_vjp_x, matmul_vjp_y
+from .registry import VARARGS, defrule, numpy_function
 from .util import conj, shape_of
-
-
-def _H(a):
-    """Conjugate transpose of (a stack of) matrices."""
-    return conj(np.swapaxes(a, -1, -2))
 
 
 def _ndim(a):
@@ -230,7 +226,7 @@ _dot_vjps = _contraction_vjps(_dot_spec)
 
 
 def _dot_vjp(k):
-    matmul_vjp = (_matmul_vjp_x, _matmul_vjp_y)[k]
+    matmul_vjp = (matmul_vjp_x, matmul_vjp_y)[k]
 
     def vjp(g, ans, a, b, out=None):
         if _matmul_like(a, b):
@@ -249,8 +245,8 @@ _defbilinear(np.outer, _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer
 _defbilinear(numpy_function("linalg.outer"),
              _contraction_vjps(lambda a, b: (["i", "j"], "ij"), _outer_prepare))
 _defbilinear(numpy_function("linalg.matmul"),
-             (lambda g, ans, a, b: _matmul_vjp_x(g, ans, _array(a), _array(b)),
-              lambda g, ans, a, b: _matmul_vjp_y(g, ans, _array(a), _array(b))))
+             (lambda g, ans, a, b: matmul_vjp_x(g, ans, _array(a), _array(b)),
+              lambda g, ans, a, b: matmul_vjp_y(g, ans, _array(a), _array(b))))
 
 # vdot and vecdot conjugate their first argument, so they are not holomorphic in it:
 # the adjoint of a in sum(conj(a) * b) is conj(g) * b, that of b is g * a.

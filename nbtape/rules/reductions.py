@@ -15,39 +15,10 @@ import math
 
 import numpy as np
 
-from ..errors import NoGradientRuleError
-from .registry import defalias, defjvp, defnondiff, defparam, defseveral, defvjp, numpy_function
-from .util import conj, expand_reduced, normalize_axis, shape_of
-
-NV = np._NoValue
-
-
-def given(value):
-    """True if a keyword argument was actually passed (numpy's default is ``np._NoValue``).
-
-    >>> given(np._NoValue), given(None), given(2.0)
-    (False, False, True)
-    """
-    return value is not NV and value is not None
-
-
-def masked(where):
-    """True if a ``where=`` mask was passed (numpy's defaults are ``np._NoValue`` or True).
-
-    >>> masked(True), masked(np._NoValue), masked(np.array([True, False]))
-    (False, False, True)
-    """
-    return where is not NV and where is not None and where is not True
-
-
-def flag(keepdims):
-    """``keepdims`` as a bool (numpy's default is ``np._NoValue``).
-
-    >>> flag(np._NoValue), flag(True)
-    (False, True)
-    """
-    return bool(keepdims) if keepdims is not NV else False
-
+from ..extend import defjvp, defnondiff, defvjp
+from .registry import defalias, defparam, defseveral, numpy_function
+from .util import (NV, conj, expand_reduced, flag, given, masked, normalize_axis, shape_of,
+                   value_of)
 
 def _count(shape, axis):
     """How many elements each output of a reduction over ``axis`` combines."""
@@ -85,30 +56,6 @@ def reduce_back(v, x, axis, keepdims):
     array([[2., 2., 2.]])
     """
     return np.sum(v, axis=normalize_axis(axis, len(shape_of(x))), keepdims=flag(keepdims))
-
-
-def refuse(name, what):
-    """Raise for a keyword a rule cannot differentiate (instead of ignoring it).
-
-    >>> refuse("np.var", "the where= argument")  # doctest: +IGNORE_EXCEPTION_DETAIL
-    Traceback (most recent call last):
-    NoGradientRuleError: nbtape's gradient for np.var does not support the where= argument.
-    """
-    raise NoGradientRuleError(
-        f"nbtape's gradient for {name} does not support {what}. Compute the same "
-        "value without it (for a mask, apply np.where to the input first), or take the "
-        "gradient of a value that does not go through it.")
-
-
-def value_of(x):
-    """The plain array behind ``x``, for masks and indices that are constants of the
-    rule (reading ``_value`` keeps the tape from noting an escape).
-
-    >>> import nbtape as nt
-    >>> value_of(nt.constant([1.0, 2.0]))
-    array([1., 2.])
-    """
-    return np.asarray(getattr(x, "_value", x))
 
 
 # --- mean ---------------------------------------------------------------------------------

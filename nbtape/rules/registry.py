@@ -4,6 +4,14 @@ A rule is written once, the way a math reference would state it::
 
     defvjp(np.sin, lambda g, ans, x: g * np.cos(x))
     defjvp(np.sin, lambda t, ans, x: t * np.cos(x))
+    defderiv(np.sin, lambda ans, x: np.cos(x))          # both at once, elementwise
+
+``nbtape.extend`` is the public face of this module (rule modules and users import
+the common ``def*`` from there); the rest here serves the rule modules' rarer cases:
+keyword operands (``defparam``), whole-function rules (``defrule``), modes with
+another kind of result (``defmodes``, ``defvariant``) and the like.  Only this
+module sets a ``Rule``'s fields: the constructor takes the fields of a rule made
+for one call form, and the ``def*`` functions set those of registered rules.
 
 A VJP takes the output's adjoint ``g``, the output ``ans`` and the function's
 own arguments, and returns the adjoint of one argument (one lambda per
@@ -19,17 +27,32 @@ is numpy 2 only, ``np.product`` numpy 1 only).  A rule for such a function names
 it with ``numpy_function("cumulative_sum")``, which is None where it is missing,
 and every ``def*`` below skips a None function.
 """
-import dis
-import inspect
+import enum
 
 import numpy as np
 
+from .reads import positional_params, vjp_reads
 from .signature import signature_of
 
 RULES = {}
 
-# How a function's arguments map to differentiable operands.
-POSITIONAL, SEQUENCE, VARARGS = "positional", "sequence", "varargs"
+
+
+class Kind(str, enum.Enum):
+    """How a function's arguments map to differentiable operands.  (A ``str`` too, so
+    code that compares a kind with its name, ``rule.kind == "positional"``, still works;
+    nbtape's own code compares members with ``is``.)
+
+    >>> Kind.VARARGS is VARARGS, Kind.VARARGS == "varargs"
+    (True, True)
+    """
+    POSITIONAL = "positional"   # the first ``nargs`` arguments (np.sin(x), np.diff(a, ..))
+    SEQUENCE = "sequence"       # the items of the first argument (np.stack([a, b]))
+    VARARGS = "varargs"         # every argument from ``start`` on (np.einsum(s, a, b))
+
+
+# the kinds by name, for the engine's ``rule.kind is POSITIONAL`` tests
+POSITIONAL, SEQUENCE, VARARGS = Kind.POSITIONAL, Kind.SEQUENCE, Kind.VARARGS
 
 
 class Rule:
@@ -37,40 +60,46 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "base", "several", "refused",
-                 "fast", "operand_names", "variant", "composite")
+                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "choose", "base", "several",
+                 "refused", "fast", "operand_names", "composite")
 
-    def __init__(self, fn, name=None):
+    def __init__(self, fn, name=None, *, kind=POSITIONAL, start=0, multi=False, nargs=0,
+                 vjp_all=None, jvp_all=None, signature=None, base=None):
+        # Fields are given here or set by this module's def* functions; the rest of
+        # nbtape only reads them.  A rule made here is not registered (see rule_for).
         self.fn = fn
         self.compute = fn       # what runs without kwargs (operators use Python's, faster on scalars)
         self.name = name or _name_of(fn)
         self.vjps = ()          # per-operand VJP lambdas (POSITIONAL kind)
         self.jvps = ()          # per-operand JVP lambdas
-        self.vjp_all = None     # (g, ans, args, kwargs, needs) -> grads, other kinds
-        self.jvp_all = None     # (tangents, ans, args, kwargs) -> tangent
-        self.kind = POSITIONAL
-        self.start = 0          # VARARGS: index of the first operand
+        self.vjp_all = vjp_all  # (g, ans, args, kwargs, needs) -> grads, other kinds
+        self.jvp_all = jvp_all  # (tangents, ans, args, kwargs) -> tangent
+        self.kind = kind        # a Kind
+        self.start = start      # VARARGS: index of the first operand
         self.save = None        # per-position bool: keep this argument for the VJP
         self.save_ans = True
         self.save_all = True    # derived from save: every argument is kept
         self.nondiff = False    # output is a constant (comparisons, argmax, ...)
-        self.multi = False      # function returns a tuple of arrays
+        self.multi = multi      # function returns a tuple of arrays
         self.stop = False       # stop_gradient: recorded for explain, never followed
         self.zero = False       # piecewise constant: gradient is zero, not None
-        self.nargs = 0          # POSITIONAL: how many leading arguments are operands
+        self.nargs = nargs      # POSITIONAL: how many leading arguments are operands
         self.kwvjps = None      # {keyword: VJP} for operands numpy takes only by keyword
         self.kwjvps = None      # {keyword: JVP}, likewise
-        self._sig = None        # numpy's signature (read on first use), False if unknown
-        self.variants = None    # {call pattern: Rule} for calls with extra operands (operands.py)
-        self.base = None        # a variant's registered rule (operands.py)
+        self._sig = signature or None   # numpy's signature (read on first use), False if unknown
+        # The rule's variants, {key: Rule}: rules for some calls of the same function,
+        # made at registration (a mode with another kind of result, see defmodes) or on
+        # first use (calls with extra operands, see variant)
+        self.variants = None
+        self.choose = None      # (args, kwargs) -> the key of the call's mode in variants, or None
+        self.base = base        # a variant's registered rule (operands.py)
         self.several = None     # the rule for calls that return several arrays instead of one
         self.refused = frozenset()  # POSITIONAL: positions before the last operand that are not
         # operands (np.sum's axis=, before initial=)
         # calls with at most this many positional arguments and no keywords have their
         # operands in place (-1: always ask operands.operands); kept by _refresh
         self.fast = -1
-        self.operand_names = None   # numpy's names of the operand positions (operands.py)
-        self.variant = None     # (args, kwargs) -> the Rule for this call (see defvariant)
+        self.operand_names = None   # numpy's names of the operand positions (see operand_names)
         self.composite = None   # computes fn from other numpy calls on tensors (defcomposite)
 
     @property
@@ -91,13 +120,6 @@ class Rule:
             fallback = next((f for f in self.vjps if f is not None), None)
             sig = self._sig = signature_of(self.fn, fallback) or False
         return sig or None
-
-    @signature.setter
-    def signature(self, sig):
-        """A rule made by hand for one calling form (not read from ``fn``) names its
-        parameters here, so that keywords find their operands."""
-        self._sig = sig or False
-        self.operand_names = None
 
     def differentiated(self):
         """numpy's names of the parameters this rule differentiates.
@@ -168,57 +190,72 @@ def defalias(alias, fn):
 
 
 def rule_for(fn, create=True):
+    """The registered rule of ``fn`` (made empty on first use unless ``create`` is false)."""
     r = RULES.get(fn)
     if r is None and create:
         r = RULES[fn] = Rule(fn)
     return r
 
 
-def _used_names(fn):
-    """Names a function (or its nested closures) loads, or None if unknown."""
-    try:
-        code = fn.__code__
-    except AttributeError:
-        return None
-    names = set()
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        for ins in dis.get_instructions(c):
-            if ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")):
-                val = ins.argval
-                names.update(val if isinstance(val, tuple) else (val,))
-        stack.extend(k for k in c.co_consts if inspect.iscode(k))
-    return names
+def defprimitive(key, name=None, fn=None, compute=None):
+    """Register ``key`` (a function, or ``(ufunc, method)``) as a primitive, the rule
+    for it named ``name`` and computing ``fn`` (default: ``key`` itself; ``compute``:
+    what runs for calls without keywords, if faster).  Its derivatives come from the
+    other ``def*`` functions.
+
+    >>> import numpy as np
+    >>> RULES[np.emath.sqrt].name, RULES[np.add].compute
+    ('np.emath.sqrt', <built-in function add>)
+    """
+    r = rule_for(key)
+    if name:
+        r.name = name
+    if fn is not None:
+        r.fn = r.compute = fn
+    if compute is not None:
+        r.compute = compute
+    return r
 
 
-def _positional_params(fn):
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return None
-    params = list(sig.parameters.values())
-    if any(p.kind is p.VAR_POSITIONAL for p in params):
-        return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+def operand_names(rule):
+    """numpy's names of the rule's operand positions (a keyword among them needs binding).
+
+    >>> import numpy as np
+    >>> sorted(operand_names(RULES[np.linalg.solve]))
+    ['a', 'b']
+    """
+    sig = rule.signature
+    kind = rule.kind
+    n = rule.nargs if kind is POSITIONAL else 1 if kind is SEQUENCE else 0
+    rule.operand_names = frozenset(name for k, name in enumerate(sig.names[:n])
+                                   if k not in rule.refused) if sig else frozenset()
+    return rule.operand_names
+
+
+def variant(rule, key, make):
+    """``rule``'s variant for ``key``, made by ``make()`` on first use and kept.
+
+    >>> import numpy as np
+    >>> r = Rule(np.var)                    # not registered: the example leaves no trace
+    >>> v = variant(r, ("mean",), lambda: Rule(np.var, base=r))
+    >>> v is variant(r, ("mean",), None), v.base is r
+    (True, True)
+    """
+    variants = rule.variants
+    v = variants.get(key) if variants else None
+    if v is None:
+        v = make()
+        rule.variants = {**(variants or {}), key: v}
+    return v
 
 
 def _compute_save(rule):
     """Decide which positional arguments (and whether ``ans``) the VJPs need."""
-    fns = [f for f in rule.vjps if f is not None]
-    used, params = set(), None
-    for f in fns:
-        u, p = _used_names(f), _positional_params(f)
-        if u is None or p is None:
-            rule.save, rule.save_ans = None, True
-            return
-        used |= u
-        params = p if params is None or len(p) > len(params) else params
-    if params is None:
+    read = vjp_reads(rule.vjps)
+    if read is None:
         rule.save, rule.save_ans = None, True
         return
-    rule.save_ans = "ans" in used
-    rule.save = tuple(name in used for name in params[2:])
+    rule.save, rule.save_ans = read
     rule.save_all = bool(rule.save) and all(rule.save)
 
 
@@ -251,19 +288,6 @@ def defjvp(fn, *jvps):
     r.nargs = max(r.nargs, len(r.jvps))
     _refresh(r)
     return r
-
-
-def refusal(name, param, where=""):
-    """The message of a refused operand: the function, the parameter (and the call).
-
-    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
-    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
-    """
-    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
-            "and the gradient you asked for flows into it through a tensor passed there. "
-            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
-            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
-            "lists.")
 
 
 def defparam(fn, param, vjp, jvp=None):
@@ -336,26 +360,45 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     return r
 
 
+def defmodes(fn, choose, modes):
+    """Calls of ``fn`` in other modes get other rules: ``choose(args, kwargs)`` gives
+    the key in ``modes`` (a dict of unregistered Rules) of a call's mode, or None for
+    the registered rule.  The dispatcher asks before recording each call.
+
+    >>> import numpy as np, nbtape
+    >>> r = RULES[np.gradient]
+    >>> r.variants[r.choose((np.ones(3),), {})].multi   # one axis: one array, not a tuple
+    False
+    """
+    if fn is None:
+        return None
+    rule = rule_for(fn)
+    rule.variants = {**(rule.variants or {}), **modes}
+    rule.choose = choose
+    return rule
+
+
 def defvariant(fn, choose, name, vjp, jvp):
     """A mode of ``fn`` that returns another kind of result gets its own rule.
 
     ``np.linalg.svd(a, compute_uv=False)`` returns one array where the rule for
     ``svd`` expects a tuple: ``choose(args, kwargs)`` says whether a call is in
-    that mode, and then it is recorded with a rule (not in the registry) made of
-    the first argument's ``vjp`` and ``jvp``.
+    that mode, and then it is recorded with a rule (a variant, not in the registry)
+    made of the first argument's ``vjp`` and ``jvp``.
 
     >>> import numpy as np, nbtape
-    >>> RULES[np.linalg.svd].variant((np.eye(2),), {"compute_uv": False}).name
+    >>> r = RULES[np.linalg.svd]
+    >>> r.variants[r.choose((np.eye(2),), {"compute_uv": False})].name
     'np.linalg.svd (compute_uv=False)'
     """
     if fn is None:
         return None
-    mode = Rule(fn, name)
-    mode.vjps, mode.jvps, mode.nargs = (vjp,), (jvp,), 1
+    mode = Rule(fn, name, nargs=1)
+    mode.vjps, mode.jvps = (vjp,), (jvp,)
     _compute_save(mode)
     _refresh(mode)
-    rule = rule_for(fn)
-    rule.variant = lambda args, kwargs: mode if choose(args, kwargs or {}) else rule
+    defmodes(fn, lambda args, kwargs: name if choose(args, kwargs or {}) else None,
+             {name: mode})
     return mode
 
 
@@ -387,10 +430,8 @@ def defseveral(fn, vjp_all, jvp_all, nargs=1):
     """
     if fn is None:
         return None
-    several = Rule(fn, f"{_name_of(fn)} (returning several arrays)")
-    several.kind, several.nargs, several.multi = POSITIONAL, nargs, True
-    several.vjp_all, several.jvp_all = vjp_all, jvp_all
-    several.save, several.save_ans = None, True
+    several = Rule(fn, f"{_name_of(fn)} (returning several arrays)", nargs=nargs, multi=True,
+                   vjp_all=vjp_all, jvp_all=jvp_all)
     rule_for(fn).several = several
     return several
 
@@ -413,8 +454,75 @@ def defzero(*fns):
         _refresh(r)
 
 
-def deflinear(fn):
-    """JVP of a function linear in its first argument: apply it to the tangent."""
+def _times_conj(g, d):
+    """``g * conj(d)`` (``util.conj`` inlined: this runs once per op in every reverse pass)."""
+    dt = getattr(d, "dtype", None)
+    if dt is not None:
+        return g * np.conj(d) if dt.kind == "c" else g * d
+    return g * (d.conjugate() if type(d) is complex else d)
+
+
+def _derivative_vjp(d):
+    # the common arities get a VJP without *args (a call with them costs more per op)
+    if positional_params(d) == ["ans", "x"] and not _has_defaults(d):
+        def vjp(g, ans, x):
+            dx = d(ans, x)
+            dt = getattr(dx, "dtype", None)
+            if dt is not None and dt.kind != "c":
+                return g * dx
+            return _times_conj(g, dx)
+    else:
+        def vjp(g, ans, *args, **kwargs):
+            return _times_conj(g, d(ans, *args, **kwargs))
+    vjp.derivative = d                  # what _compute_save reads
+    return vjp
+
+
+def _derivative_jvp(d):
+    if positional_params(d) == ["ans", "x"] and not _has_defaults(d):
+        def jvp(t, ans, x):
+            return t * d(ans, x)
+    else:
+        def jvp(t, ans, *args, **kwargs):
+            return t * d(ans, *args, **kwargs)
+    return jvp
+
+
+def _has_defaults(fn):
+    return bool(getattr(fn, "__defaults__", None) or getattr(fn, "__kwdefaults__", None))
+
+
+def defderiv(fn, *derivs, name=None):
+    """Register an elementwise function by its derivatives, one per argument:
+    ``d(ans, *args, **kwargs)`` is the derivative with respect to that argument (None:
+    not differentiable there).  The VJP is ``g * conj(d)``, the JVP ``t * d``.
+
+    >>> import numpy as np, nbtape
+    >>> r = RULES[np.sin]
+    >>> float(r.vjps[0](2.0, None, 0.0)), float(r.jvps[0](3.0, None, 0.0)), r.save_ans
+    (2.0, 3.0, False)
+    """
+    if fn is None:
+        return None
+    defvjp(fn, *[None if d is None else _derivative_vjp(d) for d in derivs], name=name)
+    return defjvp(fn, *[None if d is None else _derivative_jvp(d) for d in derivs])
+
+
+def deflinear(fn, vjp=None, call=None):
+    """A function linear in its first argument: its JVP is the function itself
+    applied to the tangent (``call``, default ``fn``, computes it); ``vjp``, the
+    adjoint, if given, is registered as its VJP.
+
+    >>> import numpy as np, nbtape
+    >>> float(RULES[np.flip].jvps[0](np.array([1.0, 2.0]), None, np.zeros(2))[0])
+    2.0
+    """
+    if fn is None:
+        return None
+    apply_to = fn if call is None else call
+
     def jvp(t, ans, x, *args, **kwargs):
-        return fn(t, *args, **kwargs)
+        return apply_to(t, *args, **kwargs)
+    if vjp is not None:
+        defvjp(fn, vjp)
     return defjvp(fn, jvp)

@@ -10,14 +10,14 @@ import math
 
 import numpy as np
 
-from .registry import defjvp, defvjp, rule_for
+from ..extend import defderiv, defjvp, defvjp
+from .registry import defprimitive
 from .util import conj
 
 em = np.emath
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
-defvjp(em.sqrt, lambda g, ans, x: g * conj(0.5 / ans))
-defjvp(em.sqrt, lambda t, ans, x: t * 0.5 / ans)
+defderiv(em.sqrt, lambda ans, x: 0.5 / ans)
 defvjp(em.log, lambda g, ans, x: g / conj(x))
 defjvp(em.log, lambda t, ans, x: t / x)
 defvjp(em.log2, lambda g, ans, x: g / conj(x * LN2))
@@ -53,4 +53,4 @@ defjvp(em.arctanh, lambda t, ans, x: t / (1 - x ** 2))
 
 for _f in (em.sqrt, em.log, em.log2, em.log10, em.logn, em.power, em.arcsin, em.arccos,
            em.arctanh):
-    rule_for(_f).name = "np.emath." + _f.__name__
+    defprimitive(_f, "np.emath." + _f.__name__)

@@ -7,8 +7,9 @@ partition is a selection whose permutation is read from its result.
 """
 import numpy as np
 
+from ..extend import defjvp, defvjp
 from .indexing import positions, raw, unselect
-from .registry import defcomposite, defjvp, defvjp
+from .registry import defcomposite
 from .util import shape_of
 
 

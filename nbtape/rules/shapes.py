@@ -7,10 +7,10 @@ repeat, the reflecting pad modes) are selections (see ``indexing``).
 """
 import numpy as np
 
+from ..extend import defjvp, deflinear, defvjp
 from . import padding
 from .indexing import defselection, positions, raw, unselect
-from .registry import (POSITIONAL, SEQUENCE, VARARGS, defjvp, deflinear, defparam, defrule, defvjp,
-                       numpy_function, rule_for)
+from .registry import POSITIONAL, SEQUENCE, VARARGS, defparam, defrule, numpy_function, defprimitive
 from .util import shape_of
 
 
@@ -32,8 +32,7 @@ def _one_array(fn):
                             f"np.{fn.__name__}(a), np.{fn.__name__}(b) instead of "
                             f"np.{fn.__name__}(a, b) when they are tensors.")
         return fn(arrays[0])
-    rule = rule_for(fn)
-    rule.fn = rule.compute = call
+    defprimitive(fn, fn=call)
 
 
 for _fn in (np.squeeze, np.expand_dims, np.atleast_1d, np.atleast_2d, np.atleast_3d):

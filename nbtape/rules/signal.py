@@ -7,7 +7,7 @@ convolution.  ``correlate(a, v)`` is ``convolve(a, conj(v[::-1]))``.
 """
 import numpy as np
 
-from .registry import defjvp, defvjp
+from ..extend import defjvp, defvjp
 from .util import conj, shape_of
 
 

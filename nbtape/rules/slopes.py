@@ -10,7 +10,7 @@ coordinate arrays as spacing are not differentiated (refused by name).
 import numpy as np
 
 from ..errors import NoGradientRuleError
-from .registry import POSITIONAL, VARARGS, Rule, defrule, rule_for
+from .registry import POSITIONAL, VARARGS, Rule, defmodes, defrule
 from .signature import Signature
 from .util import conj, shape_of
 
@@ -96,13 +96,10 @@ _KEYWORD_FORM = Signature([("f", None)], keyword_only=("axis", "edge_order"))
 def _mode(name, kind, multi):
     """A rule for one calling form: several axes or one (a tuple or an array), and f
     given by position (then varargs follow) or by keyword (then there are none)."""
-    r = Rule(np.gradient, name)
-    r.vjp_all, r.jvp_all, r.kind, r.multi, r.nargs = _gradient_vjp, _gradient_jvp, kind, multi, 1
-    if kind is POSITIONAL:
-        # np.gradient(f=x): numpy's signature has *varargs after f, so none is read from
-        # np.gradient; naming f here lets the dispatcher bind it to the operand's place
-        r.signature = _KEYWORD_FORM
-    return r
+    # np.gradient(f=x): numpy's signature has *varargs after f, so none is read from
+    # np.gradient; naming f here lets the dispatcher bind it to the operand's place
+    return Rule(np.gradient, name, kind=kind, multi=multi, nargs=1, vjp_all=_gradient_vjp,
+                jvp_all=_gradient_jvp, signature=_KEYWORD_FORM if kind is POSITIONAL else None)
 
 
 def _one_axis(args, kw):
@@ -114,4 +111,4 @@ def _one_axis(args, kw):
 _FORMS = {(keyword, one): _mode("np.gradient", POSITIONAL if keyword else VARARGS, not one)
           for keyword in (False, True) for one in (False, True)}
 defrule(np.gradient, _gradient_vjp, _gradient_jvp, kind=VARARGS, start=0, multi=True)
-rule_for(np.gradient).variant = lambda args, kw: _FORMS["f" in kw, _one_axis(args, kw)]
+defmodes(np.gradient, lambda args, kw: ("f" in kw, _one_axis(args, kw)), _FORMS)

@@ -10,8 +10,7 @@ import math
 
 import numpy as np
 
-from .core_ops import primitive
-from .registry import defjvp, defvjp, rule_for
+from ..extend import defjvp, defvjp, primitive
 
 _SWITCH = 20.0
 
@@ -49,13 +48,12 @@ def _i1(x):
     return np.copysign(out, x)
 
 
-bessel_i1 = primitive(_i1)
+bessel_i1 = primitive(_i1, name="bessel_i1")
 bessel_i1.__doc__ = """The modified Bessel function of the first kind of order 1 (odd in x).
 
 >>> round(float(bessel_i1(1.0)), 12), round(float(bessel_i1(-1.0)), 12)
 (0.565159103992, -0.565159103992)
 """
-rule_for(_i1).name = "bessel_i1"
 
 
 def _di1(x, ans):

@@ -9,8 +9,9 @@ weight the centred observations; the analytic weights are differentiated too.
 """
 import numpy as np
 
+from ..extend import defjvp, defvjp
 from .indexing import raw
-from .registry import defjvp, defparam, defvjp
+from .registry import defparam
 from .util import conj, shape_of
 
 

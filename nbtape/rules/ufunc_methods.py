@@ -8,11 +8,12 @@ that ``reduce`` and ``accumulate`` default to ``axis=0``.
 """
 import numpy as np
 
+from ..extend import defjvp, defvjp
 from .cumulative import cumprod_jvp, cumprod_vjp, rev_cumsum
-from .reductions import (NV, argmax_share, def_extreme_initial, def_prod_initial, masked,
-                         prod_parts, reduce_back, spread)
-from .registry import defjvp, defparam, defvjp, rule_for
-from .util import conj, shape_of
+from .reductions import (argmax_share, def_extreme_initial, def_prod_initial, prod_parts,
+                         reduce_back, spread)
+from .registry import defparam, defprimitive
+from .util import NV, conj, masked, shape_of
 
 
 def method_key(ufunc, method):
@@ -24,14 +25,8 @@ def method_key(ufunc, method):
     'np.add.reduce'
     """
     key = (ufunc, method)
-    rule = rule_for(key)
-    bound = getattr(ufunc, method)
-    # the rule runs the bound method (the key itself is not callable); ``compute`` is
-    # the engine's fast path for calls without keywords
-    rule.fn = bound
-    if hasattr(rule, "compute"):
-        rule.compute = bound
-    rule.name = f"np.{ufunc.__name__}.{method}"
+    # the rule runs the bound method (the key itself is not callable)
+    defprimitive(key, f"np.{ufunc.__name__}.{method}", fn=getattr(ufunc, method))
     return key
 
 

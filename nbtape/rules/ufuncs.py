@@ -17,21 +17,19 @@ import math
 
 import numpy as np
 
-from .registry import POSITIONAL, defjvp, defnondiff, defrule, defvjp, defzero, numpy_function
+from ..extend import defderiv, defjvp, defnondiff, defvjp, defzero
+from .registry import POSITIONAL, defrule, numpy_function
 from .util import conj
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 DEG = math.pi / 180.0
 
 # --- powers and roots -----------------------------------------------------------------
-defvjp(np.square, lambda g, ans, x: g * conj(2 * x))
-defjvp(np.square, lambda t, ans, x: t * 2 * x)
-defvjp(np.sqrt, lambda g, ans, x: g * conj(0.5 / ans))
-defjvp(np.sqrt, lambda t, ans, x: t * 0.5 / ans)
+defderiv(np.square, lambda ans, x: 2 * x)
+defderiv(np.sqrt, lambda ans, x: 0.5 / ans)
 defvjp(np.cbrt, lambda g, ans, x: g / (3 * ans ** 2))
 defjvp(np.cbrt, lambda t, ans, x: t / (3 * ans ** 2))
-defvjp(np.reciprocal, lambda g, ans, x: -g * conj(ans ** 2))
-defjvp(np.reciprocal, lambda t, ans, x: -t * ans ** 2)
+defderiv(np.reciprocal, lambda ans, x: -(ans ** 2))
 defvjp(np.float_power,
        lambda g, ans, x, y: g * conj(y * np.float_power(x, y - 1)),
        lambda g, ans, x, y: g * conj(np.log(np.where(x == 0, 1.0, x)) * ans))
@@ -40,12 +38,9 @@ defjvp(np.float_power,
        lambda t, ans, x, y: t * np.log(np.where(x == 0, 1.0, x)) * ans)
 
 # --- exponentials and logarithms ----------------------------------------------------------
-defvjp(np.exp, lambda g, ans, x: g * conj(ans))
-defjvp(np.exp, lambda t, ans, x: t * ans)
-defvjp(np.exp2, lambda g, ans, x: g * conj(ans * LN2))
-defjvp(np.exp2, lambda t, ans, x: t * ans * LN2)
-defvjp(np.expm1, lambda g, ans, x: g * conj(ans + 1))
-defjvp(np.expm1, lambda t, ans, x: t * (ans + 1))
+defderiv(np.exp, lambda ans, x: ans)
+defderiv(np.exp2, lambda ans, x: ans * LN2)
+defderiv(np.expm1, lambda ans, x: ans + 1)
 defvjp(np.log, lambda g, ans, x: g / conj(x))
 defjvp(np.log, lambda t, ans, x: t / x)
 defvjp(np.log2, lambda g, ans, x: g / conj(x * LN2))
@@ -65,12 +60,9 @@ defjvp(np.logaddexp2, lambda t, ans, x, y: t * np.exp2(x - ans),
                       lambda t, ans, x, y: t * np.exp2(y - ans))
 
 # --- trigonometric ------------------------------------------------------------------------------
-defvjp(np.sin, lambda g, ans, x: g * conj(np.cos(x)))
-defjvp(np.sin, lambda t, ans, x: t * np.cos(x))
-defvjp(np.cos, lambda g, ans, x: -g * conj(np.sin(x)))
-defjvp(np.cos, lambda t, ans, x: -t * np.sin(x))
-defvjp(np.tan, lambda g, ans, x: g * conj(1 + ans ** 2))
-defjvp(np.tan, lambda t, ans, x: t * (1 + ans ** 2))
+defderiv(np.sin, lambda ans, x: np.cos(x))
+defderiv(np.cos, lambda ans, x: -np.sin(x))
+defderiv(np.tan, lambda ans, x: 1 + ans ** 2)
 defvjp(np.arcsin, lambda g, ans, x: g / conj(np.sqrt(1 - x ** 2)))
 defjvp(np.arcsin, lambda t, ans, x: t / np.sqrt(1 - x ** 2))
 defvjp(np.arccos, lambda g, ans, x: -g / conj(np.sqrt(1 - x ** 2)))
@@ -96,12 +88,9 @@ defvjp(np.degrees, lambda g, ans, x: g / DEG)
 defjvp(np.degrees, lambda t, ans, x: t / DEG)
 
 # --- hyperbolic
-defvjp(np.sinh, lambda g, ans, x: g * conj(np.cosh(x)))
-defjvp(np.sinh, lambda t, ans, x: t * np.cosh(x))
-defvjp(np.cosh, lambda g, ans, x: g * conj(np.sinh(x)))
-defjvp(np.cosh, lambda t, ans, x: t * np.sinh(x))
-defvjp(np.tanh, lambda g, ans, x: g * conj(1 - ans ** 2))
-defjvp(np.tanh, lambda t, ans, x: t * (1 - ans ** 2))
+defderiv(np.sinh, lambda ans, x: np.cosh(x))
+defderiv(np.cosh, lambda ans, x: np.sinh(x))
+defderiv(np.tanh, lambda ans, x: 1 - ans ** 2)
 defvjp(np.arcsinh, lambda g, ans, x: g / conj(np.sqrt(x ** 2 + 1)))
 defjvp(np.arcsinh, lambda t, ans, x: t / np.sqrt(x ** 2 + 1))
 # sqrt(x-1)*sqrt(x+1), not sqrt(x**2-1): the same for x > 1, and the right branch for complex x

@@ -1,5 +1,10 @@
-"""Small helpers that gradient rules share."""
+"""Small helpers that gradient rules share: complex conjugates, shapes, numpy's
+"not given" defaults, and a refusal for a keyword a rule does not support."""
 import numpy as np
+
+from ..errors import NoGradientRuleError
+
+NV = np._NoValue            # numpy's default for a keyword that was not given
 
 
 def conj(x):
@@ -63,3 +68,77 @@ def expand_reduced(g, shape, axis, keepdims):
         if axes:
             g = np.reshape(g, tuple(1 if i in axes else s for i, s in enumerate(shape)))
     return np.broadcast_to(g, shape)
+
+
+def H(a):
+    """Conjugate transpose of (a stack of) matrices.
+
+    >>> H(np.array([[1, 2j], [3, 4]]))
+    array([[1.-0.j, 3.-0.j],
+           [0.-2.j, 4.-0.j]])
+    """
+    return conj(np.swapaxes(a, -1, -2))
+
+
+def given(value):
+    """True if a keyword argument was actually passed (numpy's default is ``np._NoValue``).
+
+    >>> given(np._NoValue), given(None), given(2.0)
+    (False, False, True)
+    """
+    return value is not NV and value is not None
+
+
+def masked(where):
+    """True if a ``where=`` mask was passed (numpy's defaults are ``np._NoValue`` or True).
+
+    >>> masked(True), masked(np._NoValue), masked(np.array([True, False]))
+    (False, False, True)
+    """
+    return where is not NV and where is not None and where is not True
+
+
+def flag(keepdims):
+    """``keepdims`` as a bool (numpy's default is ``np._NoValue``).
+
+    >>> flag(np._NoValue), flag(True)
+    (False, True)
+    """
+    return bool(keepdims) if keepdims is not NV else False
+
+
+def refuse(name, what):
+    """Raise for a keyword a rule cannot differentiate (instead of ignoring it).
+
+    >>> refuse("np.var", "the where= argument")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    NoGradientRuleError: nbtape's gradient for np.var does not support the where= argument.
+    """
+    raise NoGradientRuleError(
+        f"nbtape's gradient for {name} does not support {what}. Compute the same "
+        "value without it (for a mask, apply np.where to the input first), or take the "
+        "gradient of a value that does not go through it.")
+
+
+def value_of(x):
+    """The plain array behind ``x``, for masks and indices that are constants of the
+    rule (reading ``_value`` keeps the tape from noting an escape).
+
+    >>> import nbtape as nt
+    >>> value_of(nt.constant([1.0, 2.0]))
+    array([1., 2.])
+    """
+    return np.asarray(getattr(x, "_value", x))
+
+
+def refusal(name, param, where=""):
+    """The message of a refused operand: the function, the parameter (and the call).
+
+    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
+    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
+    """
+    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
+            "and the gradient you asked for flows into it through a tensor passed there. "
+            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
+            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
+            "lists.")

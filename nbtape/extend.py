@@ -1,0 +1,403 @@
+"""Adding a function to nbtape: make it a primitive, and give its derivatives.
+
+nbtape differentiates a call by looking up the rule of the function called.  A rule
+is one line per derivative, in the conventions of HIPS autograd::
+
+    defvjp(fn, lambda g, ans, x, y: ..., lambda g, ans, x, y: ...)   # reverse mode
+    defjvp(fn, lambda t, ans, x, y: ..., lambda t, ans, x, y: ...)   # forward mode
+
+A VJP takes the output's adjoint ``g``, the output ``ans`` and the function's own
+arguments, and returns the adjoint of one argument (one VJP per argument, in order;
+None for an argument with no gradient).  A JVP takes one argument's tangent ``t``
+and returns its share of the output's tangent.  Rules receive and return plain
+arrays (tensors when a gradient of the gradient is being recorded); the engine
+undoes broadcasting and casts to the argument's dtype once, for every rule.
+
+* ``defderiv(fn, *derivs)``: an elementwise function, by its derivative with
+  respect to each argument, ``d(ans, *args)``; the VJP is ``g * conj(d)`` and the
+  JVP ``t * d`` (complex values follow TensorFlow's convention).
+* ``deflinear(fn, vjp)``: a function linear in its first argument is its own JVP;
+  give its adjoint as the VJP.
+* ``primitive(fn)``: a function of your own (not numpy's) that nbtape should treat as
+  one step; numpy's functions need no ``primitive``, their calls already reach nbtape.
+* ``defnondiff(fn)``, ``defzero(fn)``: the output is a constant (an index, a
+  comparison), or the derivative is zero everywhere it exists (``floor``).
+
+Rules given from outside nbtape are checked when they run: a derivative of the wrong
+shape raises an error naming the function and the argument.
+
+>>> import numpy as np, nbtape as nt
+>>> from nbtape.extend import primitive, defderiv
+>>> @primitive
+... def softplus(x):
+...     return np.logaddexp(0.0, x)
+>>> _ = defderiv(softplus, lambda ans, x: 1 / (1 + np.exp(-x)))
+>>> nt.grad(lambda x: np.sum(softplus(x)))(np.array([0.0, 2.0]))
+array([0.5       , 0.88079708])
+>>> nt.check_gradients(softplus, np.array([0.3, -1.2])) < 1e-8
+True
+>>> unregister(softplus)      # the registry is global: this example leaves no rule
+"""
+import functools
+import inspect
+import os
+import sys
+
+import numpy as np
+
+from .errors import InvalidArgumentError, user_facing
+from .rules import registry as _registry
+from .rules.core_ops import primitive as _recordable
+from .rules.registry import RULES, defprimitive
+from .rules.signature import signature_of
+from .rules.util import shape_of
+
+__all__ = ["primitive", "defvjp", "defjvp", "defderiv", "deflinear", "defnondiff", "defzero",
+           "unregister"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def primitive(fn=None, *, name=None):
+    """Make ``fn``, a function on plain arrays, one recorded step when given tensors.
+
+    Called with tensors, the function runs on their values and the call is recorded
+    with the rule that ``defvjp``, ``defjvp`` or ``defderiv`` give it (until then a
+    gradient through it raises ``NoGradientRuleError``); called with plain values it
+    is ``fn`` itself.  ``name`` is how the tape shows it (default: its ``__name__``).
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive(name="cube")
+    ... def cube(x):
+    ...     return x ** 3
+    >>> _ = defvjp(cube, lambda g, ans, x: g * 3 * x ** 2)
+    >>> x = nt.constant(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = cube(x)
+    >>> float(tape.gradient(y, x)), cube(2.0)
+    (12.0, 8.0)
+    >>> unregister(cube)
+    """
+    if fn is None:
+        return functools.partial(primitive, name=name)
+    if _dispatched(fn) or _key(fn) is not fn:
+        return fn                       # numpy's own (its calls reach nbtape), or one already
+    if not callable(fn):
+        raise InvalidArgumentError(
+            f"primitive() takes a function, not a {type(fn).__name__}; use it as a "
+            "decorator (@primitive) on a function of plain arrays.")
+    defprimitive(fn, name)
+    return _recordable(fn)
+
+
+def unregister(fn):
+    """Forget ``fn``'s rule (tests and examples that add one to the global registry
+    use this to leave none behind)."""
+    RULES.pop(_key(fn), None)
+
+
+@user_facing
+def defvjp(fn, *vjps, name=None):
+    """Give ``fn`` one VJP per argument: ``vjp(g, ans, *args, **kwargs) -> adjoint``.
+
+    ``fn`` is a ``primitive`` or a numpy function (``None`` is skipped, so a function
+    that only some numpy versions have can be written ``getattr(np, "name", None)``).
+    Returns the rule.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def scale(x, a):
+    ...     return a * x
+    >>> _ = defvjp(scale, lambda g, ans, x, a: g * a, lambda g, ans, x, a: g * x)
+    >>> [float(d) for d in nt.grad(scale, argnums=(0, 1))(2.0, 3.0)]
+    [3.0, 2.0]
+    >>> unregister(scale)
+    """
+    if fn is None:
+        return None
+    user = _from_user()
+    key = _target(fn, "defvjp", user)
+    if user:
+        _check_arity(fn, key, vjps, 2, "defvjp", "VJP", "g, ans")
+        vjps = [_checked_vjp(f, fn, key, k) for k, f in enumerate(vjps)]
+    return _registry.defvjp(key, *vjps, name=name)
+
+
+@user_facing
+def defjvp(fn, *jvps):
+    """Give ``fn`` one JVP per argument: ``jvp(t, ans, *args, **kwargs) -> tangent``
+    (that argument's share of the output's tangent; the shares are added).  Returns
+    the rule.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def scale(x, a):
+    ...     return a * x
+    >>> _ = defjvp(scale, lambda t, ans, x, a: t * a, lambda t, ans, x, a: t * x)
+    >>> x = nt.constant(2.0)
+    >>> with nt.ForwardAccumulator(x, 1.0) as acc:
+    ...     y = scale(x, 3.0)
+    >>> float(acc.jvp(y))
+    3.0
+    >>> unregister(scale)
+    """
+    if fn is None:
+        return None
+    user = _from_user()
+    key = _target(fn, "defjvp", user)
+    if user:
+        _check_arity(fn, key, jvps, 2, "defjvp", "JVP", "t, ans")
+        jvps = [_checked_jvp(f, fn, key, k) for k, f in enumerate(jvps)]
+    return _registry.defjvp(key, *jvps)
+
+
+@user_facing
+def defderiv(fn, *derivs, name=None):
+    """Give an elementwise ``fn`` its derivative with respect to each argument,
+    ``d(ans, *args, **kwargs)``: the VJP is ``g * conj(d)``, the JVP ``t * d``.
+    Returns the rule.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def hypot2(x, y):
+    ...     return x * x + y * y
+    >>> _ = defderiv(hypot2, lambda ans, x, y: 2 * x, lambda ans, x, y: 2 * y)
+    >>> [float(d) for d in nt.grad(hypot2, argnums=(0, 1))(1.0, 3.0)]
+    [2.0, 6.0]
+    >>> unregister(hypot2)
+    """
+    if fn is None:
+        return None
+    user = _from_user()
+    key = _target(fn, "defderiv", user)
+    if user:
+        _check_arity(fn, key, derivs, 1, "defderiv", "derivative", "ans")
+        derivs = [_checked_derivative(d, fn, key, k) for k, d in enumerate(derivs)]
+    return _registry.defderiv(key, *derivs, name=name)
+
+
+@user_facing
+def deflinear(fn, vjp=None):
+    """``fn`` is linear in its first argument: its JVP is ``fn`` applied to the tangent
+    (the other arguments as given); ``vjp(g, ans, x, *args, **kwargs)``, the adjoint,
+    is its VJP.  Returns the rule.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def running_sum(x):
+    ...     return np.cumsum(x)
+    >>> _ = deflinear(running_sum, lambda g, ans, x: np.cumsum(g[::-1])[::-1])
+    >>> x = nt.constant([1.0, 2.0, 3.0])
+    >>> with nt.ForwardAccumulator(x, np.array([1.0, 0.0, 0.0])) as acc:
+    ...     y = running_sum(x)
+    >>> acc.jvp(y).numpy(), nt.grad(lambda x: np.sum(running_sum(x)))(x.numpy())
+    (array([1., 1., 1.]), array([3., 2., 1.]))
+    >>> unregister(running_sum)
+    """
+    if fn is None:
+        return None
+    user = _from_user()
+    key = _target(fn, "deflinear", user)
+    if user and vjp is not None:
+        _check_arity(fn, key, (vjp,), 2, "deflinear", "VJP", "g, ans")
+        vjp = _checked_vjp(vjp, fn, key, 0)
+    # the JVP calls fn as the user calls it, so that on tensors it is recorded too
+    return _registry.deflinear(key, vjp, call=fn)
+
+
+@user_facing
+def defnondiff(*fns):
+    """``fn``'s output is a constant (an index, a comparison): no gradient flows
+    through it, and a tape records nothing for it.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def count_positive(x):
+    ...     return np.sum(x > 0)
+    >>> defnondiff(count_positive)
+    >>> x = nt.constant([1.0, -2.0])
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.sum(x) * count_positive(x)     # the count is a constant factor
+    >>> tape.gradient(y, x).numpy()
+    array([1., 1.])
+    >>> unregister(count_positive)
+    """
+    user = _from_user()
+    _registry.defnondiff(*[_target(fn, "defnondiff", user) for fn in fns if fn is not None])
+
+
+@user_facing
+def defzero(*fns):
+    """``fn`` is piecewise constant (``floor``, ``sign``): its derivative is zero
+    wherever it exists, so a gradient through it is zero, not None.
+
+    >>> import numpy as np, nbtape as nt
+    >>> @primitive
+    ... def step(x):
+    ...     return np.where(x > 0, 1.0, 0.0)
+    >>> defzero(step)
+    >>> nt.grad(lambda x: np.sum(step(x) * x))(np.array([-1.0, 2.0]))
+    array([0., 1.])
+    >>> unregister(step)
+    """
+    user = _from_user()
+    _registry.defzero(*[_target(fn, "defzero", user) for fn in fns if fn is not None])
+
+
+# --- what a rule is for ---------------------------------------------------------------
+def _dispatched(fn):
+    """True for numpy functions whose calls on tensors reach nbtape by themselves."""
+    return isinstance(fn, np.ufunc) or type(fn).__name__ == "_ArrayFunctionDispatcher"
+
+
+def _key(fn):
+    raw = getattr(fn, "raw", None)
+    return raw if raw is not None and raw in RULES else fn
+
+
+def _target(fn, what, user):
+    """The registry key of ``fn``, or a clear error when its calls never reach nbtape."""
+    key = _key(fn)
+    if key in RULES or _dispatched(fn) or not user:
+        return key
+    name = getattr(fn, "__name__", repr(fn))
+    raise InvalidArgumentError(
+        f"{what}({name}, ...): nbtape never sees the calls of {name}, so a rule for it "
+        f"would never be used. Make it a primitive first: put @nbtape.extend.primitive "
+        f"above 'def {name}' (or write {name} = primitive({name})), then give its rule. "
+        "numpy's own functions and ufuncs need no primitive.")
+
+
+def _from_user(depth=2):
+    """True when the def* call came from outside nbtape (whose own rules are tested,
+    not checked at run time)."""
+    f = sys._getframe(depth)
+    while f is not None and f.f_code.co_filename.endswith(os.sep + "errors.py") \
+            and f.f_code.co_filename.startswith(_PACKAGE):
+        f = f.f_back                    # the @user_facing wrapper
+    return f is not None and not f.f_code.co_filename.startswith(_PACKAGE)
+
+
+def _params(fn, key):
+    """(names, number required) of ``fn``'s positional parameters, or None if unknown."""
+    sig = signature_of(key)
+    if not sig:
+        return None
+    required = 0
+    for d in sig.defaults:
+        if d is not inspect.Parameter.empty:
+            break
+        required += 1
+    return sig.names, required
+
+
+def _check_arity(fn, key, fns, lead, what, kind, lead_names):
+    """Each rule takes ``lead`` leading arguments and then ``fn``'s own; there is at
+    most one per argument."""
+    params = _params(fn, key)
+    name = getattr(fn, "__name__", repr(fn))
+    if params is not None and len(fns) > len(params[0]) and not _takes_varargs(key):
+        raise InvalidArgumentError(
+            f"{what}({name}, ...) got {len(fns)} {kind}s, but {name} takes "
+            f"{len(params[0])} argument(s) ({', '.join(params[0])}): give one {kind} per "
+            "argument, in order (None for an argument with no gradient).")
+    for k, f in enumerate(fns):
+        if f is None:
+            continue
+        if not callable(f):
+            raise InvalidArgumentError(
+                f"{what}({name}, ...): {kind} number {k + 1} is a {type(f).__name__}, not a "
+                f"function ({lead_names}, *args) -> value.")
+        if params is None:
+            continue                    # fn's parameters are unknown: nothing to compare
+        need = lead + params[1]
+        try:
+            inspect.signature(f).bind(*range(need))
+        except TypeError as e:
+            args = ", ".join(params[0][:params[1]])
+            raise InvalidArgumentError(
+                f"{what}({name}, ...): {kind} number {k + 1} cannot be called as "
+                f"f({lead_names}, {args}) ({e}). A {kind} takes {lead_names} first, then "
+                f"all of {name}'s arguments, e.g. lambda {lead_names}, {args}: ...") from None
+        except ValueError:
+            pass                        # a signature Python cannot read: trust it
+
+
+def _takes_varargs(fn):
+    try:
+        return any(p.kind is p.VAR_POSITIONAL for p in inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True                     # unknown: do not count its arguments
+
+
+def _arg_label(fn, key, k):
+    params = _params(fn, key)
+    arg = params[0][k] if params is not None and k < len(params[0]) else f"number {k + 1}"
+    return f"{getattr(fn, '__name__', repr(fn))}'s argument {arg}"
+
+
+def _shape_error(what, label, got, want):
+    return InvalidArgumentError(
+        f"the {what} given for {label} returned a value of shape {got}, which does not "
+        f"match {want}. A rule returns, for each element, the derivative there: make "
+        "it broadcast to the shape given (for a reduction, reshape or spread g back over "
+        "the input's shape).")
+
+
+def _fits(got, shape):
+    try:
+        np.broadcast_shapes(got, shape)
+    except ValueError:
+        return False
+    return True
+
+
+def _within(got, shape):
+    """True if a value of shape ``got`` broadcasts to ``shape``."""
+    return _fits(got, shape) and np.broadcast_shapes(got, shape) == tuple(shape)
+
+
+def _checked_vjp(f, fn, key, k):
+    if f is None:
+        return None
+    label = _arg_label(fn, key, k)
+
+    def vjp(g, ans, *args, **kwargs):
+        out = f(g, ans, *args, **kwargs)
+        if out is not None and k < len(args):
+            want = shape_of(args[k])
+            if not _fits(shape_of(out), want):
+                raise _shape_error("VJP", label, shape_of(out), f"the argument's shape {want}")
+        return out
+    return vjp
+
+
+def _checked_jvp(f, fn, key, k):
+    if f is None:
+        return None
+    label = _arg_label(fn, key, k)
+
+    def jvp(t, ans, *args, **kwargs):
+        out = f(t, ans, *args, **kwargs)
+        want = shape_of(ans)
+        if out is not None and not _within(shape_of(out), want):
+            raise _shape_error("JVP", label, shape_of(out), f"the output's shape {want}")
+        return out
+    return jvp
+
+
+def _checked_derivative(d, fn, key, k):
+    if d is None:
+        return None
+    label = _arg_label(fn, key, k)
+
+    def derivative(ans, *args, **kwargs):
+        out = d(ans, *args, **kwargs)
+        want = shape_of(ans)
+        if not _within(shape_of(out), want):
+            raise _shape_error("derivative", label, shape_of(out),
+                               f"the output's shape {want} (an elementwise derivative)")
+        return out
+    return derivative
