@@ -130,9 +130,7 @@ def _output(f, o, inputs):
 
 
 def _rule(f, args, kwargs, sources, n_outs):
-    rule = Rule(f, name=f"recompute_grad({_name(f)})")
-    rule.kind, rule.start, rule.multi = VARARGS, 0, n_outs > 1
-    rule.save_ans = rule.multi      # the reverse pass needs the outputs' shapes only then
+    multi = n_outs > 1
 
     def rerun():
         return flatten(f(*args, **kwargs))
@@ -140,7 +138,7 @@ def _rule(f, args, kwargs, sources, n_outs):
     def vjp_all(g, ans, _args, _kwargs, needs):
         from .tape import GradientTape
         raw = not tls.stack     # no recorder outside: the engine works on plain arrays
-        dys = list(g) if rule.multi else [g]
+        dys = list(g) if multi else [g]
         wanted = [s for s, n in zip(sources, needs) if n]
         with GradientTape(watch_accessed_variables=False) as tape:
             tape.watch(wanted)
@@ -164,8 +162,8 @@ def _rule(f, args, kwargs, sources, n_outs):
         ts = [acc.jvp(y) if isinstance(y, TensorLike) and y.dtype.kind in "fc" else None
               for y in ys]
         ts = [np.asarray(t) if raw and t is not None else t for t in ts]
-        return ts if rule.multi else ts[0]
+        return ts if multi else ts[0]
 
-    rule.vjp_all = vjp_all
-    rule.jvp_all = jvp_all
-    return rule
+    # the reverse pass needs the outputs' shapes only when there are several
+    return Rule(f, name=f"recompute_grad({_name(f)})", kind=VARARGS, start=0, multi=multi,
+                save_ans=multi, vjp_all=vjp_all, jvp_all=jvp_all)

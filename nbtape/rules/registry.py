@@ -64,7 +64,7 @@ class Rule:
                  "refused", "fast", "operand_names", "composite")
 
     def __init__(self, fn, name=None, *, kind=POSITIONAL, start=0, multi=False, nargs=0,
-                 vjp_all=None, jvp_all=None, signature=None, base=None):
+                 vjp_all=None, jvp_all=None, signature=None, base=None, save_ans=True):
         # Fields are given here or set by this module's def* functions; the rest of
         # nbtape only reads them.  A rule made here is not registered (see rule_for).
         self.fn = fn
@@ -77,7 +77,7 @@ class Rule:
         self.kind = kind        # a Kind
         self.start = start      # VARARGS: index of the first operand
         self.save = None        # per-position bool: keep this argument for the VJP
-        self.save_ans = True
+        self.save_ans = save_ans    # keep the output for the VJP
         self.save_all = True    # derived from save: every argument is kept
         self.nondiff = False    # output is a constant (comparisons, argmax, ...)
         self.multi = multi      # function returns a tuple of arrays
