@@ -228,3 +228,87 @@ def test_complex_sources_and_targets_are_differentiable(make):
     cut = tape.explain(unrelated, source)
     assert not cut.connected
     assert "dtype" not in str(cut) and "not differentiable" not in str(cut)
+
+
+def test_a_name_rebound_on_the_tape_is_told_apart_from_never_watched():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+        x = x + 1           # x now names a new tensor, made from the variable
+    assert tape.gradient(y, x) is None
+    e = tape.explain(y, x)
+    text = str(e)
+    assert not e.connected
+    assert "`x` was rebound at" in text and "(x = x + 1 " in text
+    assert "never watched" not in text and "tape.watch" not in text
+    assert "x.assign_add" in text
+
+
+def test_an_augmented_assignment_on_the_tape_counts_as_rebinding():
+    w = nt.Variable(1.0, name="weights")
+    with nt.GradientTape() as tape:
+        loss = w * 3.0
+        w *= 2.0
+    text = str(tape.explain(loss, w))
+    assert "`w` was rebound at" in text and "(w *= 2.0)" in text
+
+
+def test_a_new_value_under_a_new_name_is_not_called_a_rebinding():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+        z = x + 1
+    text = str(tape.explain(y, z))
+    assert "rebound" not in text
+
+
+def test_a_variable_the_target_never_used_is_named_and_not_told_to_watch():
+    x = nt.Variable(2.0, name="first")
+    y = nt.Variable(3.0, name="y")
+    with nt.GradientTape() as tape:
+        z = y * y
+    e = tape.explain(z, x)
+    text = str(e)
+    assert not e.connected
+    assert "without using `x`" in text and "None is the right answer" in text
+    assert "tape.watch" not in text and e.fix is None
+
+
+def test_a_constant_the_target_never_used_is_named():
+    c = nt.constant(3.0)
+    v = nt.Variable(1.0, name="v")
+    with nt.GradientTape() as tape:
+        y = v * 2.0
+    text = str(tape.explain(y, c))
+    assert "without using `c`" in text and "tape.watch" not in text
+
+
+def test_an_unwatched_constant_the_target_used_names_the_users_variable():
+    scale = nt.constant(3.0)
+    v = nt.Variable(1.0, name="v")
+    with nt.GradientTape() as tape:
+        y = v * scale
+    e = tape.explain(y, scale)
+    assert "never watched" in str(e) and e.fix.startswith("call tape.watch(scale)")
+
+
+def test_a_variable_read_before_the_tape_is_told_to_move_inside():
+    x = nt.Variable(2.0, name="x")
+    y = x * x                     # computed before the tape started
+    with nt.GradientTape() as tape:
+        pass
+    e = tape.explain(y, x)
+    assert "was not read while the tape was recording" in str(e)
+    assert "inside the tape's with block" in e.fix
+
+
+def test_the_epoch_loop_replacement_names_the_users_variable():
+    x = nt.Variable(2.0, name="x")
+    answers = []
+    for epoch in range(2):
+        with nt.GradientTape() as tape:
+            y = x + 1
+        answers.append((tape.gradient(y, x), str(tape.explain(y, x))))
+        x = x + 1                 # should be x.assign_add(1)
+    assert answers[0][0] is not None and answers[1][0] is None
+    assert "`x` is an nt.Tensor" in answers[1][1] and "x.assign_add(1)" in answers[1][1]
