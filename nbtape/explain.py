@@ -216,14 +216,16 @@ def _user_name(obj):
     """The name the caller's code binds to ``obj`` (found by identity), or None.
 
     The user asks about "x", not about "the source": the nearest frame outside nbtape
-    says which of its names points at this very object.
+    says which of its names points at this very object. A name of the notebook or
+    module comes first, so a helper's parameter (``def show(tape, target, source)``)
+    does not hide the variable the user passed to it.
     """
     f = sys._getframe(1)
     while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
         f = f.f_back
     if f is None:
         return None
-    for scope in (f.f_locals, f.f_globals):
+    for scope in (f.f_globals, f.f_locals):
         names = [k for k, v in list(scope.items()) if v is obj and not k.startswith("_")]
         if names:
             own = getattr(obj, "_name", None) if isinstance(obj, Variable) else None

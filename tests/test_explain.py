@@ -312,3 +312,14 @@ def test_the_epoch_loop_replacement_names_the_users_variable():
         x = x + 1                 # should be x.assign_add(1)
     assert answers[0][0] is not None and answers[1][0] is None
     assert "`x` is an nt.Tensor" in answers[1][1] and "x.assign_add(1)" in answers[1][1]
+
+
+def test_explain_called_from_a_helper_names_the_users_variable_not_the_parameter():
+    ns = {"nt": nt}
+    exec("def show(tape, target, source):\n"
+         "    return str(tape.explain(target, source))\n"
+         "c = nt.constant(3.0)\n"
+         "with nt.GradientTape() as tape:\n"
+         "    y = c * c\n"
+         "text = show(tape, y, c)\n", ns)
+    assert "tape.watch(c)" in ns["text"] and "source" not in ns["text"].replace("the source", "")
