@@ -7,9 +7,11 @@ dtype, an ``assign``, ``stop_recording``, ``stop_gradient``, or a step with no
 gradient rule (an object array among them) that ``gradient`` would refuse.
 """
 import html
+import linecache
 import os
 import re
 import sys
+import sysconfig
 
 import numpy as np
 
@@ -210,6 +212,43 @@ def _count_paths(ops, reach, sid, tid, cap=1000):
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# where the user's code ends: the interpreter's library and installed packages (IPython's
+# run_code, pytest) are not the user's
+_LIBRARY = tuple(os.path.abspath(p) + os.sep for p in {
+    sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+
+
+def _user_frames():
+    """The frames of the user's code around this call, nearest first."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+        f = f.f_back
+    while f is not None and not os.path.abspath(f.f_code.co_filename).startswith(_LIBRARY):
+        yield f
+        f = f.f_back
+
+
+def _rebinding_line(name):
+    """Where the user's code does ``name = name + ...`` (or ``name += ...``), if it does.
+
+    A Tensor the tape never saw may be a Variable that such a line replaced before the
+    tape started (``x = x + 1`` at the end of an epoch loop): its code tells which.
+    """
+    assign = re.compile(rf"\s*{re.escape(name)}\s*(?:(?:[-+*/@%]|//|\*\*)=.*|=(?!=)(.*))$")
+    for f in _user_frames():
+        code = f.f_code
+        lines = [line for _, _, line in code.co_lines() if line]
+        if code.co_name == "<module>":      # IPython runs a cell one statement at a time
+            lines = range(1, len(linecache.getlines(code.co_filename)) + 1)
+        for lineno in sorted(set(lines)):
+            where = (code.co_filename, lineno, code.co_name)
+            text = _where.source_line(where)
+            m = assign.match(text.split("#")[0])
+            rhs = m and m.group(1)
+            if m and (rhs is None or re.search(rf"\b{re.escape(name)}\b",
+                                               re.sub(r"(['\"]).*?\1", "", rhs))):
+                return where, text
+    return None
 
 
 def _user_name(obj):
@@ -220,9 +259,7 @@ def _user_name(obj):
     module comes first, so a helper's parameter (``def show(tape, target, source)``)
     does not hide the variable the user passed to it.
     """
-    f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
-        f = f.f_back
+    f = next(_user_frames(), None)
     if f is None:
         return None
     for scope in (f.f_globals, f.f_locals):
@@ -283,11 +320,15 @@ def _unwatched_reasons(tape, source, src, name=None):
                 "depends on it."]
     x = name or "x"
     who = f"`{name}`" if name else "the source"
+    rebinding = name and _rebinding_line(name)
+    if rebinding:
+        where, line = rebinding
+        return [f"{who} is an nt.Tensor that this tape never watched, and {_where.describe(where)} "
+                f"({line}) rebinds `{x}` to a new Tensor made from its old value: if `{x}` was a "
+                f"Variable, that line replaced it, and the tape has no Variable to watch."]
     return [f"{who} is an nt.Tensor that this tape never watched: tensors (constants "
             f"and results computed outside the tape) are followed only after tape.watch({x}); "
-            "nt.Variable reads are watched automatically.",
-            f"if `{x}` used to be a Variable, a line like `{x} = {x} + 1` replaced it with a new "
-            f"Tensor object (use {x}.assign_add(1) to keep the Variable)."]
+            "nt.Variable reads are watched automatically."]
 
 
 def _unwatched_fix(tape, source, name=None):
@@ -296,6 +337,9 @@ def _unwatched_fix(tape, source, name=None):
             return f"call tape.watch({name or 'v'}) inside the tape before using it."
         return f"compute the target from {name or 'the variable'} inside the tape's with block."
     x = name or "x"
+    if name and _rebinding_line(name):
+        return (f"change the Variable in place with {x}.assign_add(...) (or assign, assign_sub) "
+                f"instead of rebinding `{x}`, so that it stays the Variable the tape watches.")
     return f"call tape.watch({x}) before computing with {x} inside the tape, or make it an nt.Variable."
 
 

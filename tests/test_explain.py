@@ -311,7 +311,28 @@ def test_the_epoch_loop_replacement_names_the_users_variable():
         answers.append((tape.gradient(y, x), str(tape.explain(y, x))))
         x = x + 1                 # should be x.assign_add(1)
     assert answers[0][0] is not None and answers[1][0] is None
-    assert "`x` is an nt.Tensor" in answers[1][1] and "x.assign_add(1)" in answers[1][1]
+    text = answers[1][1]
+    assert "`x` is an nt.Tensor" in text and "rebinds `x` to a new Tensor" in text
+    assert "(x = x + 1                 # should be x.assign_add(1))" in text
+    assert "x.assign_add(...)" in text and "tape.watch" not in text
+
+
+def test_a_constant_is_not_said_to_be_rebound_when_no_line_rebinds_it():
+    x = nt.constant(3.0)
+    y_name = nt.Variable(2.0, name="x")      # the string "x" is no rebinding of x
+    with nt.GradientTape() as tape:
+        y = x * y_name
+    text = str(tape.explain(y, x))
+    assert "rebinds" not in text and "assign_add" not in text and "tape.watch(x)" in text
+
+
+def test_an_augmented_assignment_before_the_tape_is_found():
+    w = nt.Variable(1.0, name="w")
+    w *= 2.0
+    with nt.GradientTape() as tape:
+        loss = w * 3.0
+    text = str(tape.explain(loss, w))
+    assert "(w *= 2.0)" in text and "w.assign_add(...)" in text
 
 
 def test_explain_called_from_a_helper_names_the_users_variable_not_the_parameter():
