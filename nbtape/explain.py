@@ -164,11 +164,12 @@ def explain(tape, target, source):
     if not reasons:
         rebound = _rebound(ops, sid, name)
         if rebound:
-            return Explanation(title_none, False, [], [rebound],
+            reason, x = rebound
+            return Explanation(title_none, False, [], [reason],
                                fix=f"ask for the gradient with respect to the object the target "
-                                   f"used (keep it under its own name before rebinding "
-                                   f"`{name}`), or change a Variable in place with "
-                                   f"{name}.assign_add(...) instead of `{name} = {name} + ...`.")
+                                   f"used (keep it under its own name before rebinding `{x}`), "
+                                   f"or change a Variable in place with {x}.assign_add(...) "
+                                   f"instead of `{x} = {x} + ...`.")
     if not reasons:
         reasons = ["no recorded operation connects them: the target was computed from "
                    "other values (or before this tape started recording)."]
@@ -265,7 +266,7 @@ def _user_name(obj):
     for scope in (f.f_globals, f.f_locals):
         names = [k for k, v in list(scope.items()) if v is obj and not k.startswith("_")]
         if names:
-            own = getattr(obj, "_name", None) if isinstance(obj, Variable) else None
+            own = obj.name if isinstance(obj, Variable) else None
             return own if own in names else names[0]
     return None
 
@@ -288,7 +289,7 @@ def _unused(tape, ops, source, target, src, name):
 
 
 def _rebound(ops, sid, name):
-    """The reason when the source is a new object made on the tape by `x = x + ...`."""
+    """``(reason, name)`` when the source is a new object made on the tape by `x = x + ...`."""
     made = next((op for op in ops if sid in op.out_ids), None)
     if made is None or not made.where:
         return None
@@ -301,7 +302,7 @@ def _rebound(ops, sid, name):
         return None
     return (f"`{lhs}` was rebound at {_where.describe(made.where)} ({line}): `{lhs}` now names "
             f"a new tensor made from the old `{lhs}`, and the target was computed from the "
-            "old object, not from this one.")
+            "old object, not from this one.", lhs)
 
 
 def _unwatched_reasons(tape, source, src, name=None):

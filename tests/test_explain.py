@@ -344,3 +344,16 @@ def test_explain_called_from_a_helper_names_the_users_variable_not_the_parameter
          "    y = c * c\n"
          "text = show(tape, y, c)\n", ns)
     assert "tape.watch(c)" in ns["text"] and "source" not in ns["text"].replace("the source", "")
+
+
+def _explain_unnamed(tape, pair):
+    return str(tape.explain(*pair))      # no name in this frame points at the source
+
+
+def test_a_rebinding_on_the_tape_is_named_from_the_line_when_the_caller_has_no_name():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+        x = x + 1
+    text = _explain_unnamed(tape, (y, x))
+    assert "`x` was rebound" in text and "x.assign_add(...)" in text and "None" not in text
