@@ -7,6 +7,11 @@ dtype, an ``assign``, ``stop_recording``, ``stop_gradient``, or a step with no
 gradient rule (an object array among them) that ``gradient`` would refuse.
 """
 import html
+import linecache
+import os
+import re
+import sys
+import sysconfig
 
 import numpy as np
 
@@ -110,8 +115,8 @@ def explain(tape, target, source):
     >>> x = nt.constant(2.0)
     >>> with nt.GradientTape() as t:
     ...     y = x * x
-    >>> print(t.explain(y, x).reasons[0][:40])
-    the source is an nt.Tensor that this tap
+    >>> print(t.explain(y, x).reasons[0][:36])
+    `x` is an nt.Tensor that this tape n
     """
     if isinstance(target, (int, float, complex, np.ndarray, np.generic)):
         target = Tensor(np.asarray(target))     # a plain value: it left the tape somewhere
@@ -119,7 +124,8 @@ def explain(tape, target, source):
         raise TypeError("explain(target, source) takes nbtape tensors or variables.")
     ops = tape._ops
     sid, tid = source._id, target._id
-    src = _label(source, "the source")
+    name = _user_name(source)
+    src = _label(source, f"`{name}`" if name else "the source")
     title_none = f"No gradient: the target does not depend on {src} on this tape."
 
     if source.dtype.kind not in "fc":
@@ -129,8 +135,11 @@ def explain(tape, target, source):
             fix="make it a float, e.g. nt.Variable(2.0) instead of nt.Variable(2).")
 
     if sid not in tape._tracked:
-        return Explanation(title_none, False, [], _unwatched_reasons(tape, source, src),
-                           fix=_unwatched_fix(tape, source))
+        unused = _unused(tape, ops, source, target, src, name)
+        if unused:
+            return Explanation(title_none, False, [], unused)
+        return Explanation(title_none, False, [], _unwatched_reasons(tape, source, src, name),
+                           fix=_unwatched_fix(tape, source, name))
 
     reach = _forward_reach(ops, sid)
     blocked = _without_gradient(ops, reach, tid) if tid in reach else []
@@ -152,6 +161,15 @@ def explain(tape, target, source):
                            extra_paths=max(0, n_paths - 1))
 
     reasons = _breaks(tape, ops, reach, source, target, src)
+    if not reasons:
+        rebound = _rebound(ops, sid, name)
+        if rebound:
+            reason, x = rebound
+            return Explanation(title_none, False, [], [reason],
+                               fix=f"ask for the gradient with respect to the object the target "
+                                   f"used (keep it under its own name before rebinding `{x}`), "
+                                   f"or change a Variable in place with {x}.assign_add(...) "
+                                   f"instead of `{x} = {x} + ...`.")
     if not reasons:
         reasons = ["no recorded operation connects them: the target was computed from "
                    "other values (or before this tape started recording)."]
@@ -194,7 +212,100 @@ def _count_paths(ops, reach, sid, tid, cap=1000):
     return counts.get(tid, 0)
 
 
-def _unwatched_reasons(tape, source, src):
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# where the user's code ends: the interpreter's library and installed packages (IPython's
+# run_code, pytest) are not the user's
+_LIBRARY = tuple(os.path.abspath(p) + os.sep for p in {
+    sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+
+
+def _user_frames():
+    """The frames of the user's code around this call, nearest first."""
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+        f = f.f_back
+    while f is not None and not os.path.abspath(f.f_code.co_filename).startswith(_LIBRARY):
+        yield f
+        f = f.f_back
+
+
+def _rebinding_line(name):
+    """Where the user's code does ``name = name + ...`` (or ``name += ...``), if it does.
+
+    A Tensor the tape never saw may be a Variable that such a line replaced before the
+    tape started (``x = x + 1`` at the end of an epoch loop): its code tells which.
+    """
+    assign = re.compile(rf"\s*{re.escape(name)}\s*(?:(?:[-+*/@%]|//|\*\*)=.*|=(?!=)(.*))$")
+    for f in _user_frames():
+        code = f.f_code
+        lines = [line for _, _, line in code.co_lines() if line]
+        if code.co_name == "<module>":      # IPython runs a cell one statement at a time
+            lines = range(1, len(linecache.getlines(code.co_filename)) + 1)
+        for lineno in sorted(set(lines)):
+            where = (code.co_filename, lineno, code.co_name)
+            text = _where.source_line(where)
+            m = assign.match(text.split("#")[0])
+            rhs = m and m.group(1)
+            if m and (rhs is None or re.search(rf"\b{re.escape(name)}\b",
+                                               re.sub(r"(['\"]).*?\1", "", rhs))):
+                return where, text
+    return None
+
+
+def _user_name(obj):
+    """The name the caller's code binds to ``obj`` (found by identity), or None.
+
+    The user asks about "x", not about "the source": the nearest frame outside nbtape
+    says which of its names points at this very object. A name of the notebook or
+    module comes first, so a helper's parameter (``def show(tape, target, source)``)
+    does not hide the variable the user passed to it.
+    """
+    f = next(_user_frames(), None)
+    if f is None:
+        return None
+    for scope in (f.f_globals, f.f_locals):
+        names = [k for k, v in list(scope.items()) if v is obj and not k.startswith("_")]
+        if names:
+            own = obj.name if isinstance(obj, Variable) else None
+            return own if own in names else names[0]
+    return None
+
+
+def _unused(tape, ops, source, target, src, name):
+    """Reasons when the target was recorded on this tape without ever using the source."""
+    if target._id not in tape._tracked or source.dtype.kind not in "fc":
+        return []
+    if isinstance(source, Variable) and (not source.trainable or not tape._watch_accessed):
+        return []
+    sid = source._id
+    if any(kind == "stop_recording" and i == sid for kind, i, _, _ in tape._notes):
+        return []
+    if any(sid in op.all_ids for op in ops):
+        return []                     # used but not followed: the unwatched reasons say why
+    who = f"`{name}`" if name else src
+    return [f"the target was computed on this tape without using {who}: nothing recorded "
+            f"reads {who}, so the target does not depend on it and None is the right answer "
+            "(pass unconnected_gradients='zero' to get zeros instead)."]
+
+
+def _rebound(ops, sid, name):
+    """``(reason, name)`` when the source is a new object made on the tape by `x = x + ...`."""
+    made = next((op for op in ops if sid in op.out_ids), None)
+    if made is None or not made.where:
+        return None
+    line = _where.source_line(made.where)
+    m = re.match(r"(\w+)\s*([-+*/@%]|//|\*\*)?=(?!=)(.*)", line)
+    if not m or not (m.group(2) or re.search(rf"\b{m.group(1)}\b", m.group(3))):
+        return None
+    lhs = m.group(1)
+    if name is not None and name != lhs:
+        return None
+    return (f"`{lhs}` was rebound at {_where.describe(made.where)} ({line}): `{lhs}` now names "
+            f"a new tensor made from the old `{lhs}`, and the target was computed from the "
+            "old object, not from this one.", lhs)
+
+
+def _unwatched_reasons(tape, source, src, name=None):
     if isinstance(source, Variable):
         if not source.trainable:
             return [f"{src} was created with trainable=False, and tapes watch only "
@@ -208,17 +319,29 @@ def _unwatched_reasons(tape, source, src):
                     f"{src} was never passed to tape.watch()."]
         return [f"{src} was not read while the tape was recording, so nothing on the tape "
                 "depends on it."]
-    return ["the source is an nt.Tensor that this tape never watched: tensors (constants "
-            "and results computed outside the tape) are followed only after tape.watch(x); "
-            "nt.Variable reads are watched automatically.",
-            "if it used to be a Variable, a line like `x = x + 1` replaced it with a new "
-            "Tensor object (use x.assign_add(1) to keep the Variable)."]
+    x = name or "x"
+    who = f"`{name}`" if name else "the source"
+    rebinding = name and _rebinding_line(name)
+    if rebinding:
+        where, line = rebinding
+        return [f"{who} is an nt.Tensor that this tape never watched, and {_where.describe(where)} "
+                f"({line}) rebinds `{x}` to a new Tensor made from its old value: if `{x}` was a "
+                f"Variable, that line replaced it, and the tape has no Variable to watch."]
+    return [f"{who} is an nt.Tensor that this tape never watched: tensors (constants "
+            f"and results computed outside the tape) are followed only after tape.watch({x}); "
+            "nt.Variable reads are watched automatically."]
 
 
-def _unwatched_fix(tape, source):
+def _unwatched_fix(tape, source, name=None):
     if isinstance(source, Variable):
-        return "call tape.watch(v) inside the tape before using it."
-    return "call tape.watch(x) before computing with x inside the tape, or make it an nt.Variable."
+        if not source.trainable or not tape._watch_accessed:
+            return f"call tape.watch({name or 'v'}) inside the tape before using it."
+        return f"compute the target from {name or 'the variable'} inside the tape's with block."
+    x = name or "x"
+    if name and _rebinding_line(name):
+        return (f"change the Variable in place with {x}.assign_add(...) (or assign, assign_sub) "
+                f"instead of rebinding `{x}`, so that it stays the Variable the tape watches.")
+    return f"call tape.watch({x}) before computing with {x} inside the tape, or make it an nt.Variable."
 
 
 def _breaks(tape, ops, reach, source, target, src):

@@ -228,3 +228,132 @@ def test_complex_sources_and_targets_are_differentiable(make):
     cut = tape.explain(unrelated, source)
     assert not cut.connected
     assert "dtype" not in str(cut) and "not differentiable" not in str(cut)
+
+
+def test_a_name_rebound_on_the_tape_is_told_apart_from_never_watched():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+        x = x + 1           # x now names a new tensor, made from the variable
+    assert tape.gradient(y, x) is None
+    e = tape.explain(y, x)
+    text = str(e)
+    assert not e.connected
+    assert "`x` was rebound at" in text and "(x = x + 1 " in text
+    assert "never watched" not in text and "tape.watch" not in text
+    assert "x.assign_add" in text
+
+
+def test_an_augmented_assignment_on_the_tape_counts_as_rebinding():
+    w = nt.Variable(1.0, name="weights")
+    with nt.GradientTape() as tape:
+        loss = w * 3.0
+        w *= 2.0
+    text = str(tape.explain(loss, w))
+    assert "`w` was rebound at" in text and "(w *= 2.0)" in text
+
+
+def test_a_new_value_under_a_new_name_is_not_called_a_rebinding():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+        z = x + 1
+    text = str(tape.explain(y, z))
+    assert "rebound" not in text
+
+
+def test_a_variable_the_target_never_used_is_named_and_not_told_to_watch():
+    x = nt.Variable(2.0, name="first")
+    y = nt.Variable(3.0, name="y")
+    with nt.GradientTape() as tape:
+        z = y * y
+    e = tape.explain(z, x)
+    text = str(e)
+    assert not e.connected
+    assert "without using `x`" in text and "None is the right answer" in text
+    assert "tape.watch" not in text and e.fix is None
+
+
+def test_a_constant_the_target_never_used_is_named():
+    c = nt.constant(3.0)
+    v = nt.Variable(1.0, name="v")
+    with nt.GradientTape() as tape:
+        y = v * 2.0
+    text = str(tape.explain(y, c))
+    assert "without using `c`" in text and "tape.watch" not in text
+
+
+def test_an_unwatched_constant_the_target_used_names_the_users_variable():
+    scale = nt.constant(3.0)
+    v = nt.Variable(1.0, name="v")
+    with nt.GradientTape() as tape:
+        y = v * scale
+    e = tape.explain(y, scale)
+    assert "never watched" in str(e) and e.fix.startswith("call tape.watch(scale)")
+
+
+def test_a_variable_read_before_the_tape_is_told_to_move_inside():
+    x = nt.Variable(2.0, name="x")
+    y = x * x                     # computed before the tape started
+    with nt.GradientTape() as tape:
+        pass
+    e = tape.explain(y, x)
+    assert "was not read while the tape was recording" in str(e)
+    assert "inside the tape's with block" in e.fix
+
+
+def test_the_epoch_loop_replacement_names_the_users_variable():
+    x = nt.Variable(2.0, name="x")
+    answers = []
+    for epoch in range(2):
+        with nt.GradientTape() as tape:
+            y = x + 1
+        answers.append((tape.gradient(y, x), str(tape.explain(y, x))))
+        x = x + 1                 # should be x.assign_add(1)
+    assert answers[0][0] is not None and answers[1][0] is None
+    text = answers[1][1]
+    assert "`x` is an nt.Tensor" in text and "rebinds `x` to a new Tensor" in text
+    assert "(x = x + 1                 # should be x.assign_add(1))" in text
+    assert "x.assign_add(...)" in text and "tape.watch" not in text
+
+
+def test_a_constant_is_not_said_to_be_rebound_when_no_line_rebinds_it():
+    x = nt.constant(3.0)
+    y_name = nt.Variable(2.0, name="x")      # the string "x" is no rebinding of x
+    with nt.GradientTape() as tape:
+        y = x * y_name
+    text = str(tape.explain(y, x))
+    assert "rebinds" not in text and "assign_add" not in text and "tape.watch(x)" in text
+
+
+def test_an_augmented_assignment_before_the_tape_is_found():
+    w = nt.Variable(1.0, name="w")
+    w *= 2.0
+    with nt.GradientTape() as tape:
+        loss = w * 3.0
+    text = str(tape.explain(loss, w))
+    assert "(w *= 2.0)" in text and "w.assign_add(...)" in text
+
+
+def test_explain_called_from_a_helper_names_the_users_variable_not_the_parameter():
+    ns = {"nt": nt}
+    exec("def show(tape, target, source):\n"
+         "    return str(tape.explain(target, source))\n"
+         "c = nt.constant(3.0)\n"
+         "with nt.GradientTape() as tape:\n"
+         "    y = c * c\n"
+         "text = show(tape, y, c)\n", ns)
+    assert "tape.watch(c)" in ns["text"] and "source" not in ns["text"].replace("the source", "")
+
+
+def _explain_unnamed(tape, pair):
+    return str(tape.explain(*pair))      # no name in this frame points at the source
+
+
+def test_a_rebinding_on_the_tape_is_named_from_the_line_when_the_caller_has_no_name():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * x
+        x = x + 1
+    text = _explain_unnamed(tape, (y, x))
+    assert "`x` was rebound" in text and "x.assign_add(...)" in text and "None" not in text
