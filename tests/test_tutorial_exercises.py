@@ -144,15 +144,19 @@ EXERCISES = [p for p in TUTORIALS if _exercise_start(_read(p)) is not None]
 
 @pytest.mark.parametrize("path", EXERCISES, ids=[p.stem for p in EXERCISES])
 def test_the_check_says_not_yet_unanswered_and_correct_with_the_solution(shell, path):
-    """Runs the imports cell and the exercise's cells only (each exercise stands alone)."""
+    """Runs the imports cell, the cells tagged ``exercise-setup`` (definitions the exercise
+    builds on, such as notebook 02's ``Value``) and the exercise's cells only."""
     nb = _read(path)
     code = [c for c in nb.cells if c.cell_type == "code"]
     imports = code[1]                       # the first cell after the install cell
-    cells = nb.cells[_exercise_start(nb):]
+    start = _exercise_start(nb)
+    setup = [c for c in nb.cells[:start]
+             if "exercise-setup" in c.get("metadata", {}).get("tags", [])]
+    cells = nb.cells[start:]
     check = next(c for c in cells if _is_check(c))
     before = [c for c in cells if c.cell_type == "code" and not _is_solution(c) and c is not check]
     solutions = [c for c in cells if _is_solution(c)]
-    _run(shell, [imports] + before)
+    _run(shell, [imports] + setup + before)
     assert _run(shell, [check]).strip() == "not yet"
     _run(shell, solutions)
     assert _run(shell, [check]).strip() == "correct"
