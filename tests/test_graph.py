@@ -15,7 +15,7 @@ import pytest
 import nbtape as nt
 from nbtape.notebook import graph as G
 from nbtape.notebook import render as R
-from nbtape.notebook.graph_labels import number
+from nbtape.notebook.graph.labels import number
 
 HAS_ENGINE = R.find_engine() is not None
 needs_engine = pytest.mark.skipif(not HAS_ENGINE, reason="no layout program installed")

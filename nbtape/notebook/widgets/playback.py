@@ -17,8 +17,8 @@ from ...backward import call_vjp
 from ...rules.util import unbroadcast
 from ...tensor import Tensor, TensorLike
 from ..graph import backward_steps
-from ..graph_labels import number, where_text
-from ..graph_model import TapeModel, ids_of, operand_arg
+from ..graph.labels import number, where_text
+from ..graph.model import TapeModel, ids_of, operand_arg
 from .summary import describe
 
 Frame = collections.namedtuple("Frame", "phase op caption options")

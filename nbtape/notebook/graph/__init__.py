@@ -11,12 +11,12 @@ assignment, an op run inside ``stop_recording``).
 """
 import operator
 
-from . import graph_labels as L
-from .graph_collapse import plan
-from .graph_draw import PATH, TANGENT, Drawing, TapeDigraph
-from .graph_model import TapeModel, ids_of
-from .graph_parts import NOTE_LIMIT, Context, draw_everything
-from .render import inline_svg, render  # noqa: F401  (nt.render lives here)
+from . import labels as L
+from .collapse import plan
+from .draw import PATH, TANGENT, Drawing, TapeDigraph
+from .model import TapeModel, ids_of
+from .parts import NOTE_LIMIT, Context, draw_everything
+from ..render import inline_svg, render  # noqa: F401  (nt.render lives here)
 
 VIEWS = ("tape", "chain", "forward")
 RANKDIRS = ("LR", "RL", "TB", "BT")

@@ -13,8 +13,8 @@ import textwrap
 
 import graphviz
 
-from . import graph_labels as L
-from . import render as R
+from . import labels as L
+from .. import render as R
 
 PATH = "#c2410c"       # gradient paths and adjoints
 TANGENT = "#15803d"    # forward-mode tangents

@@ -6,10 +6,10 @@ nodes and edges, in tape order so the DOT is the same on every run.
 """
 import numpy as np
 
-from . import graph_labels as L
-from .graph_collapse import group_summary
-from .graph_draw import LEAF_STYLE, OP_STYLE, OTHER_STYLE
-from .graph_model import operand_arg
+from . import labels as L
+from .collapse import group_summary
+from .draw import LEAF_STYLE, OP_STYLE, OTHER_STYLE
+from .model import operand_arg
 
 NOTE_LIMIT = 6
 

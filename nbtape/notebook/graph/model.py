@@ -10,12 +10,12 @@ import contextlib
 
 import numpy as np
 
-from .._state import tls
-from ..backward import _raw, backward, call_vjp
-from ..rules.registry import SEQUENCE, VARARGS
-from ..rules.util import unbroadcast
-from ..structure import flatten
-from ..tensor import Tensor, TensorLike
+from ..._state import tls
+from ...backward import _raw, backward, call_vjp
+from ...rules.registry import SEQUENCE, VARARGS
+from ...rules.util import unbroadcast
+from ...structure import flatten
+from ...tensor import Tensor, TensorLike
 
 
 class Leaf:
