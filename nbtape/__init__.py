@@ -17,6 +17,13 @@ from .custom import custom_gradient, stop_gradient
 from .functional import grad, value_and_grad, jacobian, hessian
 from .check import check_gradients
 from .errors import NbtapeError, NoGradientRuleError
+from . import pictures as _pictures
+
+# The engine never imports the notebook layer; the facade may. tape.graph() and the
+# tape's HTML card ask nbtape.pictures for the drawing, which nbtape.notebook.graph
+# registers when it is imported: this loader imports it on first need, so that
+# `import nbtape` alone is enough for tape.graph() (and costs nothing until then).
+_pictures.set_loader(lambda: __import__("nbtape.notebook.graph"))
 
 __version__ = "0.1.0"
 
@@ -37,7 +44,7 @@ _LAZY = {
     "inspect": ("nbtape.notebook.widgets", "inspect"),
     "TrainingMonitor": ("nbtape.notebook.widgets", "TrainingMonitor"),
     "TapePlayer": ("nbtape.notebook.widgets", "TapePlayer"),
-    "render": ("nbtape.notebook.graph", "render"),
+    "render": ("nbtape.notebook.graph", "render"),     # the package's public entry
 }
 
 

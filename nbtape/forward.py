@@ -4,7 +4,7 @@ import weakref
 import numpy as np
 
 from ._state import outer_only, tls
-from .backward import _raw, _raw_ans
+from .backward import raw_value, raw_output
 from .errors import NoGradientRuleError, user_facing
 from .rules.util import shape_of
 from .structure import flatten, unflatten
@@ -129,9 +129,9 @@ class ForwardAccumulator:
                 if tensor_mode:
                     tangent = call_jvp(rule, ts, outs, args, kwargs)
                 else:
-                    ts = [_raw(t) for t in ts]
-                    tangent = call_jvp(rule, ts, _raw_ans(outs), [_raw(a) for a in args],
-                                       {k: _raw(v) for k, v in kwargs.items()} if kwargs
+                    ts = [raw_value(t) for t in ts]
+                    tangent = call_jvp(rule, ts, raw_output(outs), [raw_value(a) for a in args],
+                                       {k: raw_value(v) for k, v in kwargs.items()} if kwargs
                                        else None)
         except NoGradientRuleError as e:
             # a refusal stops the tangent, not the computation: acc.jvp raises it if asked

@@ -1,19 +1,25 @@
 """``GradientTape``: record operations, then play them back in reverse."""
-import enum
 import weakref
 from contextlib import nullcontext
+from types import MappingProxyType
 
 import numpy as np
 
 from . import _where
 from ._state import next_id, suspended, tls
-from .backward import Op, backward, plan
+from . import pictures
+from .backward import Op, backward, backward_steps, forward_reach
+from .display import tape_html, tape_repr
+from .explain import explain
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable
 from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
-from .tape_args import output_gradient
+from .jacobians import tape_batch_jacobian, tape_jacobian
+from .tape_args import (UnconnectedGradients, int_source_message, not_a_tensor_message,
+                        output_gradient, unconnected_policy)
+from .tape_view import Note, OpsView, Watched
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 
@@ -44,22 +50,6 @@ class GradientRecord:
         self.complete = complete
 
 
-class UnconnectedGradients(enum.Enum):
-    """What ``gradient`` returns for a source with no path to the target."""
-    NONE = "none"
-    ZERO = "zero"
-
-
-def unconnected_policy(value):
-    if isinstance(value, UnconnectedGradients):
-        return value
-    try:
-        return UnconnectedGradients(str(value).lower())
-    except ValueError:
-        raise ValueError(f"unconnected_gradients must be nt.UnconnectedGradients.NONE or "
-                         f".ZERO (or 'none' / 'zero'), not {value!r}") from None
-
-
 class _Paused:
     """Stands in for a tape inside ``stop_recording``: notes uses, records nothing."""
 
@@ -70,13 +60,13 @@ class _Paused:
         tracked = self.tape._tracked
         for i in ids:
             if i is not None and i in tracked:
-                self.tape._notes.append(("stop_recording", i, _where.caller(), rule.name))
+                self.tape._notes.append(Note("stop_recording", i, _where.caller(), rule.name))
                 return
 
     def on_variable_read(self, v):
         tape = self.tape
         if tape._watch_accessed and v.trainable and v._id not in tape._variables:
-            tape._notes.append(("stop_recording", v._id, _where.caller(), "reading it"))
+            tape._notes.append(Note("stop_recording", v._id, _where.caller(), "reading it"))
 
     def note_escape(self, t, how):
         pass
@@ -90,9 +80,9 @@ _NUMBERS = (int, float, complex)
 
 def _small_tape(ops):
     """A classroom-sized tape: it kept every output, and they add up to little."""
-    if len(ops) > DISPLAY_OPS or any(op._out is None for op in ops):
+    if len(ops) > DISPLAY_OPS or any(not op.kept_output for op in ops):
         return False
-    return _nbytes(op._out for op in ops) <= DISPLAY_BYTES
+    return _nbytes(op.out for op in ops) <= DISPLAY_BYTES
 
 
 
@@ -118,6 +108,7 @@ class GradientTape(Observable):
         self._consumed = False
         self._observers = None
         self._interrupted = False
+        self._retired = None      # why the tape's records were dropped (set by retire())
         self._clear()
 
     def _clear(self):
@@ -125,11 +116,9 @@ class GradientTape(Observable):
         self._ops = []
         self._tracked = set()
         self._variables = {}      # id -> Variable, watched
-        # id -> (serial at watch time, where, object kind); where is _where.caller()'s
-        # tuple, or for auto-watched variables the cheaper caller_raw() (decode it)
-        self._watched = {}
+        self._watched = {}        # id -> Watched (tape_view.py)
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
-        self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses, dtypes
+        self._notes = []          # Notes (tape_view.py): escapes, assigns, pauses, dtypes
         self._object_origins = {}  # id of an object array -> (op name, where) that made it
         self.last_gradient = None  # GradientRecord of the latest gradient() call
 
@@ -141,6 +130,105 @@ class GradientTape(Observable):
     def recording(self):
         """True while this tape is on the current thread's recording stack."""
         return self in tls.stack
+
+    # the read-only view: what pictures, explain and reprs read -------------------------
+    @property
+    def ops(self):
+        """The recorded ops, oldest first: a read-only sequence (no copy).
+
+        Each op has ``.name`` (``"np.sin"``) and ``.where`` (the user's line
+        ``(filename, lineno, function)``, as explain shows it).
+
+        >>> import numpy as np, nbtape as nt
+        >>> x = nt.Variable(1.0)
+        >>> with nt.GradientTape() as tape:
+        ...     y = np.sin(x) * x
+        >>> [op.name for op in tape.ops]
+        ['np.sin', 'np.multiply']
+        """
+        return OpsView(self._ops)
+
+    @property
+    def watched(self):
+        """Read-only ``{id: Watched}`` of the values this tape watches, in watch order
+        (each ``Watched`` has ``.serial``, ``.kind`` and ``.where``)."""
+        return MappingProxyType(self._watched)
+
+    @property
+    def notes(self):
+        """What the tape noticed while recording, oldest first: a tuple of ``Note``
+        (``kind``, ``id``, ``where``, ``detail``): values that escaped the tape or
+        became integers, assigns, uses inside ``stop_recording``."""
+        return tuple(self._notes)
+
+    @property
+    def watch_accessed_variables(self):
+        return self._watch_accessed
+
+    @property
+    def consumed(self):
+        """True once a non-persistent tape has computed its gradient."""
+        return self._consumed
+
+    @property
+    def interrupted(self):
+        """True when recording was stopped by Ctrl-C (KeyboardInterrupt)."""
+        return self._interrupted
+
+    def tracks(self, value):
+        """True when this tape follows ``value`` (a tensor, a variable, or its id)."""
+        i = value._id if isinstance(value, TensorLike) else value
+        return i in self._tracked
+
+    def watched_object(self, i):
+        """The variable, or the still-alive tensor, this tape watches under id ``i``."""
+        v = self._variables.get(i)
+        if v is not None:
+            return v
+        ref = self._leaves.get(i)
+        return ref() if ref is not None else None
+
+    @property
+    def retired(self):
+        """Why this tape's records were dropped (see ``retire``), or None."""
+        return self._retired
+
+    def retire(self, why):
+        """Drop everything recorded and say ``why`` in the tape's repr (a tool that
+        replaces a tape with a new one uses this, so the old one cannot mislead)."""
+        self._clear()
+        self._retired = why
+
+    def backward_steps(self, target=None, sources=None):
+        """Tape positions of the ops the reverse pass visits, in its order (newest first).
+
+        ``target``/``sources`` default to those of the latest ``gradient`` call
+        (sources: every watched value when only the target is given).
+
+        >>> import nbtape as nt
+        >>> x = nt.Variable(2.0)
+        >>> with nt.GradientTape() as tape:
+        ...     y = x * x
+        ...     z = y + x
+        >>> tape.backward_steps(z, x)
+        [1, 0]
+        """
+        record = self.last_gradient
+        if target is not None:
+            target_ids = [t._id for t in _tensors_of(target, "target")]
+        else:
+            target_ids = list(record.target_ids) if record is not None else []
+        if not target_ids:
+            raise ValueError("backward_steps needs a target: call tape.gradient(target, "
+                             "sources) first, or pass target= (and sources=) to say which "
+                             "gradient to follow.")
+        if sources is not None:
+            source_ids = [t._id for t in _tensors_of(sources, "sources")]
+        elif record is not None and set(record.target_ids) == set(target_ids):
+            source_ids = list(record.source_ids)
+        else:
+            source_ids = list(self._watched)
+        return backward_steps(self._ops, target_ids, source_ids)
 
     # context manager ----------------------------------------------------------------
     def __enter__(self):
@@ -179,16 +267,16 @@ class GradientTape(Observable):
             elif isinstance(t, Tensor):
                 if t._id not in self._tracked:
                     self._tracked.add(t._id)
-                    self._watched[t._id] = (next_id(), _where.caller(), "tensor")
+                    self._watched[t._id] = Watched(next_id(), _where.caller(), "tensor")
                     self._leaves[t._id] = weakref.ref(t)
             else:
-                raise TypeError(_not_a_tensor("watch", t))
+                raise TypeError(not_a_tensor_message("watch", t))
 
     def _watch_variable(self, v, explicit=False):
         if v._id not in self._variables:
             self._variables[v._id] = v
             self._tracked.add(v._id)
-            self._watched[v._id] = (next_id(), _where.caller_raw(), "variable")
+            self._watched[v._id] = Watched(next_id(), _where.caller_raw(), "variable")
 
     def watched_variables(self):
         """The variables this tape watched, in the order they were created."""
@@ -261,12 +349,12 @@ class GradientTape(Observable):
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
-            self._notes.append(("escape", t._id, _where.caller(), how))
+            self._notes.append(Note("escape", t._id, _where.caller(), how))
 
     def on_assign(self, var, source, how):
         sid = source._leaf()._id if isinstance(source, TensorLike) else None
         if var._id in self._tracked or (sid is not None and sid in self._tracked):
-            self._notes.append(("assign", var._id, _where.caller(), (how, sid)))
+            self._notes.append(Note("assign", var._id, _where.caller(), (how, sid)))
 
     # recording control ---------------------------------------------------------------------
     def stop_recording(self):
@@ -303,7 +391,7 @@ class GradientTape(Observable):
         flat_sources = flatten(sources)
         for s in flat_sources:
             if not isinstance(s, TensorLike):
-                raise TypeError(_not_a_tensor("gradient", s, role="source"))
+                raise TypeError(not_a_tensor_message("gradient", s, role="source"))
         targets = flatten(target)
         int_sources = any(not _float_dtype(s.dtype) for s in flat_sources)
         seeds = self._seeds(targets, output_gradients, int_sources)
@@ -335,7 +423,7 @@ class GradientTape(Observable):
             if not isinstance(t, TensorLike):
                 if isinstance(t, (int, float, complex, np.ndarray, np.generic)):
                     continue    # a plain value (it left the tape): a constant, as in TF
-                raise TypeError(_not_a_tensor("gradient", t, role="target"))
+                raise TypeError(not_a_tensor_message("gradient", t, role="target"))
             if not _float_dtype(t.dtype):
                 if not int_sources:
                     warn_user(
@@ -377,7 +465,7 @@ class GradientTape(Observable):
     def _result(self, source, g, policy):
         dtype = source.dtype
         if not _float_dtype(dtype):
-            warn_user(_int_source_message(source))
+            warn_user(int_source_message(source))
             return None
         if g is None:
             self._warn_escape(source, policy)
@@ -392,13 +480,13 @@ class GradientTape(Observable):
         return Tensor(g)
 
     def _warn_escape(self, source, policy=UnconnectedGradients.NONE):
-        breaks = [n for n in self._notes if n[0] in ("escape", "dtype")]
+        breaks = [n for n in self._notes if n.kind in ("escape", "dtype")]
         if not breaks:
             return
-        downstream = plan(self._ops, [source._id])[1]
-        for kind, i, where, detail in breaks:
-            if i in downstream:
-                warn_user(break_message(kind, where, detail,
+        downstream = forward_reach(self._ops, [source._id])[1]
+        for n in breaks:
+            if n.id in downstream:
+                warn_user(break_message(n.kind, n.where, n.detail,
                                         zeros=policy is UnconnectedGradients.ZERO))
                 return
 
@@ -422,25 +510,32 @@ class GradientTape(Observable):
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``."""
-        from .jacobians import tape_jacobian
-        return tape_jacobian(self, target, sources, unconnected_policy(unconnected_gradients))
+        policy = unconnected_policy(unconnected_gradients)
+        self._check_usable("jacobian")
+        with suspended(self):
+            result, unconnected = tape_jacobian(self, target, sources, policy)
+        for s in unconnected:
+            self._warn_escape(s, policy)     # None or zeros: say so when a value escaped
+        self._finish()
+        return result
 
     @user_facing
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``."""
-        from .jacobians import tape_batch_jacobian
-        return tape_batch_jacobian(self, target, source,
-                                   unconnected_policy(unconnected_gradients))
+        policy = unconnected_policy(unconnected_gradients)
+        self._check_usable("batch_jacobian")
+        with suspended(self):
+            result = tape_batch_jacobian(self, target, source, policy)
+        self._finish()
+        return result
 
     def graph(self, target=None, sources=None, **options):
         """A ``graphviz.Digraph`` of what this tape recorded (see ``nbtape.notebook.graph``)."""
-        from .notebook.graph import tape_graph
-        return tape_graph(self, target=target, sources=sources, **options)
+        return pictures.tape_graph(self, target=target, sources=sources, **options)
 
     def explain(self, target, source):
         """Why d(target)/d(source) is what it is: the recorded path, or where it breaks."""
-        from .explain import explain
         return explain(self, target, source)
 
     # display -----------------------------------------------------------------------------------
@@ -448,11 +543,9 @@ class GradientTape(Observable):
         return len(self._ops)
 
     def __repr__(self):
-        from .display import tape_repr
         return tape_repr(self)
 
     def _repr_html_(self):
-        from .display import tape_html
         return tape_html(self)
 
 
@@ -489,25 +582,9 @@ def _nbytes(values):
     return total
 
 
-def _not_a_tensor(method, value, role="value"):
-    kind = type(value).__name__
-    hint = ("wrap it first: x = nt.constant(x) for a fixed value, or nt.Variable(x) for "
-            "one you will train")
-    if isinstance(value, (int, float, complex, np.ndarray, np.generic, list)):
-        return (f"tape.{method}() got a plain {kind} as its {role}; the tape can only follow "
-                f"nbtape tensors and variables, so {hint}, and use that object in your "
-                "computation.")
-    return f"tape.{method}() needs nbtape tensors or variables as {role}s, not {kind}."
-
-
-def _int_source_message(source):
-    name = getattr(source, "name", None) if isinstance(source, Variable) else None
-    label = f"variable {name!r}" if name else "this source"
-    example = np.asarray(source._value).ravel()[:1]
-    hint = ""
-    if example.size and source.dtype.kind in "iu":
-        v = int(example[0])
-        hint = f" (did you mean {float(v)!r} instead of {v}?)"
-    return (f"The gradient with respect to {label} is None: its dtype is {source.dtype}, and "
-            f"integer and bool values are never differentiable. Create it with a float "
-            f"dtype{hint}, e.g. nt.Variable(2.0) or dtype='float32'.")
+def _tensors_of(value, role):
+    out = flatten(value)
+    for t in out:
+        if not isinstance(t, TensorLike):
+            raise TypeError(not_a_tensor_message("backward_steps", t, role=role))
+    return out

@@ -19,7 +19,7 @@ def test_an_op_knows_the_users_line_that_ran_it():
         tape.watch(x)
         y = np.sin(x)
         line = inspect.currentframe().f_lineno - 1
-    op = tape._ops[-1]
+    op = tape.ops[-1]
     assert op.where == (__file__, line, "test_an_op_knows_the_users_line_that_ran_it")
     assert op.where == (__file__, line, "test_an_op_knows_the_users_line_that_ran_it")  # kept
     assert float(tape.gradient(y, x)) == np.cos(2.0)
@@ -72,7 +72,7 @@ def test_a_small_used_tape_keeps_its_outputs_for_pictures():
         tape.watch(x)
         h = np.sin(x)
         y = np.sum(h)
-    op = tape._ops[0]
+    op = tape.ops[0]
     assert op.out is h
     tape.gradient(y, x)
     assert op.out is h                          # the user still has it

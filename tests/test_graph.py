@@ -473,7 +473,7 @@ def test_without_repetition_the_part_nearest_the_target_stays():
     tape.gradient(y, x)
     g = tape.graph(max_nodes=40)
     assert len(g.nbtape_nodes) <= 40
-    last = len(tape._ops) - 1
+    last = len(tape.ops) - 1
     assert f"op{last}" in g.nbtape_nodes and f"op{last - 1}" in g.nbtape_nodes
     assert "leaf0" in g.nbtape_nodes                         # the source is always drawn
     assert any(n.startswith("skip") for n in g.nbtape_nodes)

@@ -699,7 +699,7 @@ def test_read_only_operands_are_not_copied():
         y = x * c
         z = x * np.asarray(c)           # a read-only view of an immutable value
         total = np.sum(y + z)
-    op_y, op_z = tape._ops[:2]
+    op_y, op_z = tape.ops[:2]
     assert op_y.args[1] is c
     assert op_z.args[1].base is np.asarray(c).base       # kept, not copied
     np.testing.assert_array_equal(tape.gradient(total, x).numpy(), [6.0, 8.0])
@@ -832,7 +832,7 @@ def test_a_used_tape_whose_outputs_add_up_to_over_a_megabyte_keeps_none_of_them(
             y = y * 1.001
         loss = np.sum(y)
     tape.gradient(loss, x)
-    kept = [op for op in tape._ops if op.out is not None]
+    kept = [op for op in tape.ops if op.out is not None]
     assert [op.out for op in kept] in ([y, loss], [y])    # only what the test still holds
 
 
@@ -842,7 +842,7 @@ def test_a_small_tape_used_by_jacobian_keeps_its_outputs_for_pictures():
         tape.watch(x)
         y = np.sin(x) * 2.0
     tape.jacobian(y, x)
-    assert all(op.out is not None for op in tape._ops)
+    assert all(op.out is not None for op in tape.ops)
 
 
 def test_integer_and_bool_source_warnings_name_the_variable_and_suggest_a_float():

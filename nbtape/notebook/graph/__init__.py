@@ -11,6 +11,7 @@ assignment, an op run inside ``stop_recording``).
 """
 import operator
 
+from ... import pictures
 from . import labels as L
 from .collapse import plan
 from .draw import PATH, TANGENT, Drawing, TapeDigraph
@@ -92,9 +93,8 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
 
 
 def backward_steps(tape, target=None, sources=None):
-    """Tape positions of the ops the reverse pass visits, in its order (newest first).
-
-    ``target``/``sources`` default to those of the tape's latest gradient.
+    """Tape positions of the ops the reverse pass visits, in its order (newest first):
+    ``tape.backward_steps(target, sources)``, kept here for older code.
 
     >>> import nbtape as nt
     >>> x = nt.Variable(2.0)
@@ -104,12 +104,7 @@ def backward_steps(tape, target=None, sources=None):
     >>> backward_steps(tape, z, x)
     [1, 0]
     """
-    model = TapeModel(tape)
-    target_ids, source_ids, _ = _targets_and_sources(model, tape, target, sources)
-    if not target_ids:
-        raise ValueError(_NEED_TARGET)
-    path_ops, _ = model.path(source_ids, target_ids)
-    return sorted(path_ops, reverse=True)
+    return tape.backward_steps(target, sources)
 
 
 _NEED_TARGET = ("this needs a target: call tape.gradient(target, sources) first, or pass "
@@ -130,9 +125,9 @@ def _check(o, tape):
                          "computed, so the picture can show its tangents.")
     h = o["highlight"]
     if h is not None:
-        if _int(h) is None or not 0 <= h < len(tape._ops):
+        if _int(h) is None or not 0 <= h < len(tape):
             raise ValueError(f"highlight is a tape position, an int from 0 to "
-                             f"{len(tape._ops) - 1}; got {h!r}.")
+                             f"{len(tape) - 1}; got {h!r}.")
         o["highlight"] = _int(h)
     if o["backward_step"] is not None:
         if _int(o["backward_step"]) is None:
@@ -287,10 +282,15 @@ def _dangling_stops(model, need):
 
 def _notes(tape, model):
     seen, out = set(), []
-    for kind, tid, where, detail in tape._notes:
+    for kind, tid, where, detail in tape.notes:
         key = (kind, tid, where, repr(detail))
         if key in seen or not model.known(tid):
             continue
         seen.add(key)
         out.append((kind, tid, where, detail))
     return out
+
+
+# The engine draws no pictures itself: this is where tape.graph() and the tape's HTML
+# card find them (nbtape/pictures.py says how a plain `import nbtape` gets here).
+pictures.register(tape_graph, inline_svg)

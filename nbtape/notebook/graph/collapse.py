@@ -48,7 +48,7 @@ def op_cost(op):
     >>> x = nt.Variable(1.0)
     >>> with nt.GradientTape() as tape:
     ...     y = x * 2.0
-    >>> op_cost(tape._ops[0])
+    >>> op_cost(tape.ops[0])
     2
     """
     return 1 + sum(1 for t in op.in_ids if t is None)

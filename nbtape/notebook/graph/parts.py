@@ -162,8 +162,8 @@ def _leaf(ctx, d, tid, leaf):
         tags.append("source")
     if ctx.active and tid in ctx.targets:
         tags.append("target")
-    watched = model.tape._watched.get(tid)
-    tip = leaf.kind + (f", watched at {L.where_text(watched[1])}" if watched else "")
+    watched = model.tape.watched.get(tid)
+    tip = leaf.kind + (f", watched at {L.where_text(watched.where)}" if watched else "")
     d.node(f"leaf{leaf.index}", "leaf", rows, [LEAF_STYLE[leaf.kind]], tags, tip=tip)
 
 
