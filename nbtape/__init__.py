@@ -7,6 +7,7 @@
 >>> float(tape.gradient(y, x))
 27.0
 """
+from . import operators as _operators  # noqa: F401  (gives tensors their operators)
 from .tensor import Tensor, constant
 from .variable import Variable
 from .rules import load_all as _load_rules

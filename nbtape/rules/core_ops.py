@@ -8,6 +8,8 @@ import numpy as np
 
 from .registry import VARARGS, Rule, defjvp, defnondiff, defparam, defvjp, defzero, rule_for
 from .util import conj, expand_reduced, shape_of
+from ..dispatch import apply as _apply
+from ..tensor import TensorLike as _TensorLike
 
 
 def primitive(fn):
@@ -55,15 +57,6 @@ def _without_rule(fn, name):
     r = Rule(fn, name)
     r.kind, r.start = VARARGS, 0
     return r
-
-
-def _bind_engine(apply, tensor_like):
-    """Called once by nbtape.tensor, which imports this module, when the engine exists."""
-    global _apply, _TensorLike
-    _apply, _TensorLike = apply, tensor_like
-
-
-_apply = _TensorLike = None
 
 
 # --- internal primitives ------------------------------------------------------
