@@ -73,7 +73,7 @@ def _at(where):
 
 def _label(obj, fallback):
     if isinstance(obj, Variable):
-        return f"variable {obj.name!r}" if obj._name else "the source variable"
+        return f"variable {obj.name!r}" if obj.name != "Variable" else "the source variable"
     return fallback
 
 

@@ -13,7 +13,7 @@ from .display import tape_html, tape_repr
 from .explain import explain
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
-from .observe import Observable
+from .observe import Observable, notify
 from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
@@ -503,8 +503,8 @@ class GradientTape(Observable):
         if self._observers:
             self._notify("gradient", sources=sources, gradients=results)
         for s, g in zip(sources, results):
-            if isinstance(s, Variable) and s._observers and g is not None:
-                s._notify("gradient", gradient=g, tape=self)
+            if isinstance(s, Variable) and g is not None:
+                notify(s, "gradient", gradient=g, tape=self)
 
     @user_facing
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,

@@ -497,10 +497,10 @@ def test_big_pictures_carry_a_collapsed_fallback():
     tape.gradient(y, y0)
     big = tape.graph(max_nodes=1000)
     assert len(big.nbtape_nodes) > G.FALLBACK_NODES
-    small = big._nbtape_fallback()
+    small = big.nbtape_fallback()
     assert len(small.nbtape_nodes) <= G.FALLBACK_NODES
     assert "took too long to lay out" in small.nbtape_caption[-1]
-    assert tape.graph(max_nodes=10)._nbtape_fallback is None
+    assert tape.graph(max_nodes=10).nbtape_fallback is None
 
 
 # stable output -------------------------------------------------------------------------------

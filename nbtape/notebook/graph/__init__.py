@@ -12,6 +12,7 @@ assignment, an op run inside ``stop_recording``).
 import operator
 
 from ... import pictures
+from ...forward import tangent_table
 from . import labels as L
 from .collapse import plan
 from .draw import PATH, TANGENT, Drawing, TapeDigraph
@@ -172,7 +173,7 @@ def _build(tape, o, caption_extra=()):
     view, acc = o["view"], o["accumulator"]
     caption = []
     if view == "forward":
-        source_ids = [t for t in acc._tangents if t in model.leaves]
+        source_ids = [t for t in tangent_table(acc) if t in model.leaves]
     for t in source_ids:
         model.add_leaf(t)
     missing = [t for t in target_ids if not model.known(t)]
@@ -236,7 +237,7 @@ def _build(tape, o, caption_extra=()):
     g = drawing.graph
     if len(g.nbtape_nodes) > FALLBACK_NODES:
         smaller = dict(o, max_nodes=FALLBACK_NODES)
-        g._nbtape_fallback = lambda: _build(tape, smaller, (
+        g.nbtape_fallback = lambda: _build(tape, smaller, (
             "Drawn collapsed: the full picture took too long to lay out.",))
     return g
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..._state import tls
 from ...backward import backward, forward_reach, reverse_step
+from ...forward import tangent_table
 from ...rules.registry import SEQUENCE, VARARGS
 from ...structure import flatten
 from ...tensor import Tensor, TensorLike
@@ -349,7 +350,7 @@ class TapeModel:
 
     def tangent(self, accumulator, tid):
         """The accumulator's tangent of ``tid``: an array, "norule", or None."""
-        t = accumulator._tangents.get(tid)
+        t = tangent_table(accumulator).get(tid)
         if t is None:
             return None
         if not isinstance(t, (np.ndarray, np.generic, TensorLike)) and hasattr(t, "where"):
