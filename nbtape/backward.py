@@ -87,10 +87,10 @@ def raw_output(ans):
 
 
 def call_vjp(rule, g, ans, args, kwargs, needs):
-    """Adjoints of the rule's operands (``None`` where not needed)."""
+    """Adjoints of the rule's operands, a new list (``None`` where not needed)."""
     kw = kwargs or {}
     if rule.vjp_all is not None:
-        return rule.vjp_all(g, ans, args, kw, needs)
+        return [r if n else None for r, n in zip(rule.vjp_all(g, ans, args, kw, needs), needs)]
     if rule.zero:
         return [np.zeros_like(g) if n else None for n in needs]
     vjps = rule.vjps
@@ -186,16 +186,16 @@ def reverse_step(op, g, needs, tensor_mode=False):
                 for a in args]
         if kwargs:
             kwargs = {k: raw_value(v) for k, v in kwargs.items()}
-    grads = call_vjp(op.rule, g, ans, args, kwargs, needs)
-    out = []
-    for need, gi, meta in zip(needs, grads, op.metas):
-        if need and gi is not None:
-            if getattr(gi, "shape", None) != meta[0] or gi.dtype != meta[1]:
-                gi = unbroadcast(gi, meta[0], meta[1])
-            out.append(gi)
-        else:
-            out.append(None)
-    return out
+    grads = call_vjp(op.rule, g, ans, args, kwargs, needs)     # a new list
+    metas = op.metas
+    k = 0
+    for gi in grads:    # in place, with no inner function: this runs for every op of a pass
+        if gi is not None:
+            m = metas[k]
+            if getattr(gi, "shape", None) != m[0] or gi.dtype != m[1]:
+                grads[k] = unbroadcast(gi, m[0], m[1])
+        k += 1
+    return grads
 
 
 def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, reached=None):
@@ -233,6 +233,8 @@ def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, reached=None):
         needs = [i is not None and i in reach for i in in_ids]
         for i, gi in zip(in_ids, reverse_step(op, g, needs, tensor_mode)):
             if gi is not None:
-                prev = adj.get(i)
-                adj[i] = gi if prev is None else prev + gi
+                if i in adj:
+                    adj[i] = adj[i] + gi
+                else:
+                    adj[i] = gi
     return adj
