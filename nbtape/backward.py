@@ -181,7 +181,8 @@ def reverse_step(op, g, needs, tensor_mode=False):
     kwargs = op.kwargs
     ans = op.ans
     if not tensor_mode:
-        ans = raw_output(ans)
+        if ans is not None:         # most rules keep no output: spare the call
+            ans = raw_output(ans)
         args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
                 for a in args]
         if kwargs:

@@ -196,7 +196,7 @@ class GradientTape(Observable):
     def retire(self, why):
         """Drop everything recorded and say ``why`` in the tape's repr (a tool that
         replaces a tape with a new one uses this, so the old one cannot mislead)."""
-        self._clear()
+        self.reset()
         self._retired = why
 
     def backward_steps(self, target=None, sources=None):
@@ -375,6 +375,7 @@ class GradientTape(Observable):
         """Forget everything recorded so far; the tape keeps recording if it was."""
         self._clear()
         self._consumed = False
+        self._retired = None
 
     # gradients ------------------------------------------------------------------------------
     @user_facing

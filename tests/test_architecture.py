@@ -199,3 +199,21 @@ def test_owed_reads_are_still_there():
         path = _modules().get(name)
         found = {r[1] for r in private_reads(path)} if path is not None else set()
         assert owed <= found, f"{name} no longer reads {sorted(owed - found)}: drop it from OWED"
+
+
+def test_import_nbtape_alone_draws_pictures_through_the_notebook_layers_hook():
+    # the engine asks nbtape.pictures; the facade loads the notebook graph on first need
+    pytest.importorskip("graphviz")
+    code = ("import sys, nbtape as nt\n"
+            "assert not any(m.startswith('nbtape.notebook') for m in sys.modules), 'eager'\n"
+            "x = nt.Variable(2.0)\n"
+            "with nt.GradientTape() as t:\n"
+            "    y = x * x\n"
+            "import graphviz\n"
+            "assert isinstance(t.graph(), graphviz.Digraph)\n"
+            "assert 'nbtape.notebook.graph' in sys.modules\n")
+    import subprocess
+    import sys
+    env = dict(__import__("os").environ, PYTHONPATH=str(ROOT.parent))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr

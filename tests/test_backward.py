@@ -98,3 +98,32 @@ def test_a_stop_gradient_early_on_the_tape_cuts_only_its_own_path():
         cut = nt.stop_gradient(x) * 5.0
         y = x * 3.0 + cut
     assert float(tape.gradient(y, x)) == 3.0
+
+
+def test_reverse_step_gives_each_operand_its_shape_and_dtype():
+    from nbtape.backward import reverse_step
+    x = nt.constant(np.ones((2, 3)))
+    b = nt.constant(np.arange(3.0, dtype=np.float32))
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch([x, b])
+        y = x * b                                  # b broadcasts over x's rows
+    op, = tape.ops
+    g = np.full((2, 3), 2.0)
+    gx, gb = reverse_step(op, g, [True, True])
+    assert gx.shape == (2, 3) and np.allclose(gx, 2 * np.arange(3.0))
+    assert gb.shape == (3,) and gb.dtype == np.float32 and np.allclose(gb, [4.0, 4.0, 4.0])
+    assert reverse_step(op, g, [False, True])[0] is None
+    assert np.allclose(tape.gradient(y, b, output_gradients=g), gb)   # the pass takes this step
+
+
+def test_forward_reach_is_what_the_reverse_pass_visits():
+    from nbtape.backward import forward_reach
+    x, w = nt.Variable(1.0), nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        a = w * 2.0           # 0: not downstream of x
+        b = x * a             # 1
+        c = nt.stop_gradient(b) + 1.0   # 2 (stop), 3: the gradient does not pass
+    (xid, _), = [kv for kv in tape.watched.items() if tape.watched_object(kv[0]) is x]
+    positions, reach = forward_reach(tape.ops, [xid])
+    assert positions == [1] and reach[xid] is None and reach[tape.ops[1].out_ids[0]] == 1
+    assert tape.gradient(c, x) is None
