@@ -10,7 +10,7 @@ gradient and the error names the op that first made one.
 from . import _where
 from .errors import NoGradientRuleError
 from .rules.registry import VARARGS, Rule
-from .tape_view import Note
+from .tape_records import Note
 from .tensor import Tensor
 
 

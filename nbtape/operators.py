@@ -113,7 +113,10 @@ def _index_value(idx):
     return idx
 
 
+# Python's own class entries are left alone; so is __hash__, which a class that defines
+# __eq__ gets as None (a tensor hashes by identity, as TensorLike says).
+_NOT_METHODS = ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__hash__",
+                "__firstlineno__", "__static_attributes__")
 for _name, _member in list(vars(_Operators).items()):
-    if _name not in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__hash__",
-                     "__firstlineno__", "__static_attributes__"):
+    if _name not in _NOT_METHODS:
         setattr(TensorLike, _name, _member)

@@ -975,7 +975,8 @@ def test_retire_drops_the_records_and_says_why():
     with nt.GradientTape() as tape:
         y = x * x
     tape.retire("Replaced by a newer tape.")
-    assert len(tape) == 0 and dict(tape.watched) == {} and tape.retired == "Replaced by a newer tape."
+    assert len(tape) == 0 and dict(tape.watched) == {}
+    assert tape.retired == "Replaced by a newer tape."
     assert "retired" in repr(tape) and "Replaced by a newer tape." in tape._repr_html_()
     tape.reset()
     assert tape.retired is None
