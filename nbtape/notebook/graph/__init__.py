@@ -8,6 +8,12 @@ the outputs of multi-output ops), ``op{i}c{k}`` its constant operand ``k``,
 result computed outside the part of the tape drawn, ``skip{g}`` the ``g``-th box
 of ops folded away, ``note{n}`` a note (a value that left the tape, an
 assignment, an op run inside ``stop_recording``).
+
+A picture is made in five stages, one module each: ``model`` reads the tape as a
+graph, ``collapse`` chooses what fits in ``max_nodes``, ``labels`` words values
+and lines, ``parts`` lays out nodes, edges and notes, and ``draw`` writes the
+Graphviz source; this module runs them. Importing it registers ``tape_graph``
+with ``nbtape.pictures``, which is how ``tape.graph()`` reaches it.
 """
 import operator
 
