@@ -138,6 +138,10 @@ def test_the_engine_never_imports_the_notebook_layer():
     wrong = sorted((m, t) for m, ts in graph.items() if _engine(m)
                    for t in ts if t.startswith("nbtape.notebook"))
     assert wrong == []
+    assert _engine("nbtape.tape") and _engine("nbtape.rules.core_ops")
+    assert not _engine(FACADE) and not _engine("nbtape.notebook.graph.model")
+    # the facade's loader is seen, so a lazy engine import would be too
+    assert "nbtape.notebook.graph" in graph[FACADE]
 
 
 def _defined_private(tree):
