@@ -7,6 +7,7 @@
 >>> float(tape.gradient(y, x))
 27.0
 """
+from . import operators as _operators  # noqa: F401  (gives tensors their operators)
 from .tensor import Tensor, constant
 from .variable import Variable
 from .rules import load_all as _load_rules
@@ -18,6 +19,13 @@ from .functional import grad, value_and_grad, jacobian, hessian
 from .check import check_gradients
 from .recompute import recompute_grad
 from .errors import NbtapeError, NoGradientRuleError
+from . import pictures as _pictures
+
+# The engine never imports the notebook layer; the facade may. tape.graph() and the
+# tape's HTML card ask nbtape.pictures for the drawing, which nbtape.notebook.graph
+# registers when it is imported: this loader imports it on first need, so that
+# `import nbtape` alone is enough for tape.graph() (and costs nothing until then).
+_pictures.set_loader(lambda: __import__("nbtape.notebook.graph"))
 
 __version__ = "0.1.0"
 
@@ -38,7 +46,7 @@ _LAZY = {
     "inspect": ("nbtape.notebook.widgets", "inspect"),
     "TrainingMonitor": ("nbtape.notebook.widgets", "TrainingMonitor"),
     "TapePlayer": ("nbtape.notebook.widgets", "TapePlayer"),
-    "render": ("nbtape.notebook.graph", "render"),
+    "render": ("nbtape.notebook.graph", "render"),     # the package's public entry
 }
 
 

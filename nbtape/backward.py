@@ -50,6 +50,11 @@ class Op:
         return w
 
     @property
+    def kept_output(self):
+        """False when the op did not keep its output (a long tape, a big array)."""
+        return self._out is not None
+
+    @property
     def out(self):
         """The op's output (Tensor or tuple), or None once freed and collected."""
         out = self._out
@@ -65,7 +70,7 @@ class Op:
             self._out = weakref.ref(out) if type(out) is Tensor else None
 
 
-def _raw(a):
+def raw_value(a):
     t = type(a)
     if t is Tensor:
         return a._value
@@ -74,20 +79,20 @@ def _raw(a):
     return a
 
 
-def _raw_ans(ans):
+def raw_output(ans):
     if type(ans) is Tensor:
         return ans._value
     if isinstance(ans, (tuple, list)):
-        return type(ans)(*[_raw(a) for a in ans]) if hasattr(ans, "_fields") \
-            else type(ans)(_raw(a) for a in ans)
+        return type(ans)(*[raw_value(a) for a in ans]) if hasattr(ans, "_fields") \
+            else type(ans)(raw_value(a) for a in ans)
     return ans
 
 
 def call_vjp(rule, g, ans, args, kwargs, needs):
-    """Adjoints of the rule's operands (``None`` where not needed)."""
+    """Adjoints of the rule's operands, a new list (``None`` where not needed)."""
     kw = kwargs or {}
     if rule.vjp_all is not None:
-        return rule.vjp_all(g, ans, args, kw, needs)
+        return [r if n else None for r, n in zip(rule.vjp_all(g, ans, args, kw, needs), needs)]
     if rule.zero:
         return [np.zeros_like(g) if n else None for n in needs]
     vjps = rule.vjps
@@ -109,31 +114,106 @@ def _no_rule(op):
         "nt.stop_gradient if no gradient should flow there.")
 
 
-def plan(ops, source_ids):
-    """The ops downstream of the sources, in tape order, and the ids they reach.
+def forward_reach(ops, source_ids):
+    """The ops downstream of the sources, and every id they reach.
 
-    ``backward`` visits only these; a Jacobian computes them once for all its rows.
+    Returns ``(positions, reach)``: the tape positions of those ops in tape order,
+    and ``{id: position of the op that first reached it}`` (``None`` for a source).
+    ``backward`` visits only these ops; a Jacobian computes them once for all its
+    rows; explain and the pictures follow the same reach.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x
+    ...     z = y + 1.0
+    >>> x_id, = tape.watched            # the ids of what the tape watches
+    >>> forward_reach(tape.ops, [x_id])[0]
+    [0, 1]
     """
-    reach = set(source_ids)
-    relevant = []
-    for op in ops:
+    reach = dict.fromkeys(source_ids)
+    positions = []
+    for k, op in enumerate(ops):
         if op.rule.stop:
             continue
         for i in op.in_ids:
-            if i in reach:
-                relevant.append(op)
-                reach.update(op.out_ids)
+            if i is not None and i in reach:
+                positions.append(k)
+                for o in op.out_ids:
+                    if o is not None and o not in reach:
+                        reach[o] = k
                 break
-    return relevant, reach
+    return positions, reach
 
 
-def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, planned=None):
+def backward_steps(ops, target_ids, source_ids):
+    """Positions of the ops the reverse pass visits from the targets back to the
+    sources, in its order (newest first).
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x
+    ...     z = y + x
+    >>> x_id, = tape.watched
+    >>> z_id = tape.ops[-1].out_ids[0]
+    >>> backward_steps(tape.ops, [z_id], [x_id])
+    [1, 0]
+    """
+    positions, _ = forward_reach(ops, source_ids)
+    need = set(target_ids)
+    steps = []
+    for k in reversed(positions):
+        op = ops[k]
+        if any(o is not None and o in need for o in op.out_ids):
+            steps.append(k)
+            need.update(i for i in op.in_ids if i is not None)
+    return steps
+
+
+def reverse_step(op, g, needs, tensor_mode=False):
+    """One step of the reverse pass: the adjoint ``g`` of ``op``'s output (a tuple
+    for a multi-output op) becomes one adjoint per operand, ``None`` where ``needs``
+    says it is not wanted, each with its operand's shape and dtype.
+
+    In ``tensor_mode`` the rule computes on the saved Tensors (so that a recorder
+    sees it); otherwise on plain arrays.
+    """
+    args = op.args
+    kwargs = op.kwargs
+    ans = op.ans
+    if not tensor_mode:
+        if ans is not None:         # most rules keep no output: spare the call
+            ans = raw_output(ans)
+        args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
+                for a in args]
+        if kwargs:
+            kwargs = {k: raw_value(v) for k, v in kwargs.items()}
+    try:
+        grads = call_vjp(op.rule, g, ans, args, kwargs, needs)     # a new list
+    except FutureWarning as w:      # raised only in a lazy pass (see backward)
+        if UNIMPLEMENTED not in str(w):
+            raise
+        raise unimplemented_error(op.rule.name, w) from None
+    metas = op.metas
+    k = 0
+    for gi in grads:    # in place, with no inner function: this runs for every op of a pass
+        if gi is not None:
+            m = metas[k]
+            if getattr(gi, "shape", None) != m[0] or gi.dtype != m[1]:
+                grads[k] = unbroadcast(gi, m[0], m[1])
+        k += 1
+    return grads
+
+
+def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, reached=None):
     """Run the reverse pass; return ``{id: adjoint}`` for the sources reached.
 
     ``seeds`` maps target ids to their output gradients; with ``keep_all`` every
     adjoint is kept (for pictures), not just the sources'.  In ``tensor_mode``
     (another recorder is active) the rules compute on Tensors so that the outer
-    recorder sees this pass; otherwise they run on plain arrays.
+    recorder sees this pass; otherwise they run on plain arrays.  ``reached`` is
+    ``forward_reach(ops, source_ids)`` when the caller already has it.
     """
     for s in seeds.values():
         if is_foreign(s._value if type(s) is Tensor else s):
@@ -142,15 +222,16 @@ def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, planned=None):
             with warnings.catch_warnings():
                 warnings.filterwarnings("error", message=".*" + UNIMPLEMENTED,
                                         category=FutureWarning)
-                return _backward(ops, seeds, source_ids, tensor_mode, keep_all, planned)
-    return _backward(ops, seeds, source_ids, tensor_mode, keep_all, planned)
+                return _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached)
+    return _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached)
 
 
-def _backward(ops, seeds, source_ids, tensor_mode, keep_all, planned):
-    relevant, reach = planned if planned is not None else plan(ops, source_ids)
+def _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached):
+    positions, reach = reached if reached is not None else forward_reach(ops, source_ids)
     keep = reach if keep_all else set(source_ids)
     adj = dict(seeds)
-    for op in reversed(relevant):
+    for k in reversed(positions):
+        op = ops[k]
         rule = op.rule
         out_ids = op.out_ids
         if not rule.multi:
@@ -158,37 +239,22 @@ def _backward(ops, seeds, source_ids, tensor_mode, keep_all, planned):
             g = adj.get(oid) if oid in keep else adj.pop(oid, None)
             if g is None:
                 continue
-            ans = op.ans if tensor_mode else _raw_ans(op.ans)
         else:
             gs = [(adj.get(o) if o in keep else adj.pop(o, None)) if o is not None else None
                   for o in out_ids]
             if all(x is None for x in gs):
                 continue
-            ans = op.ans if tensor_mode else _raw_ans(op.ans)
+            ans = op.ans if tensor_mode else raw_output(op.ans)
             g = [x if x is not None else np.zeros_like(a) for x, a in zip(gs, ans)]
             g = type(ans)(*g) if hasattr(ans, "_fields") else type(ans)(g)
         if not rule.has_vjp:
             raise _no_rule(op)
         in_ids = op.in_ids
         needs = [i is not None and i in reach for i in in_ids]
-        args = op.args
-        kwargs = op.kwargs
-        if not tensor_mode:
-            args = [a._value if type(a) is Tensor else (_raw(a) if type(a) is list else a)
-                    for a in args]
-            if kwargs:
-                kwargs = {k: _raw(v) for k, v in kwargs.items()}
-        try:
-            grads = call_vjp(rule, g, ans, args, kwargs, needs)
-        except FutureWarning as w:
-            if UNIMPLEMENTED not in str(w):
-                raise
-            raise unimplemented_error(rule.name, w) from None
-        for i, need, gi, meta in zip(in_ids, needs, grads, op.metas):
-            if not need or gi is None:
-                continue
-            if getattr(gi, "shape", None) != meta[0] or gi.dtype != meta[1]:
-                gi = unbroadcast(gi, meta[0], meta[1])
-            prev = adj.get(i)
-            adj[i] = gi if prev is None else prev + gi
+        for i, gi in zip(in_ids, reverse_step(op, g, needs, tensor_mode)):
+            if gi is not None:
+                if i in adj:
+                    adj[i] = adj[i] + gi
+                else:
+                    adj[i] = gi
     return adj

@@ -10,6 +10,7 @@ gradient and the error names the op that first made one.
 from . import _where
 from .errors import NoGradientRuleError
 from .rules.registry import VARARGS, Rule
+from .tape_records import Note
 from .tensor import Tensor
 
 
@@ -33,13 +34,13 @@ def off_float_path(rule, ids, outs, notes, origins):
     tracked_id = next(i for i in ids if i is not None)
     if type(outs) is not Tensor:
         if outs is not None:        # e.g. np.sum of an object array: a Python float
-            notes.append(("escape", tracked_id, _where.caller(),
+            notes.append(Note("escape", tracked_id, _where.caller(),
                           f"{rule.name}, which returned a plain {type(outs).__name__}"))
         return None
     dtype = outs._value.dtype
     if dtype.kind == "O":
         return object_rule(rule, ids, (outs._id,), origins)
-    notes.append(("dtype", tracked_id, _where.caller(), (rule.name, str(dtype))))
+    notes.append(Note("dtype", tracked_id, _where.caller(), (rule.name, str(dtype))))
     return None
 
 

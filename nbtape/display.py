@@ -9,6 +9,7 @@ import html
 
 import numpy as np
 
+from . import pictures
 from ._state import tls
 from .arrays import is_foreign
 
@@ -87,12 +88,9 @@ def variable_repr(v):
 
 def _recording_tapes_watching(obj):
     """True when a tape on this thread's recording stack follows ``obj``."""
-    i = obj._id
     for rec in tls.stack:
-        tracked = getattr(rec, "_tracked", None)
-        if tracked is None:       # a paused tape or a forward accumulator
-            tracked = getattr(getattr(rec, "tape", None), "_tracked", ())
-        if i in tracked:
+        tape = rec if hasattr(rec, "tracks") else getattr(rec, "tape", None)
+        if tape is not None and tape.tracks(obj):   # a tape, or a paused one
             return True
     return False
 
@@ -107,12 +105,12 @@ def tape_state(tape):
     words = ["persistent" if tape.persistent else "non-persistent"]
     if tape.recording:
         words.append("recording")
-    if tape._consumed:
+    if tape.consumed:
         words.append("used")
-    if tape._interrupted:
+    if tape.interrupted:
         words.append("interrupted")
-    if getattr(tape, "_replaced_by", None):
-        words.append("replaced")
+    if tape.retired:
+        words.append("retired")
     return words
 
 
@@ -129,18 +127,19 @@ def watched_entries(tape):
     >>> [(e["kind"], e["name"], e["shape"]) for e in watched_entries(tape)]
     [('variable', 'x', ())]
     """
-    wanted = {i for i, w in tape._watched.items() if w[2] == "tensor"}
+    watched = tape.watched
+    wanted = {i for i, w in watched.items() if w.kind == "tensor"}
     meta = {}
-    for op in tape._ops:
+    for op in tape.ops:
         if len(meta) == len(wanted):
             break        # a repr of a long tape should not walk all of it
         for i, m in zip(op.in_ids, op.metas or ()):
             if i in wanted and m is not None and i not in meta:
                 meta[i] = m
     out = []
-    for i, (serial, _where, kind) in sorted(tape._watched.items(), key=lambda kv: kv[1][0]):
-        if kind == "variable":
-            v = tape._variables.get(i)
+    for i, w in sorted(watched.items(), key=lambda kv: kv[1].serial):
+        if w.kind == "variable":
+            v = tape.watched_object(i)
             if v is None:
                 continue
             out.append(dict(kind="variable", name=v.name, shape=v.shape, dtype=v.dtype,
@@ -163,7 +162,7 @@ def op_counts(tape, top=6):
     >>> op_counts(tape)
     [('np.multiply', 2), ('np.add', 1)]
     """
-    return collections.Counter(op.name for op in tape._ops).most_common(top)
+    return collections.Counter(op.name for op in tape.ops).most_common(top)
 
 
 def _plural(n, word):
@@ -195,7 +194,7 @@ def tape_repr(tape):
     else:
         listed = "nothing"
     return (f"<nt.GradientTape {', '.join(tape_state(tape))}: "
-            f"{_plural(len(tape._ops), 'op')} recorded; watching {listed}>")
+            f"{_plural(len(tape), 'op')} recorded; watching {listed}>")
 
 
 # ---------------------------------------------------------------------------------
@@ -287,11 +286,10 @@ def tape_picture_svg(tape, max_ops=PICTURE_OPS):
     >>> tape_picture_svg(nt.GradientTape()) is None
     True
     """
-    if not 0 < len(tape._ops) <= max_ops:
+    if not 0 < len(tape) <= max_ops:
         return None
     try:
-        from .notebook.graph import inline_svg, tape_graph
-        svg = inline_svg(tape_graph(tape))
+        svg = pictures.tape_svg(tape)
     except Exception:
         return None
     return svg if isinstance(svg, str) and svg.lstrip().startswith("<svg") else None
@@ -307,18 +305,17 @@ def tape_html(tape):
     >>> "1 op recorded" in tape_html(tape) and "power" in tape_html(tape)
     True
     """
-    n = len(tape._ops)
+    n = len(tape)
     parts = [f"<div>{_plural(n, 'op')} recorded"]
     counts = op_counts(tape)
     if counts:
         parts.append(": " + html.escape(", ".join(f"{name} \u00d7{k}" for name, k in counts)))
-        if len(counts) < len({op.name for op in tape._ops}):
+        if len(counts) < len({op.name for op in tape.ops}):
             parts.append(", \u2026")
     parts.append("</div>")
-    replaced = getattr(tape, "_replaced_by", None)
-    if replaced:
-        parts.append(f"<div>{html.escape(replaced_note(replaced))}</div>")
-    if tape._interrupted:
+    if tape.retired:
+        parts.append(f"<div>{html.escape(tape.retired)}</div>")
+    if tape.interrupted:
         parts.append("<div>Recording was interrupted (Ctrl-C): the tape keeps what it "
                      "recorded before that.</div>")
     entries = watched_entries(tape)
@@ -335,13 +332,3 @@ def tape_html(tape):
     if svg:
         parts.append(f"<div class='nbtape-tape-picture' style='margin-top:4px'>{svg}</div>")
     return html_card("nt.GradientTape", tape_state(tape), "".join(parts), "nbtape-tape")
-
-
-def replaced_note(where):
-    """What a replaced tape says about itself (``where`` names the re-run cell).
-
-    >>> replaced_note("In[7]")
-    'Replaced when its %%tape cell ran again (In[7]): its records were dropped; use the new tape.'
-    """
-    return (f"Replaced when its %%tape cell ran again ({where}): its records were "
-            "dropped; use the new tape.")

@@ -16,6 +16,7 @@ import sysconfig
 import numpy as np
 
 from . import _where
+from .backward import forward_reach
 from .breaks import ObjectArrayRule
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -77,21 +78,8 @@ def _at(where):
 
 def _label(obj, fallback):
     if isinstance(obj, Variable):
-        return f"variable {obj.name!r}" if obj._name else "the source variable"
+        return f"variable {obj.name!r}" if obj.name != "Variable" else "the source variable"
     return fallback
-
-
-def _forward_reach(ops, start):
-    """Ids reachable from ``start`` and, for each, the op that first reached it."""
-    reach = {start: None}
-    for k, op in enumerate(ops):
-        if op.rule.stop:
-            continue
-        if any(i in reach for i in op.in_ids if i is not None):
-            for o in op.out_ids:
-                if o is not None and o not in reach:
-                    reach[o] = k
-    return reach
 
 
 def _path(ops, reach, start, target_id):
@@ -122,7 +110,7 @@ def explain(tape, target, source):
         target = Tensor(np.asarray(target))     # a plain value: it left the tape somewhere
     if not isinstance(source, TensorLike) or not isinstance(target, TensorLike):
         raise TypeError("explain(target, source) takes nbtape tensors or variables.")
-    ops = tape._ops
+    ops = tape.ops
     sid, tid = source._id, target._id
     name = _user_name(source)
     src = _label(source, f"`{name}`" if name else "the source")
@@ -134,14 +122,14 @@ def explain(tape, target, source):
             "differentiable, so the tape does not follow them."],
             fix="make it a float, e.g. nt.Variable(2.0) instead of nt.Variable(2).")
 
-    if sid not in tape._tracked:
+    if not tape.tracks(sid):
         unused = _unused(tape, ops, source, target, src, name)
         if unused:
             return Explanation(title_none, False, [], unused)
         return Explanation(title_none, False, [], _unwatched_reasons(tape, source, src, name),
                            fix=_unwatched_fix(tape, source, name))
 
-    reach = _forward_reach(ops, sid)
+    reach = forward_reach(ops, [sid])[1]
     blocked = _without_gradient(ops, reach, tid) if tid in reach else []
     if blocked:
         return Explanation(
@@ -151,7 +139,8 @@ def explain(tape, target, source):
             fix="rewrite that step with functions nbtape differentiates (nt.coverage() "
                 "lists them), or wrap it in @nt.custom_gradient with your own derivative.")
     if tid in reach:
-        steps = [(f"{src}", tape._watched.get(sid, (None, None))[1])]
+        watched = tape.watched.get(sid)
+        steps = [(f"{src}", watched.where if watched is not None else None)]
         path = _path(ops, reach, sid, tid) or []
         for k in path:
             steps.append((f"-> {ops[k].rule.name} (op {k})", ops[k].where))
@@ -273,12 +262,13 @@ def _user_name(obj):
 
 def _unused(tape, ops, source, target, src, name):
     """Reasons when the target was recorded on this tape without ever using the source."""
-    if target._id not in tape._tracked or source.dtype.kind not in "fc":
+    if not tape.tracks(target._id) or source.dtype.kind not in "fc":
         return []
-    if isinstance(source, Variable) and (not source.trainable or not tape._watch_accessed):
+    if isinstance(source, Variable) and (not source.trainable
+                                         or not tape.watch_accessed_variables):
         return []
     sid = source._id
-    if any(kind == "stop_recording" and i == sid for kind, i, _, _ in tape._notes):
+    if any(n.kind == "stop_recording" and n.id == sid for n in tape.notes):
         return []
     if any(sid in op.all_ids for op in ops):
         return []                     # used but not followed: the unwatched reasons say why
@@ -310,11 +300,12 @@ def _unwatched_reasons(tape, source, src, name=None):
         if not source.trainable:
             return [f"{src} was created with trainable=False, and tapes watch only "
                     "trainable variables automatically."]
-        paused = [w for kind, i, w, _ in tape._notes if kind == "stop_recording" and i == source._id]
+        paused = [n.where for n in tape.notes
+                  if n.kind == "stop_recording" and n.id == source._id]
         if paused:
             return [f"{src} was read only inside tape.stop_recording() (at "
                     f"{_where.describe(paused[0])}{_code(paused[0])}), where nothing is recorded."]
-        if not tape._watch_accessed:
+        if not tape.watch_accessed_variables:
             return [f"the tape was created with watch_accessed_variables=False and "
                     f"{src} was never passed to tape.watch()."]
         return [f"{src} was not read while the tape was recording, so nothing on the tape "
@@ -334,7 +325,7 @@ def _unwatched_reasons(tape, source, src, name=None):
 
 def _unwatched_fix(tape, source, name=None):
     if isinstance(source, Variable):
-        if not source.trainable or not tape._watch_accessed:
+        if not source.trainable or not tape.watch_accessed_variables:
             return f"call tape.watch({name or 'v'}) inside the tape before using it."
         return f"compute the target from {name or 'the variable'} inside the tape's with block."
     x = name or "x"
@@ -355,7 +346,7 @@ def _breaks(tape, ops, reach, source, target, src):
         if op.rule.stop and any(i in reach for i in op.in_ids if i is not None):
             stops.append(f"nt.stop_gradient at {_where.describe(op.where)}"
                          f"{_code(op.where)} blocks the gradient on purpose.")
-    for kind, i, where, detail in tape._notes:
+    for kind, i, where, detail in tape.notes:
         at = _where.describe(where) + _code(where)
         if kind == "assign":
             how, sid = detail
@@ -380,13 +371,13 @@ def _breaks(tape, ops, reach, source, target, src):
             paused.append(f"{detail} used a value computed from {src} inside "
                           f"tape.stop_recording() at {at}: nothing there is recorded.")
     reasons = list(dict.fromkeys(stops + assigns + paused + casts + escapes))   # each once
-    watched = tape._watched.get(source._id)
-    if watched and isinstance(target, Tensor) and target._id < watched[0]:
-        reasons.append(f"{src} was watched at {_where.describe(watched[1])}, after the target "
+    watched = tape.watched.get(source._id)
+    if watched and isinstance(target, Tensor) and target._id < watched.serial:
+        reasons.append(f"{src} was watched at {_where.describe(watched.where)}, after the target "
                        "was computed: tape.watch(x) must come before the operations that use x.")
     if target.dtype.kind not in "fc":
         reasons.append(f"the target has dtype {target.dtype}, which is not differentiable.")
-    if not reasons and target._id not in tape._tracked:
+    if not reasons and not tape.tracks(target):
         reasons.append("the target was not recorded by this tape: it was computed outside the "
                        "tape's `with` block, or only from values the tape does not watch.")
     return reasons

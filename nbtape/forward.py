@@ -2,19 +2,20 @@
 import warnings
 import weakref
 from contextlib import contextmanager
+from types import MappingProxyType
 
 import numpy as np
 
 from ._state import outer_only, tls
 from .arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
-from .backward import _raw, _raw_ans
+from .backward import raw_value, raw_output
 from .errors import NoGradientRuleError, user_facing
 from .rules.util import shape_of
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
 
 
-class _NoJvp:
+class NoJvp:
     """Marks a tangent that could not be computed: no rule for ``name``, or the
     rule refused (``error``, a NoGradientRuleError saying why)."""
     __slots__ = ("name", "where", "error")
@@ -120,13 +121,13 @@ class ForwardAccumulator:
         if all(t is None for t in ts) or rule.stop:
             return
         for t in ts:
-            if type(t) is _NoJvp:
+            if type(t) is NoJvp:
                 self._store(outs, t, rule)
                 return
         # no JVP, and no single-output VJP to transpose (call_jvp would give None)
         if not rule.has_jvp and (rule.multi or not rule.has_vjp):
             from . import _where
-            self._store(outs, _NoJvp(rule.name, _where.caller()), rule)
+            self._store(outs, NoJvp(rule.name, _where.caller()), rule)
             return
         # only recorders outside this accumulator see the tangent computations
         lazy = False
@@ -140,36 +141,36 @@ class ForwardAccumulator:
                 if tensor_mode:
                     tangent = call_jvp(rule, ts, outs, args, kwargs)
                 else:
-                    ts = [_raw(t) for t in ts]
-                    tangent = call_jvp(rule, ts, _raw_ans(outs), [_raw(a) for a in args],
-                                       {k: _raw(v) for k, v in kwargs.items()} if kwargs
+                    ts = [raw_value(t) for t in ts]
+                    tangent = call_jvp(rule, ts, raw_output(outs), [raw_value(a) for a in args],
+                                       {k: raw_value(v) for k, v in kwargs.items()} if kwargs
                                        else None)
         except FutureWarning as w:
             if UNIMPLEMENTED not in str(w):
                 raise
             from . import _where
-            tangent = _NoJvp(rule.name, _where.caller(), unimplemented_error(rule.name, w,
+            tangent = NoJvp(rule.name, _where.caller(), unimplemented_error(rule.name, w,
                                                                                "forward"))
         except NoGradientRuleError as e:
             # a refusal stops the tangent, not the computation: acc.jvp raises it if asked
             from . import _where
-            tangent = _NoJvp(rule.name, _where.caller(), e)
+            tangent = NoJvp(rule.name, _where.caller(), e)
         self._store(outs, tangent, rule)
 
     def _store(self, outs, tangent, rule):
         if tangent is None:
             return
         if rule.multi:
-            if type(tangent) is _NoJvp:     # no rule: every output is poisoned alike
+            if type(tangent) is NoJvp:     # no rule: every output is poisoned alike
                 tangent = [tangent] * len(outs)
             for o, t in zip(outs, tangent):
                 if isinstance(t, NoGradientRuleError):     # this output alone is refused
                     from . import _where
-                    t = _NoJvp(rule.name, _where.caller(), t)
+                    t = NoJvp(rule.name, _where.caller(), t)
                 if isinstance(o, Tensor) and o.dtype.kind in "fc" and t is not None:
-                    self._keep(o, t if type(t) is _NoJvp else _fit(t, o))
+                    self._keep(o, t if type(t) is NoJvp else _fit(t, o))
         elif isinstance(outs, Tensor) and outs.dtype.kind in "fc":
-            self._keep(outs, tangent if type(tangent) is _NoJvp else _fit(tangent, outs))
+            self._keep(outs, tangent if type(tangent) is NoJvp else _fit(tangent, outs))
 
     def _keep(self, tensor, tangent):
         # a tangent lives as long as its tensor (as in TensorFlow): dead ones are
@@ -206,7 +207,7 @@ class ForwardAccumulator:
                     "(it left the accumulator, e.g. through np.asarray, float() or .numpy()). "
                     "Pass the tensor itself, and keep the computation on tensors.")
             t = self._tangents.get(p._id)
-            if type(t) is _NoJvp:
+            if type(t) is NoJvp:
                 from ._where import describe
                 if t.error is not None:
                     raise NoGradientRuleError(
@@ -251,3 +252,8 @@ def _refusing_dask_fallback(lazy):
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*" + UNIMPLEMENTED, category=FutureWarning)
         yield
+
+
+def tangent_table(accumulator):
+    """Read-only ``{tensor id: tangent}`` of what ``accumulator`` follows (for pictures)."""
+    return MappingProxyType(accumulator._tangents)

@@ -115,8 +115,6 @@ def jacobian(f, argnums=0):
         outputs = [o if isinstance(o, TensorLike) else Tensor(np.asarray(o)) for o in outputs]
         rows = []
         for k, o in enumerate(outputs):
-            if k == len(outputs) - 1:
-                tape._persistent = False     # the last output may free the tape
             js = tape.jacobian(o, sources, unconnected_gradients=UnconnectedGradients.ZERO)
             js = [_out(j, plain) for j in js]
             rows.append(js[0] if isinstance(argnums, int) else tuple(js))

@@ -1,10 +1,15 @@
-"""Jacobians from a tape: one reverse pass per target element (or per batch column)."""
+"""Jacobians from a tape: one reverse pass per target element (or per batch column).
+
+The tape calls these with itself stepped aside (so nothing here is recorded) and
+reads only its public view; using the tape up afterwards is the tape's own job.
+"""
 import numpy as np
 
-from ._state import suspended, tls
-from .backward import backward, plan
+from ._state import tls
+from .backward import backward, forward_reach
 from .errors import warn_user
 from .structure import flatten, unflatten
+from .tape_args import UnconnectedGradients, int_source_message, not_a_tensor_message
 from .tensor import Tensor, TensorLike
 
 
@@ -16,7 +21,6 @@ def _one_hot(shape, dtype, index):
 
 def _stack_rows(rows, lead_shape, source, tensor_mode, policy):
     """Stack per-row gradients into ``lead_shape + source.shape`` (None if all unconnected)."""
-    from .tape import UnconnectedGradients
     if not rows:            # an empty target: an empty Jacobian
         return Tensor(np.zeros(lead_shape + source.shape, dtype=source.dtype))
     if all(r is None for r in rows):
@@ -36,8 +40,7 @@ def _source_ids(tape, sources):
     flat = flatten(sources)
     for s in flat:
         if not isinstance(s, TensorLike):
-            from .tape import _not_a_tensor
-            raise TypeError(_not_a_tensor("jacobian", s, role="source"))
+            raise TypeError(not_a_tensor_message("jacobian", s, role="source"))
     return flat, [s._id for s in flat]
 
 
@@ -47,71 +50,63 @@ def _as_target(method, target):
         return target
     if isinstance(target, (int, float, complex, np.ndarray, np.generic)):
         return Tensor(np.asarray(target))
-    from .tape import _not_a_tensor
-    raise TypeError(_not_a_tensor(method, target, role="target"))
+    raise TypeError(not_a_tensor_message(method, target, role="target"))
 
 
 def tape_jacobian(tape, target, sources, policy):
-    tape._check_usable("jacobian")
+    """``(the Jacobians, the float sources no path reached)``: see ``GradientTape.jacobian``."""
     flat, ids = _source_ids(tape, sources)
     target = _as_target("jacobian", target)
     tshape, tdtype = target.shape, target.dtype
     if tdtype.kind not in "fc":
         raise ValueError(f"the target's dtype is {tdtype}; only float targets have Jacobians.")
     rows = [[] for _ in flat]
-    connected = target._id in tape._tracked
-    with suspended(tape):
-        tensor_mode = bool(tls.stack)
-        planned = plan(tape._ops, ids)
-        for index in np.ndindex(*tshape):
-            adj = {}
-            if connected:
-                seeds = {target._id: _one_hot(tshape, tdtype, index)}
-                adj = backward(tape._ops, seeds, ids, tensor_mode, planned=planned)
-            for k, i in enumerate(ids):
-                rows[k].append(adj.get(i))
+    connected = tape.tracks(target)
+    ops = list(tape.ops)     # a list: the rows index it many times
+    tensor_mode = bool(tls.stack)
+    reached = forward_reach(ops, ids)
+    for index in np.ndindex(*tshape):
+        adj = {}
+        if connected:
+            seeds = {target._id: _one_hot(tshape, tdtype, index)}
+            adj = backward(ops, seeds, ids, tensor_mode, reached=reached)
+        for k, i in enumerate(ids):
+            rows[k].append(adj.get(i))
     results = [_stack_rows(r, tshape, s, tensor_mode, policy) if s.dtype.kind in "fc"
                else _int_source(s) for r, s in zip(rows, flat)]
-    for r, s in zip(rows, flat):
-        if s.dtype.kind in "fc" and all(g is None for g in r):
-            tape._warn_escape(s, policy)     # None or zeros: say so when a value escaped
-    tape._finish()
-    return unflatten(sources, results)
+    unconnected = [s for r, s in zip(rows, flat)
+                   if s.dtype.kind in "fc" and all(g is None for g in r)]
+    return unflatten(sources, results), unconnected
 
 
 def _int_source(source):
-    from .tape import _int_source_message
-    warn_user(_int_source_message(source))
+    warn_user(int_source_message(source))
     return None
 
 
 def tape_batch_jacobian(tape, target, source, policy):
-    tape._check_usable("batch_jacobian")
+    """The per-example Jacobians: see ``GradientTape.batch_jacobian``."""
     if not isinstance(source, TensorLike):
-        from .tape import _not_a_tensor
-        raise TypeError(_not_a_tensor("batch_jacobian", source, role="source"))
+        raise TypeError(not_a_tensor_message("batch_jacobian", source, role="source"))
     target = _as_target("batch_jacobian", target)
     _check_batch_shapes(target.shape, source.shape)
     if source.dtype.kind not in "fc":
-        tape._finish()
         return _int_source(source)
     tshape, sshape = target.shape, source.shape
     batch = tshape[0]
-    connected = target._id in tape._tracked
+    connected = tape.tracks(target)
     rows = []
-    with suspended(tape):
-        tensor_mode = bool(tls.stack)
-        planned = plan(tape._ops, [source._id])
-        for index in np.ndindex(*tshape[1:]):
-            g = None
-            if connected:
-                seed = np.zeros(tshape, dtype=target.dtype)
-                seed[(slice(None),) + index] = 1
-                g = backward(tape._ops, {target._id: seed}, [source._id], tensor_mode,
-                             planned=planned).get(source._id)
-            rows.append(g)
-    tape._finish()
-    from .tape import UnconnectedGradients
+    ops = list(tape.ops)     # a list: the rows index it many times
+    tensor_mode = bool(tls.stack)
+    reached = forward_reach(ops, [source._id])
+    for index in np.ndindex(*tshape[1:]):
+        g = None
+        if connected:
+            seed = np.zeros(tshape, dtype=target.dtype)
+            seed[(slice(None),) + index] = 1
+            g = backward(ops, {target._id: seed}, [source._id], tensor_mode,
+                         reached=reached).get(source._id)
+        rows.append(g)
     if all(r is None for r in rows):
         if policy is UnconnectedGradients.ZERO:
             return Tensor(np.zeros((batch,) + tshape[1:] + sshape[1:], dtype=source.dtype))

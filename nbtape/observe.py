@@ -51,9 +51,16 @@ class Observable:
         return Subscription(self, ref)
 
     def _notify(self, event, **info):
+        """Call every live observer with ``(self, event, **info)``."""
         for ref in list(self._observers or ()):
             cb = ref()
             if cb is None:
                 self._observers.remove(ref)
             else:
                 cb(self, event, **info)
+
+
+def notify(obj, event, **info):
+    """Tell ``obj``'s observers about ``event`` (nothing to do, quickly, when it has none)."""
+    if obj._observers:
+        obj._notify(event, **info)

@@ -180,7 +180,7 @@ def _variant(base, names, vjps, jvps):
 
 def _no_tangent(rule, param, ans):
     """A tangent that cannot be computed: ``acc.jvp`` raises if it is asked for it."""
-    from .forward import _NoJvp      # forward mode's own marker for a refused tangent
+    from .forward import NoJvp      # forward mode's own marker for a refused tangent
     what = rule.name if param is None else f"{rule.name} with respect to its {param}= argument"
-    refused = _NoJvp(what, _where.caller())
+    refused = NoJvp(what, _where.caller())
     return [refused] * len(ans) if rule.multi else refused

@@ -1,5 +1,4 @@
 """``GradientTape``: record operations, then play them back in reverse."""
-import enum
 import weakref
 from contextlib import nullcontext
 
@@ -7,14 +6,21 @@ import numpy as np
 
 from . import _where
 from ._state import next_id, suspended, tls
+from . import pictures
 from .arrays import is_foreign as _is_foreign
-from .backward import Op, backward, plan
+from .backward import Op, backward, forward_reach
+from .display import tape_html, tape_repr
+from .explain import explain
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
-from .observe import Observable
+from .observe import Observable, notify
 from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
-from .tape_args import output_gradient
+from .jacobians import tape_batch_jacobian, tape_jacobian
+from .tape_args import (UnconnectedGradients, int_source_message, not_a_tensor_message,
+                        output_gradient, unconnected_policy)
+from .tape_records import Note, Watched
+from .tape_view import TapeView
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 
@@ -45,22 +51,6 @@ class GradientRecord:
         self.complete = complete
 
 
-class UnconnectedGradients(enum.Enum):
-    """What ``gradient`` returns for a source with no path to the target."""
-    NONE = "none"
-    ZERO = "zero"
-
-
-def unconnected_policy(value):
-    if isinstance(value, UnconnectedGradients):
-        return value
-    try:
-        return UnconnectedGradients(str(value).lower())
-    except ValueError:
-        raise ValueError(f"unconnected_gradients must be nt.UnconnectedGradients.NONE or "
-                         f".ZERO (or 'none' / 'zero'), not {value!r}") from None
-
-
 class _Paused:
     """Stands in for a tape inside ``stop_recording``: notes uses, records nothing."""
 
@@ -71,13 +61,13 @@ class _Paused:
         tracked = self.tape._tracked
         for i in ids:
             if i is not None and i in tracked:
-                self.tape._notes.append(("stop_recording", i, _where.caller(), rule.name))
+                self.tape._notes.append(Note("stop_recording", i, _where.caller(), rule.name))
                 return
 
     def on_variable_read(self, v):
         tape = self.tape
         if tape._watch_accessed and v.trainable and v._id not in tape._variables:
-            tape._notes.append(("stop_recording", v._id, _where.caller(), "reading it"))
+            tape._notes.append(Note("stop_recording", v._id, _where.caller(), "reading it"))
 
     def note_escape(self, t, how):
         pass
@@ -91,9 +81,9 @@ _NUMBERS = (int, float, complex)
 
 def _small_tape(ops):
     """A classroom-sized tape: it kept every output, and they add up to little."""
-    if len(ops) > DISPLAY_OPS or any(op._out is None for op in ops):
+    if len(ops) > DISPLAY_OPS or any(not op.kept_output for op in ops):
         return False
-    return _nbytes(op._out for op in ops) <= DISPLAY_BYTES
+    return _nbytes(op.out for op in ops) <= DISPLAY_BYTES
 
 
 
@@ -102,7 +92,7 @@ def _float_dtype(dt):
     return dt.kind in "fc"
 
 
-class GradientTape(Observable):
+class GradientTape(TapeView, Observable):
     """Records operations on watched values so their gradients can be computed.
 
     >>> import numpy as np, nbtape as nt
@@ -119,6 +109,7 @@ class GradientTape(Observable):
         self._consumed = False
         self._observers = None
         self._interrupted = False
+        self._retired = None      # why the tape's records were dropped (set by retire())
         self._clear()
 
     def _clear(self):
@@ -126,11 +117,9 @@ class GradientTape(Observable):
         self._ops = []
         self._tracked = set()
         self._variables = {}      # id -> Variable, watched
-        # id -> (serial at watch time, where, object kind); where is _where.caller()'s
-        # tuple, or for auto-watched variables the cheaper caller_raw() (decode it)
-        self._watched = {}
+        self._watched = {}        # id -> Watched (tape_view.py)
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
-        self._notes = []          # (kind, id, where, detail): escapes, assigns, pauses, dtypes
+        self._notes = []          # Notes (tape_view.py): escapes, assigns, pauses, dtypes
         self._object_origins = {}  # id of an object array -> (op name, where) that made it
         self.last_gradient = None  # GradientRecord of the latest gradient() call
 
@@ -180,16 +169,16 @@ class GradientTape(Observable):
             elif isinstance(t, Tensor):
                 if t._id not in self._tracked:
                     self._tracked.add(t._id)
-                    self._watched[t._id] = (next_id(), _where.caller(), "tensor")
+                    self._watched[t._id] = Watched(next_id(), _where.caller(), "tensor")
                     self._leaves[t._id] = weakref.ref(t)
             else:
-                raise TypeError(_not_a_tensor("watch", t))
+                raise TypeError(not_a_tensor_message("watch", t))
 
     def _watch_variable(self, v, explicit=False):
         if v._id not in self._variables:
             self._variables[v._id] = v
             self._tracked.add(v._id)
-            self._watched[v._id] = (next_id(), _where.caller_raw(), "variable")
+            self._watched[v._id] = Watched(next_id(), _where.caller_raw(), "variable")
 
     def watched_variables(self):
         """The variables this tape watched, in the order they were created."""
@@ -262,12 +251,12 @@ class GradientTape(Observable):
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
-            self._notes.append(("escape", t._id, _where.caller(), how))
+            self._notes.append(Note("escape", t._id, _where.caller(), how))
 
     def on_assign(self, var, source, how):
         sid = source._leaf()._id if isinstance(source, TensorLike) else None
         if var._id in self._tracked or (sid is not None and sid in self._tracked):
-            self._notes.append(("assign", var._id, _where.caller(), (how, sid)))
+            self._notes.append(Note("assign", var._id, _where.caller(), (how, sid)))
 
     # recording control ---------------------------------------------------------------------
     def stop_recording(self):
@@ -288,6 +277,7 @@ class GradientTape(Observable):
         """Forget everything recorded so far; the tape keeps recording if it was."""
         self._clear()
         self._consumed = False
+        self._retired = None
 
     # gradients ------------------------------------------------------------------------------
     @user_facing
@@ -304,7 +294,7 @@ class GradientTape(Observable):
         flat_sources = flatten(sources)
         for s in flat_sources:
             if not isinstance(s, TensorLike):
-                raise TypeError(_not_a_tensor("gradient", s, role="source"))
+                raise TypeError(not_a_tensor_message("gradient", s, role="source"))
         targets = flatten(target)
         int_sources = any(not _float_dtype(s.dtype) for s in flat_sources)
         seeds = self._seeds(targets, output_gradients, int_sources)
@@ -336,7 +326,7 @@ class GradientTape(Observable):
             if not isinstance(t, TensorLike):
                 if isinstance(t, (int, float, complex, np.ndarray, np.generic)):
                     continue    # a plain value (it left the tape): a constant, as in TF
-                raise TypeError(_not_a_tensor("gradient", t, role="target"))
+                raise TypeError(not_a_tensor_message("gradient", t, role="target"))
             if not _float_dtype(t.dtype):
                 if not int_sources:
                     warn_user(
@@ -380,7 +370,7 @@ class GradientTape(Observable):
     def _result(self, source, g, policy):
         dtype = source.dtype
         if not _float_dtype(dtype):
-            warn_user(_int_source_message(source))
+            warn_user(int_source_message(source))
             return None
         if g is None:
             self._warn_escape(source, policy)
@@ -398,13 +388,13 @@ class GradientTape(Observable):
         return Tensor(g)
 
     def _warn_escape(self, source, policy=UnconnectedGradients.NONE):
-        breaks = [n for n in self._notes if n[0] in ("escape", "dtype")]
+        breaks = [n for n in self._notes if n.kind in ("escape", "dtype")]
         if not breaks:
             return
-        downstream = plan(self._ops, [source._id])[1]
-        for kind, i, where, detail in breaks:
-            if i in downstream:
-                warn_user(break_message(kind, where, detail,
+        downstream = forward_reach(self._ops, [source._id])[1]
+        for n in breaks:
+            if n.id in downstream:
+                warn_user(break_message(n.kind, n.where, n.detail,
                                         zeros=policy is UnconnectedGradients.ZERO))
                 return
 
@@ -421,32 +411,39 @@ class GradientTape(Observable):
         if self._observers:
             self._notify("gradient", sources=sources, gradients=results)
         for s, g in zip(sources, results):
-            if isinstance(s, Variable) and s._observers and g is not None:
-                s._notify("gradient", gradient=g, tape=self)
+            if isinstance(s, Variable) and g is not None:
+                notify(s, "gradient", gradient=g, tape=self)
 
     @user_facing
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``."""
-        from .jacobians import tape_jacobian
-        return tape_jacobian(self, target, sources, unconnected_policy(unconnected_gradients))
+        policy = unconnected_policy(unconnected_gradients)
+        self._check_usable("jacobian")
+        with suspended(self):
+            result, unconnected = tape_jacobian(self, target, sources, policy)
+        for s in unconnected:
+            self._warn_escape(s, policy)     # None or zeros: say so when a value escaped
+        self._finish()
+        return result
 
     @user_facing
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``."""
-        from .jacobians import tape_batch_jacobian
-        return tape_batch_jacobian(self, target, source,
-                                   unconnected_policy(unconnected_gradients))
+        policy = unconnected_policy(unconnected_gradients)
+        self._check_usable("batch_jacobian")
+        with suspended(self):
+            result = tape_batch_jacobian(self, target, source, policy)
+        self._finish()
+        return result
 
     def graph(self, target=None, sources=None, **options):
         """A ``graphviz.Digraph`` of what this tape recorded (see ``nbtape.notebook.graph``)."""
-        from .notebook.graph import tape_graph
-        return tape_graph(self, target=target, sources=sources, **options)
+        return pictures.tape_graph(self, target=target, sources=sources, **options)
 
     def explain(self, target, source):
         """Why d(target)/d(source) is what it is: the recorded path, or where it breaks."""
-        from .explain import explain
         return explain(self, target, source)
 
     # display -----------------------------------------------------------------------------------
@@ -454,11 +451,9 @@ class GradientTape(Observable):
         return len(self._ops)
 
     def __repr__(self):
-        from .display import tape_repr
         return tape_repr(self)
 
     def _repr_html_(self):
-        from .display import tape_html
         return tape_html(self)
 
 
@@ -493,27 +488,3 @@ def _nbytes(values):
         elif v is not None:
             total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)
     return total
-
-
-def _not_a_tensor(method, value, role="value"):
-    kind = type(value).__name__
-    hint = ("wrap it first: x = nt.constant(x) for a fixed value, or nt.Variable(x) for "
-            "one you will train")
-    if isinstance(value, (int, float, complex, np.ndarray, np.generic, list)):
-        return (f"tape.{method}() got a plain {kind} as its {role}; the tape can only follow "
-                f"nbtape tensors and variables, so {hint}, and use that object in your "
-                "computation.")
-    return f"tape.{method}() needs nbtape tensors or variables as {role}s, not {kind}."
-
-
-def _int_source_message(source):
-    name = getattr(source, "name", None) if isinstance(source, Variable) else None
-    label = f"variable {name!r}" if name else "this source"
-    example = np.asarray(source._value).ravel()[:1]
-    hint = ""
-    if example.size and source.dtype.kind in "iu":
-        v = int(example[0])
-        hint = f" (did you mean {float(v)!r} instead of {v}?)"
-    return (f"The gradient with respect to {label} is None: its dtype is {source.dtype}, and "
-            f"integer and bool values are never differentiable. Create it with a float "
-            f"dtype{hint}, e.g. nt.Variable(2.0) or dtype='float32'.")

@@ -2,10 +2,64 @@
 
 Kept apart from ``tape.py`` so that the tape reads as recording and playback.
 """
+import enum
+
 import numpy as np
 
 from .arrays import is_foreign
 from .tensor import Tensor, TensorLike
+from .variable import Variable
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source with no path to the target."""
+    NONE = "none"
+    ZERO = "zero"
+
+
+def unconnected_policy(value):
+    """``unconnected_gradients=`` as an ``UnconnectedGradients`` (strings are accepted).
+
+    >>> unconnected_policy("zero")
+    <UnconnectedGradients.ZERO: 'zero'>
+    """
+    if isinstance(value, UnconnectedGradients):
+        return value
+    try:
+        return UnconnectedGradients(str(value).lower())
+    except ValueError:
+        raise ValueError(f"unconnected_gradients must be nt.UnconnectedGradients.NONE or "
+                         f".ZERO (or 'none' / 'zero'), not {value!r}") from None
+
+
+def not_a_tensor_message(method, value, role="value"):
+    """What ``tape.<method>()`` says when given something it cannot follow.
+
+    >>> not_a_tensor_message("watch", "x")
+    'tape.watch() needs nbtape tensors or variables as values, not str.'
+    """
+    kind = type(value).__name__
+    hint = ("wrap it first: x = nt.constant(x) for a fixed value, or nt.Variable(x) for "
+            "one you will train")
+    if isinstance(value, (int, float, complex, np.ndarray, np.generic, list)):
+        return (f"tape.{method}() got a plain {kind} as its {role}; the tape can only follow "
+                f"nbtape tensors and variables, so {hint}, and use that object in your "
+                "computation.")
+    return f"tape.{method}() needs nbtape tensors or variables as {role}s, not {kind}."
+
+
+def int_source_message(source):
+    """Why the gradient with respect to an integer or bool ``source`` is None."""
+    name = getattr(source, "name", None) if isinstance(source, Variable) else None
+    label = f"variable {name!r}" if name else "this source"
+    example = np.asarray(source.numpy()).ravel()[:1]
+    hint = ""
+    if example.size and source.dtype.kind in "iu":
+        v = int(example[0])
+        hint = f" (did you mean {float(v)!r} instead of {v}?)"
+    return (f"The gradient with respect to {label} is None: its dtype is {source.dtype}, and "
+            f"integer and bool values are never differentiable. Create it with a float "
+            f"dtype{hint}, e.g. nt.Variable(2.0) or dtype='float32'.")
 
 
 def output_gradient(og, target):

@@ -1,8 +1,9 @@
 """``Tensor``: an immutable numpy value that tapes can follow.
 
 Operators, numpy ufuncs and numpy functions on a tensor all go through
-``nbtape.dispatch.apply``; the Python operators call it directly (no numpy
-protocol round trip), since per-op overhead is what a scalar loop feels.
+``nbtape.dispatch.apply``, which needs ``Tensor``; so ``nbtape/operators.py``
+(imported by the package first thing) gives ``TensorLike`` those methods, and
+the imports run one way: tensor <- dispatch <- operators.
 """
 import numpy as np
 
@@ -21,13 +22,8 @@ class TensorLike:
 
     __slots__ = ()
     __array_priority__ = 100.0
-
-    # numpy protocol --------------------------------------------------------
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return _d.array_function(func, args, kwargs)
+    # numpy's protocols, the Python operators, T/real/imag, [] and astype are given to
+    # this class by nbtape/operators.py: they run through dispatch, which needs Tensor.
 
     def __array__(self, dtype=None, copy=None):
         if tls.stack:
@@ -58,18 +54,6 @@ class TensorLike:
     @property
     def size(self):
         return np.size(self._value) if not _is_foreign(self._value) else self._value.size
-
-    @property
-    def T(self):
-        return apply(_R_TRANSPOSE, (self,))
-
-    @property
-    def real(self):
-        return apply(_R_REAL, (self,))
-
-    @property
-    def imag(self):
-        return apply(_R_IMAG, (self,))
 
     @property
     def data(self):
@@ -147,9 +131,6 @@ class TensorLike:
             raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
         return int(self._value)
 
-    def __getitem__(self, idx):
-        return apply(_R_GETITEM, (self, _index_value(idx)))
-
     def __setitem__(self, idx, value):
         raise TypeError(
             "nbtape tensors are immutable, so item assignment is not recorded. Build the "
@@ -158,46 +139,12 @@ class TensorLike:
 
     __hash__ = object.__hash__
 
-    # operators -------------------------------------------------------------------------
-    def __add__(self, o): return apply(_R_ADD, (self, o))
-    def __radd__(self, o): return apply(_R_ADD, (o, self))
-    def __sub__(self, o): return apply(_R_SUBTRACT, (self, o))
-    def __rsub__(self, o): return apply(_R_SUBTRACT, (o, self))
-    def __mul__(self, o): return apply(_R_MULTIPLY, (self, o))
-    def __rmul__(self, o): return apply(_R_MULTIPLY, (o, self))
-    def __truediv__(self, o): return apply(_R_TRUE_DIVIDE, (self, o))
-    def __rtruediv__(self, o): return apply(_R_TRUE_DIVIDE, (o, self))
-    def __floordiv__(self, o): return apply(_R_FLOOR_DIVIDE, (self, o))
-    def __rfloordiv__(self, o): return apply(_R_FLOOR_DIVIDE, (o, self))
-    def __mod__(self, o): return apply(_R_REMAINDER, (self, o))
-    def __rmod__(self, o): return apply(_R_REMAINDER, (o, self))
-    def __pow__(self, o): return apply(_R_POWER, (self, o))
-    def __rpow__(self, o): return apply(_R_POWER, (o, self))
-    def __matmul__(self, o): return apply(_R_MATMUL, (self, o))
-    def __rmatmul__(self, o): return apply(_R_MATMUL, (o, self))
-    def __neg__(self): return apply(_R_NEGATIVE, (self,))
-    def __pos__(self): return apply(_R_POSITIVE, (self,))
-    def __abs__(self): return apply(_R_ABSOLUTE, (self,))
-    def __lt__(self, o): return apply(_R_LESS, (self, o))
-    def __le__(self, o): return apply(_R_LESS_EQUAL, (self, o))
-    def __gt__(self, o): return apply(_R_GREATER, (self, o))
-    def __ge__(self, o): return apply(_R_GREATER_EQUAL, (self, o))
-    def __eq__(self, o): return apply(_R_EQUAL, (self, o))
-    def __ne__(self, o): return apply(_R_NOT_EQUAL, (self, o))
-    def __invert__(self): return apply(_R_INVERT, (self,))
-    def __and__(self, o): return apply(_R_BITWISE_AND, (self, o))
-    def __or__(self, o): return apply(_R_BITWISE_OR, (self, o))
-    def __xor__(self, o): return apply(_R_BITWISE_XOR, (self, o))
-
     # ndarray methods, so array code runs unchanged ----------------------------------------
     def reshape(self, *shape, **kwargs):
         return np.reshape(self, shape[0] if len(shape) == 1 else shape, **kwargs)
 
     def transpose(self, *axes):
         return np.transpose(self, (axes[0] if len(axes) == 1 else axes) or None)
-
-    def astype(self, dtype, copy=True):
-        return apply(_R_ASTYPE, (self, np.dtype(dtype)))
 
     def flatten(self):
         return np.ravel(self)
@@ -257,18 +204,6 @@ class Tensor(TensorLike):
         return tensor_repr(self)
 
 
-def _index_value(idx):
-    t = type(idx)
-    if t is tuple:
-        return tuple(_index_value(i) for i in idx)
-    if isinstance(idx, TensorLike):
-        v = idx._value
-        return np.asarray(v) if not _is_foreign(v) else v
-    if t is list and any(isinstance(i, TensorLike) for i in idx):
-        return [_index_value(i) for i in idx]
-    return idx
-
-
 def constant(value, dtype=None):
     """A ``Tensor`` holding ``value`` (not watched unless ``tape.watch`` is called).
 
@@ -295,40 +230,3 @@ def constant(value, dtype=None):
                         "give it numbers, lists of numbers or a numpy array.")
     arr.flags.writeable = False
     return Tensor(arr)
-
-
-# Late imports: these modules import Tensor themselves.
-from . import dispatch as _d  # noqa: E402
-from .dispatch import apply, array_ufunc as _array_ufunc  # noqa: E402
-from .rules import core_ops as _core  # noqa: E402
-
-_core._bind_engine(apply, TensorLike)
-
-_R = _core.OPERATOR_RULES
-# one module global per operator rule: a dict lookup less on every operator call
-_R_ABSOLUTE = _R["absolute"]
-_R_ADD = _R["add"]
-_R_ASTYPE = _R["astype"]
-_R_BITWISE_AND = _R["bitwise_and"]
-_R_BITWISE_OR = _R["bitwise_or"]
-_R_BITWISE_XOR = _R["bitwise_xor"]
-_R_EQUAL = _R["equal"]
-_R_FLOOR_DIVIDE = _R["floor_divide"]
-_R_GETITEM = _R["getitem"]
-_R_GREATER = _R["greater"]
-_R_GREATER_EQUAL = _R["greater_equal"]
-_R_IMAG = _R["imag"]
-_R_INVERT = _R["invert"]
-_R_LESS = _R["less"]
-_R_LESS_EQUAL = _R["less_equal"]
-_R_MATMUL = _R["matmul"]
-_R_MULTIPLY = _R["multiply"]
-_R_NEGATIVE = _R["negative"]
-_R_NOT_EQUAL = _R["not_equal"]
-_R_POSITIVE = _R["positive"]
-_R_POWER = _R["power"]
-_R_REAL = _R["real"]
-_R_REMAINDER = _R["remainder"]
-_R_SUBTRACT = _R["subtract"]
-_R_TRANSPOSE = _R["transpose"]
-_R_TRUE_DIVIDE = _R["true_divide"]

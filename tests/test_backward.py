@@ -19,7 +19,7 @@ def test_an_op_knows_the_users_line_that_ran_it():
         tape.watch(x)
         y = np.sin(x)
         line = inspect.currentframe().f_lineno - 1
-    op = tape._ops[-1]
+    op = tape.ops[-1]
     assert op.where == (__file__, line, "test_an_op_knows_the_users_line_that_ran_it")
     assert op.where == (__file__, line, "test_an_op_knows_the_users_line_that_ran_it")  # kept
     assert float(tape.gradient(y, x)) == np.cos(2.0)
@@ -72,7 +72,7 @@ def test_a_small_used_tape_keeps_its_outputs_for_pictures():
         tape.watch(x)
         h = np.sin(x)
         y = np.sum(h)
-    op = tape._ops[0]
+    op = tape.ops[0]
     assert op.out is h
     tape.gradient(y, x)
     assert op.out is h                          # the user still has it
@@ -98,3 +98,32 @@ def test_a_stop_gradient_early_on_the_tape_cuts_only_its_own_path():
         cut = nt.stop_gradient(x) * 5.0
         y = x * 3.0 + cut
     assert float(tape.gradient(y, x)) == 3.0
+
+
+def test_reverse_step_gives_each_operand_its_shape_and_dtype():
+    from nbtape.backward import reverse_step
+    x = nt.constant(np.ones((2, 3)))
+    b = nt.constant(np.arange(3.0, dtype=np.float32))
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch([x, b])
+        y = x * b                                  # b broadcasts over x's rows
+    op, = tape.ops
+    g = np.full((2, 3), 2.0)
+    gx, gb = reverse_step(op, g, [True, True])
+    assert gx.shape == (2, 3) and np.allclose(gx, 2 * np.arange(3.0))
+    assert gb.shape == (3,) and gb.dtype == np.float32 and np.allclose(gb, [4.0, 4.0, 4.0])
+    assert reverse_step(op, g, [False, True])[0] is None
+    assert np.allclose(tape.gradient(y, b, output_gradients=g), gb)   # the pass takes this step
+
+
+def test_forward_reach_is_what_the_reverse_pass_visits():
+    from nbtape.backward import forward_reach
+    x, w = nt.Variable(1.0), nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        a = w * 2.0           # 0: not downstream of x
+        b = x * a             # 1
+        c = nt.stop_gradient(b) + 1.0   # 2 (stop), 3: the gradient does not pass
+    (xid, _), = [kv for kv in tape.watched.items() if tape.watched_object(kv[0]) is x]
+    positions, reach = forward_reach(tape.ops, [xid])
+    assert positions == [1] and reach[xid] is None and reach[tape.ops[1].out_ids[0]] == 1
+    assert tape.gradient(c, x) is None

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape import display
+from nbtape import display, pictures
 
 
 # text reprs: TensorFlow's layout, deterministic ----------------------------------------------
@@ -112,9 +112,9 @@ def test_tape_html_cuts_long_watch_lists():
 
 def test_tape_repr_replaced():
     tape = nt.GradientTape()
-    tape._replaced_by = "In[4]"
-    assert "replaced" in repr(tape)
-    assert "ran again (In[4])" in tape._repr_html_()
+    tape.retire("Replaced by the tape of In[4].")
+    assert "retired" in repr(tape)
+    assert "Replaced by the tape of In[4]." in tape._repr_html_()
 
 
 # HTML ----------------------------------------------------------------------------------------
@@ -154,8 +154,10 @@ def fake_graph(monkeypatch):
     module = types.SimpleNamespace()
     module.tape_graph = lambda tape: calls.append(tape) or "graph"
     module.inline_svg = lambda graph: '<svg id="fake"></svg>'
-    monkeypatch.setitem(sys.modules, "nbtape.notebook.graph", module)
-    return module, calls
+    before = pictures.register(lambda tape: module.tape_graph(tape),
+                               lambda graph: module.inline_svg(graph))
+    yield module, calls
+    pictures.register(*before)
 
 
 def test_small_tape_html_has_its_picture(fake_graph):

@@ -239,7 +239,7 @@ def test_inner_tape_does_not_record_the_accumulators_tangent_work():
         with nt.GradientTape() as tape:
             tape.watch(x)
             y = np.sin(x) * x
-    assert [op.name for op in tape._ops] == ["np.sin", "np.multiply"]
+    assert [op.name for op in tape.ops] == ["np.sin", "np.multiply"]
     assert float(tape.gradient(y, x)) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0))
     assert float(acc.jvp(y)) == pytest.approx(np.cos(2.0) * 2.0 + np.sin(2.0))
 

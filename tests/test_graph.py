@@ -15,7 +15,7 @@ import pytest
 import nbtape as nt
 from nbtape.notebook import graph as G
 from nbtape.notebook import render as R
-from nbtape.notebook.graph_labels import number
+from nbtape.notebook.graph.labels import number
 
 HAS_ENGINE = R.find_engine() is not None
 needs_engine = pytest.mark.skipif(not HAS_ENGINE, reason="no layout program installed")
@@ -473,7 +473,7 @@ def test_without_repetition_the_part_nearest_the_target_stays():
     tape.gradient(y, x)
     g = tape.graph(max_nodes=40)
     assert len(g.nbtape_nodes) <= 40
-    last = len(tape._ops) - 1
+    last = len(tape.ops) - 1
     assert f"op{last}" in g.nbtape_nodes and f"op{last - 1}" in g.nbtape_nodes
     assert "leaf0" in g.nbtape_nodes                         # the source is always drawn
     assert any(n.startswith("skip") for n in g.nbtape_nodes)
@@ -497,10 +497,10 @@ def test_big_pictures_carry_a_collapsed_fallback():
     tape.gradient(y, y0)
     big = tape.graph(max_nodes=1000)
     assert len(big.nbtape_nodes) > G.FALLBACK_NODES
-    small = big._nbtape_fallback()
+    small = big.nbtape_fallback()
     assert len(small.nbtape_nodes) <= G.FALLBACK_NODES
     assert "took too long to lay out" in small.nbtape_caption[-1]
-    assert tape.graph(max_nodes=10)._nbtape_fallback is None
+    assert tape.graph(max_nodes=10).nbtape_fallback is None
 
 
 # stable output -------------------------------------------------------------------------------

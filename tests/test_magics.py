@@ -13,6 +13,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import nbtape as nt
+from nbtape import pictures
 from nbtape._state import tls
 from nbtape.errors import TapeConsumedError
 from nbtape.notebook import magics as magics_module
@@ -120,7 +121,7 @@ def test_watch_number_grad_and_out(shell):
     assert isinstance(ns["x"], nt.Tensor) and float(ns["x"]) == 3.0
     tape = ns["tape"]
     assert isinstance(tape, nt.GradientTape) and tape.persistent and not tape.recording
-    assert len(tape._ops) == 2
+    assert len(tape.ops) == 2
     assert ns["Out"][n] is ns["z"]
     assert "Out[%d]: nt.Tensor(81.0, shape=(), dtype=float64)" % n in cap.stdout
     text = report_text(cap)
@@ -221,10 +222,11 @@ def test_op_and_watch_locations_are_cell_lines(shell):
     run(shell, "x = 3.0")
     r, cap = run(shell, "%%tape --watch x\ny = x * 2\n\nz = y + 1")
     tape = shell.user_ns["tape"]
-    filename = tape._ops[0].where[0]
-    assert [op.where[1] for op in tape._ops] == [2, 4]    # line 1 is the %%tape line
-    assert filename == tape._ops[1].where[0]
-    (_, where, _), = tape._watched.values()
+    filename = tape.ops[0].where[0]
+    assert [op.where[1] for op in tape.ops] == [2, 4]    # line 1 is the %%tape line
+    assert filename == tape.ops[1].where[0]
+    watched, = tape.watched.values()
+    where = watched.where
     assert where[:2] == (filename, 1)
     import linecache
     assert linecache.getline(filename, 1).startswith("%%tape --watch x")
@@ -314,7 +316,20 @@ def test_grad_after_the_cell_used_the_tape(shell):
 
 # --graph and --inspect -----------------------------------------------------------------------
 
-def test_graph_uses_the_cells_names(shell, monkeypatch):
+@pytest.fixture
+def picture_as():
+    """Draw tapes with another function while a test runs (tape.graph() asks nbtape.pictures)."""
+    graph_module = pytest.importorskip("nbtape.notebook.graph")
+    swapped = []
+
+    def swap(draw):
+        swapped.append(pictures.register(draw, graph_module.inline_svg))
+    yield swap
+    if swapped:
+        pictures.register(*swapped[0])
+
+
+def test_graph_uses_the_cells_names(shell, picture_as):
     graph_module = pytest.importorskip("nbtape.notebook.graph")
     seen = {}
     real = graph_module.tape_graph
@@ -322,7 +337,7 @@ def test_graph_uses_the_cells_names(shell, monkeypatch):
     def spy(tape, **kwargs):
         seen.update(kwargs)
         return real(tape, **kwargs)
-    monkeypatch.setattr(graph_module, "tape_graph", spy)
+    picture_as(spy)
     run(shell, "x = 3.0\nw = nt.Variable(1.0, name='weight')")
     r, cap = run(shell, "%%tape --watch x --graph --grad z\ny = x * w\nz = y ** 2")
     assert r.success
@@ -335,12 +350,10 @@ def test_graph_uses_the_cells_names(shell, monkeypatch):
     assert len(pictures) == 1 and "<svg" in pictures[0].data["image/svg+xml"]
 
 
-def test_graph_failure_is_one_line(shell, monkeypatch):
-    graph_module = pytest.importorskip("nbtape.notebook.graph")
-
+def test_graph_failure_is_one_line(shell, picture_as):
     def broken(tape, **kwargs):
         raise RuntimeError("no layout program")
-    monkeypatch.setattr(graph_module, "tape_graph", broken)
+    picture_as(broken)
     r, cap = run(shell, "%%tape --graph\ny = nt.constant(1.0) * 2")
     assert r.success
     assert "%%tape --graph: could not show it: RuntimeError: no layout program" in cap.stdout
@@ -352,7 +365,7 @@ def test_inspect_shows_before_the_cell_and_follows_it(shell, monkeypatch):
     class FakeInspector:
         def __init__(self, tape):
             self.tape, self.closed = tape, False
-            self.ops_at_start = len(tape._ops)
+            self.ops_at_start = len(tape.ops)
 
         def close(self):
             self.closed = True
@@ -397,7 +410,7 @@ def test_error_in_cell_fails_the_cell_and_keeps_the_tape(shell):
     assert not r.success and isinstance(r.error_in_exec, ZeroDivisionError)
     assert "w" not in shell.user_ns
     tape = shell.user_ns["tape"]
-    assert not tape.recording and tls.stack == [] and len(tape._ops) == 1
+    assert not tape.recording and tls.stack == [] and len(tape.ops) == 1
     assert "Recording stopped by ZeroDivisionError at line 3: `tape` keeps the 1 op " \
            "recorded before it; recording is off." in report_text(cap)
     assert "gradients of" not in report_text(cap)     # --grad is skipped after an error
@@ -448,7 +461,7 @@ def test_keyboard_interrupt_keeps_the_records_and_marks_the_tape(shell):
                         "    if i == 2:\n        raise KeyboardInterrupt\n")
     assert isinstance(r.error_in_exec, KeyboardInterrupt)
     tape = shell.user_ns["tape"]
-    assert tape._interrupted and len(tape._ops) == 3 and tls.stack == []
+    assert tape.interrupted and len(tape.ops) == 3 and tls.stack == []
     assert "Interrupted (Ctrl-C) at line 5: `tape` keeps the 3 ops recorded" \
         in report_text(cap)
     assert "interrupted" in repr(tape)
@@ -461,7 +474,7 @@ def test_recording_never_leaks_into_the_next_cell(shell):
     assert r.success and tls.stack == []
     assert "the cell left 1 recorder(s) open (GradientTape)" in report_text(cap)
     run(shell, "z = w * 3")
-    assert len(shell.user_ns["inner"]._ops) == 1 and len(shell.user_ns["tape"]._ops) == 1
+    assert len(shell.user_ns["inner"].ops) == 1 and len(shell.user_ns["tape"].ops) == 1
 
 
 def test_report_failure_never_hides_the_cells_error(shell, monkeypatch):
@@ -480,7 +493,7 @@ def test_top_level_await_runs_where_no_loop_is_running(shell):
     r, cap = run(shell, "%%tape --watch x\nimport asyncio\nawait asyncio.sleep(0)\n"
                         "y = x * 3\nawait asyncio.sleep(0, result=y)")
     assert r.success and float(r.result) == 6.0
-    assert len(shell.user_ns["tape"]._ops) == 1
+    assert len(shell.user_ns["tape"].ops) == 1
 
 
 def test_top_level_await_in_a_kernel_says_it_is_unsupported(shell):
@@ -519,14 +532,14 @@ def test_rerun_replaces_the_cells_tape(shell):
     n = shell.execution_count
     run(shell, cell)
     new = shell.user_ns["tape"]
-    assert new is not old and len(new._ops) == 1
-    assert len(old._ops) == 0 and old._watched == {}   # Out[] still holds it: emptied
-    assert old._replaced_by == f"In[{n}]"
-    assert "replaced" in repr(old) and "Replaced when its %%tape cell ran again" in \
+    assert new is not old and len(new.ops) == 1
+    assert len(old.ops) == 0 and dict(old.watched) == {}   # Out[] still holds it: emptied
+    assert f"ran again (In[{n}])" in old.retired
+    assert "retired" in repr(old) and "Replaced when its %%tape cell ran again" in \
         old._repr_html_()
     # a cell with another tape name is a different cell: its tape is kept
     run(shell, "%%tape other --watch x\nq = x + 1")
-    assert len(new._ops) == 1 and not hasattr(new, "_replaced_by")
+    assert len(new.ops) == 1 and new.retired is None
 
 
 def test_without_cell_ids_an_edited_cell_is_known_by_its_tape_name(shell):
@@ -534,12 +547,12 @@ def test_without_cell_ids_an_edited_cell_is_known_by_its_tape_name(shell):
     run(shell, "%%tape --watch x\ny = x * x")
     first = shell.user_ns["tape"]
     run(shell, "%%tape --watch x\ny = x * x * x")        # edited: no id says it is the same
-    assert len(first._ops) == 0 and hasattr(first, "_replaced_by")
+    assert len(first.ops) == 0 and first.retired is not None
     # with cell ids, two cells may both name their tape `tape`: each keeps its own
     run(shell, "%%tape --watch x\ny = x * x", cell_id="cell-a")
     a = shell.user_ns["tape"]
     run(shell, "%%tape --watch x\nq = x + 1", cell_id="cell-b")
-    assert len(a._ops) == 1 and not hasattr(a, "_replaced_by")
+    assert len(a.ops) == 1 and a.retired is None
 
 
 def test_rerun_with_a_cell_id_replaces_even_after_an_edit(shell):
@@ -547,9 +560,9 @@ def test_rerun_with_a_cell_id_replaces_even_after_an_edit(shell):
     run(shell, "%%tape --watch x\ny = x * x", cell_id="cell-7")
     old = shell.user_ns["tape"]
     run(shell, "%%tape --watch x\ny = x * x * x", cell_id="cell-7")
-    assert len(old._ops) == 0 and len(shell.user_ns["tape"]._ops) == 2
+    assert len(old.ops) == 0 and len(shell.user_ns["tape"].ops) == 2
     run(shell, "%%tape --watch x\ny = x * x * x", cell_id="cell-8")
-    assert len(shell.user_ns["tape"]._ops) == 2
+    assert len(shell.user_ns["tape"].ops) == 2
 
 
 def test_rerun_frees_the_old_tape_when_nothing_holds_it(shell):

@@ -148,7 +148,7 @@ def test_a_timeout_falls_back_to_the_collapsed_picture(tmp_path, monkeypatch):
     class Big:
         source = "digraph { " + " ".join(f"n{i} -> n{i + 1};" for i in range(40)) + " }"
 
-        def _nbtape_fallback(self):
+        def nbtape_fallback(self):
             return "digraph { small }"
     with pytest.warns(UserWarning, match="collapsed picture"):
         data, drawn = R.draw(Big(), "svg", timeout=1.0)

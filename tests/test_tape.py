@@ -1,5 +1,6 @@
 """nt.GradientTape: watch, gradient, persistence, stop_recording, reset."""
 import collections
+import sys
 import warnings
 
 import numpy as np
@@ -699,7 +700,7 @@ def test_read_only_operands_are_not_copied():
         y = x * c
         z = x * np.asarray(c)           # a read-only view of an immutable value
         total = np.sum(y + z)
-    op_y, op_z = tape._ops[:2]
+    op_y, op_z = tape.ops[:2]
     assert op_y.args[1] is c
     assert op_z.args[1].base is np.asarray(c).base       # kept, not copied
     np.testing.assert_array_equal(tape.gradient(total, x).numpy(), [6.0, 8.0])
@@ -832,7 +833,7 @@ def test_a_used_tape_whose_outputs_add_up_to_over_a_megabyte_keeps_none_of_them(
             y = y * 1.001
         loss = np.sum(y)
     tape.gradient(loss, x)
-    kept = [op for op in tape._ops if op.out is not None]
+    kept = [op for op in tape.ops if op.out is not None]
     assert [op.out for op in kept] in ([y, loss], [y])    # only what the test still holds
 
 
@@ -842,7 +843,7 @@ def test_a_small_tape_used_by_jacobian_keeps_its_outputs_for_pictures():
         tape.watch(x)
         y = np.sin(x) * 2.0
     tape.jacobian(y, x)
-    assert all(op.out is not None for op in tape._ops)
+    assert all(op.out is not None for op in tape.ops)
 
 
 def test_integer_and_bool_source_warnings_name_the_variable_and_suggest_a_float():
@@ -880,3 +881,102 @@ def test_a_primitive_without_a_rule_refuses_instead_of_dropping_out():
         np.testing.assert_allclose(twice(np.array([1.0])), [2.0])     # plain arrays untouched
     finally:
         RULES.pop(twice_raw, None)          # the registry is shared by every test
+
+
+# --- the public read-only view --------------------------------------------------------------------
+def test_ops_is_a_read_only_view_with_names_and_lines():
+    x = nt.Variable(1.0)
+    with nt.GradientTape() as tape:
+        y = np.sin(x) * x
+    line = sys._getframe().f_lineno - 1
+    ops = tape.ops
+    assert len(ops) == len(tape) == 2
+    assert [op.name for op in ops] == ["np.sin", "np.multiply"]
+    assert {op.where[1] for op in ops} == {line} and ops[0].where[0] == __file__
+    assert isinstance(ops[:1], tuple) and ops[-1] is ops[1]
+    with pytest.raises(TypeError):
+        ops[0] = None
+    assert not hasattr(ops, "append")
+    with nt.GradientTape() as other:
+        z = x * 2.0
+    assert len(ops) == 2      # a view of this tape, not of the latest one
+
+
+def test_watched_records_kind_serial_and_line():
+    v = nt.Variable(2.0, name="v")
+    c = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(c)
+        y = v * c
+    watched = tape.watched
+    (cid, wc), (vid, wv) = sorted(watched.items(), key=lambda kv: kv[1].serial)
+    assert (wc.kind, wv.kind) == ("tensor", "variable")
+    assert wc.where[0] == __file__ and wv.where[0] == __file__
+    assert tape.watched_object(vid) is v and tape.watched_object(cid) is c
+    assert tape.watched_object(-1) is None
+    with pytest.raises(TypeError):
+        watched[cid] = None
+    assert tape.tracks(c) and tape.tracks(y) and not tape.tracks(nt.constant(1.0))
+
+
+def test_notes_are_named_records():
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.asarray(x) * 2
+    note, = tape.notes
+    assert note.kind == "escape" and note.id in tape.watched and "asarray" in note.detail
+    assert note.where[0] == __file__
+    assert isinstance(tape.notes, tuple)
+
+
+def test_state_properties():
+    x = nt.Variable(1.0)
+    with nt.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(x)
+        y = x * x
+    assert not tape.consumed and not tape.interrupted and not tape.watch_accessed_variables
+    tape.gradient(y, x)
+    assert tape.consumed
+
+
+def test_backward_steps_newest_first_and_only_on_the_path():
+    x = nt.Variable(2.0)
+    w = nt.Variable(5.0)
+    with nt.GradientTape(persistent=True) as tape:
+        a = x * x           # 0: on the path
+        b = w * 3.0         # 1: not downstream of x
+        c = a + b           # 2
+        d = np.sin(w)       # 3: not upstream of c
+    assert tape.backward_steps(c, x) == [2, 0]
+    assert tape.backward_steps(c, [x, w]) == [2, 1, 0]
+    assert tape.backward_steps(c) == [2, 1, 0]         # every watched value
+    tape.gradient(c, w)
+    assert tape.backward_steps() == [2, 1]             # the latest gradient's
+    with pytest.raises(ValueError, match="needs a target"):
+        nt.GradientTape().backward_steps()
+    with pytest.raises(TypeError):
+        tape.backward_steps(c, 1.0)
+
+
+def test_backward_steps_are_the_ops_the_reverse_pass_runs():
+    from nbtape.notebook.graph import backward_steps
+    x = nt.Variable(0.5)
+    with nt.GradientTape(persistent=True) as tape:
+        y = np.exp(x)
+        z = nt.stop_gradient(y) * y + x
+    assert tape.backward_steps(z, x) == backward_steps(tape, z, x)
+    visited = [k for k in tape.backward_steps(z, x) if tape.ops[k].name != "nt.stop_gradient"]
+    assert visited == tape.backward_steps(z, x)
+
+
+def test_retire_drops_the_records_and_says_why():
+    x = nt.Variable(1.0)
+    with nt.GradientTape() as tape:
+        y = x * x
+    tape.retire("Replaced by a newer tape.")
+    assert len(tape) == 0 and dict(tape.watched) == {}
+    assert tape.retired == "Replaced by a newer tape."
+    assert "retired" in repr(tape) and "Replaced by a newer tape." in tape._repr_html_()
+    tape.reset()
+    assert tape.retired is None

@@ -191,7 +191,7 @@ def test_cell_end_flushes_what_the_throttle_held_back(sched):
     sched.now = 0.01
     v.assign(42.0)
     assert "42" not in insp._table.value
-    insp._cell_ended()
+    insp.cell_ended()
     assert "<code>42</code>" in insp._table.value and sched.armed == 0
     insp.close()
 

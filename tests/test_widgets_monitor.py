@@ -106,7 +106,7 @@ def test_a_loop_left_early_is_marked_when_the_cell_ends(sched):
         if step == 30:
             break
         mon.log(loss=1.0)
-    mon._cell_ended()
+    mon.cell_ended()
     assert mon._bar.bar_style == "warning" and "stopped early" in mon._rate.value
     assert mon._bar.value == 30
     mon.close()

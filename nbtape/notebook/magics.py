@@ -89,7 +89,7 @@ class TapeMagics(Magics):
         cell that records it.
         """
         used = [(t, o) for t, o in list(self._origins.items())
-                if t._consumed and not o.persistent]
+                if t.consumed and not o.persistent]
         if not used:
             return ("nbtape: in a notebook a tape is often asked again in a later cell. "
                     "Record it with %%tape (persistent by default) or "
@@ -255,8 +255,7 @@ class TapeMagics(Magics):
         if old is not None and old is not tape:
             # Out[n], `_` or an alias may still hold the old tape: empty it, so that
             # re-running a cell never piles up the records of every run.
-            old.reset()
-            old._replaced_by = self._cell_label()
+            old.retire(replaced_note(self._cell_label()))
         self._cell_tapes = {k: r for k, r in self._cell_tapes.items() if r() is not None}
         self._cell_tapes[key] = weakref.ref(tape)
         self._origins[tape] = TapeOrigin(name, self._cell_label(), tape.persistent)
@@ -292,8 +291,8 @@ class TapeMagics(Magics):
                          "%%tape stopped them so that recording does not leak into later "
                          "cells.")
         nbytes = summary.tape_nbytes(tape)
-        if len(tape._ops) >= self.large_ops or nbytes >= self.large_bytes:
-            notes.append(summary.large_tape_note(len(tape._ops), nbytes))
+        if len(tape) >= self.large_ops or nbytes >= self.large_bytes:
+            notes.append(summary.large_tape_note(len(tape), nbytes))
         report = summary.CellReport(opts.name, tape, watched, results, notes=notes)
         if exc is not None:
             report.status = _stopped(exc, opts.name, tape, compiled.filename)
@@ -341,10 +340,10 @@ class TapeMagics(Magics):
             hint = names_.escape_text(tape, watch)     # the real cause, when one is known
             if hint is None and aliases:
                 hint = names_.alias_text(*next(iter(aliases.values())))
-            if hint is None and not tape._ops and watch:
+            if hint is None and not len(tape) and watch:
                 hint = (f"the cell recorded nothing: it never computed with "
                         f"{', '.join(n for n, _ in watch)} (the watched tensors)")
-            elif hint is None and not tape._ops:
+            elif hint is None and not len(tape):
                 hint = ("nothing in the cell was a tensor the tape follows: name its inputs "
                         "with --watch (e.g. %%tape --watch r --grad " + name + ")")
             elif hint is None:
@@ -389,9 +388,7 @@ def _stop_left_open(outer):
     """Stop the recorders the cell entered but never left; return them."""
     left = [r for r in tls.stack if not any(r is o for o in outer)]
     for r in left:
-        if hasattr(r, "_pop"):
-            r._pop()
-        elif hasattr(r, "__exit__"):
+        if hasattr(r, "__exit__"):
             r.__exit__(None, None, None)
         else:   # a paused tape's stand-in
             tls.stack[:] = [s for s in tls.stack if s is not r]
@@ -401,7 +398,7 @@ def _stop_left_open(outer):
 def _stopped(exc, name, tape, filename):
     line = cell_runner.failing_line(exc, filename)
     at = f" at line {line}" if line else ""
-    n = len(tape._ops)
+    n = len(tape)
     kept = f"`{name}` keeps the {n:,} op{'' if n == 1 else 's'} recorded before it"
     if isinstance(exc, KeyboardInterrupt):
         return f"Interrupted (Ctrl-C){at}: {kept}; recording is off."
@@ -441,3 +438,13 @@ def unload_ipython_extension(ipython):
     fn = manager.magics["cell"].get("tape")
     if getattr(fn, "__self__", None) is magics:
         del manager.magics["cell"]["tape"]
+
+
+def replaced_note(where):
+    """What a tape replaced by a re-run of its cell says (``where`` names that run).
+
+    >>> replaced_note("In[7]")
+    'Replaced when its %%tape cell ran again (In[7]): its records were dropped; use the new tape.'
+    """
+    return (f"Replaced when its %%tape cell ran again ({where}): its records were "
+            "dropped; use the new tape.")

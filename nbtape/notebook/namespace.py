@@ -174,8 +174,8 @@ def watched_objects(tape, candidates):
         if type(c) is Tensor:
             by_id.setdefault(c._id, c)
     out = []
-    for i, (_serial, _where, kind) in sorted(tape._watched.items(), key=lambda kv: kv[1][0]):
-        obj = tape._variables.get(i) if kind == "variable" else by_id.get(i)
+    for i, w in sorted(tape.watched.items(), key=lambda kv: kv[1].serial):
+        obj = tape.watched_object(i) if w.kind == "variable" else by_id.get(i)
         if obj is not None:
             out.append(obj)
     return out
@@ -226,9 +226,10 @@ def escape_text(tape, watch):
     """
     from .. import _where
     names = {v._id: n for n, v in watch}
-    for kind, i, where, how in tape._notes:
-        if kind != "escape":
+    for note in tape.notes:
+        if note.kind != "escape":
             continue
+        i, where, how = note.id, note.where, note.detail
         what = names.get(i, "a value computed from the watched values")
         line = _where.source_line(where)
         code = f" ({line})" if line else ""

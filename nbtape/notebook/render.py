@@ -284,7 +284,7 @@ def _draw(graph, formats, timeout):
     try:
         return layout_formats(source, formats, timeout), graph
     except LayoutTimeout:
-        fallback = getattr(graph, "_nbtape_fallback", None)
+        fallback = getattr(graph, "nbtape_fallback", None)
         smaller = fallback() if fallback is not None else None
         if smaller is None:
             raise

@@ -37,9 +37,9 @@ def tape_nbytes(tape):
     True
     """
     seen = set()
-    total = OP_OVERHEAD * len(tape._ops)
+    total = OP_OVERHEAD * len(tape)
     stack = []
-    for op in tape._ops:
+    for op in tape.ops:
         stack.extend((op.args, op.kwargs, op.ans, op.out))
         while stack:
             a = stack.pop()
@@ -172,7 +172,7 @@ class CellReport:
         self.rows = rows                  # [GradientRow] for --grad, or None
 
     def headline(self):
-        n = len(self.tape._ops)
+        n = len(self.tape)
         return (f"{self.name}: {n:,} op{'' if n == 1 else 's'} recorded "
                 f"({', '.join(tape_state(self.tape))})")
 
@@ -234,7 +234,7 @@ class CellReport:
             parts.append(f"<table>{cells}</table>{_more(self.rows)}" if cells
                          else "<div>nothing is watched</div>")
         parts.extend(f"<div style='margin-top:4px'>{html.escape(n)}</div>" for n in self.notes)
-        n = len(self.tape._ops)
+        n = len(self.tape)
         chips = [f"{n:,} op" + ("" if n == 1 else "s")] + tape_state(self.tape)
         return html_card(f"%%tape \u2192 {self.name}", chips, "".join(parts), "nbtape-cell-report")
 

@@ -10,6 +10,8 @@ from ..arrays import is_foreign
 from .registry import (VARARGS, Rule, defjvp, defnondiff, defparam, defprimitive, defvjp, defzero,
                        rule_for)
 from .util import conj, expand_reduced, shape_of
+from ..dispatch import apply as _apply
+from ..tensor import TensorLike as _TensorLike
 
 
 def primitive(fn):
@@ -55,15 +57,6 @@ def primitive(fn):
 
 def _without_rule(fn, name):
     return Rule(fn, name, kind=VARARGS)
-
-
-def _bind_engine(apply, tensor_like):
-    """Called once by nbtape.tensor, which imports this module, when the engine exists."""
-    global _apply, _TensorLike
-    _apply, _TensorLike = apply, tensor_like
-
-
-_apply = _TensorLike = None
 
 
 # --- internal primitives ------------------------------------------------------

@@ -150,7 +150,7 @@ class CellWidgets:
         errors = []
         for view in list(self._live):
             try:
-                view._cell_ended()
+                view.cell_ended()
             except Exception as exc:    # one broken view must not starve the others
                 errors.append(exc)
         fns, self._end_of_cell = self._end_of_cell, []

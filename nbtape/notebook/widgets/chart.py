@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .summary import decimate, fmt
-from .svg import INK, LINE, MUTED, RED, _n, _segments, _svg
+from .svg import INK, LINE, MUTED, RED, coord, finite_segments, svg_document
 
 
 def nice_ticks(lo, hi, count=5):
@@ -67,8 +67,8 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
         parts.append(_text(left, 14, title, size=12, weight="bold"))
     parts.append(_text(left + pw / 2, height - 4, xlabel, anchor="middle"))
     if ylabel:
-        parts.append(f'<text x="12" y="{_n(top + ph / 2)}" font-size="11" fill="{INK}" '
-                     f'text-anchor="middle" transform="rotate(-90 12 {_n(top + ph / 2)})">'
+        parts.append(f'<text x="12" y="{coord(top + ph / 2)}" font-size="11" fill="{INK}" '
+                     f'text-anchor="middle" transform="rotate(-90 12 {coord(top + ph / 2)})">'
                      f"{html.escape(ylabel)}</text>")
     skipped = 0
     if log_y:
@@ -80,7 +80,7 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
     if x.size == 0 or not finite.any():
         parts.append(_text(left + pw / 2, top + ph / 2, "no data yet", anchor="middle",
                            color=MUTED))
-        return _svg(width, height, "".join(parts), title or "chart")
+        return svg_document(width, height, "".join(parts), title or "chart")
     x0, x1 = float(x.min()), float(x.max())
     if x1 == x0:
         x0, x1 = x0 - 1, x1 + 1
@@ -98,12 +98,12 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
 
     for t in yt:
         label = fmt(10 ** t) if log_y else fmt(t)
-        parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{_n(py(t))}" y2="{_n(py(t))}" '
+        parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{coord(py(t))}" y2="{coord(py(t))}" '
                      f'stroke="#e5e7eb"/>')
         parts.append(_text(left - 4, py(t) + 3, label, anchor="end", size=10))
     for t in nice_ticks(x0, x1, 5):
         if x0 <= t <= x1:
-            parts.append(f'<line x1="{_n(px(t))}" x2="{_n(px(t))}" y1="{top + ph}" '
+            parts.append(f'<line x1="{coord(px(t))}" x2="{coord(px(t))}" y1="{top + ph}" '
                          f'y2="{top + ph + 4}" stroke="{INK}"/>')
             parts.append(_text(px(t), top + ph + 15, fmt(t), anchor="middle", size=10))
     parts.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}" stroke="{INK}"/>')
@@ -112,10 +112,10 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
     order = np.argsort(x, kind="stable")
     x, y = x[order], y[order]
     idx, ys_kept = decimate(y, max(1, int(pw)))
-    for seg in _segments([float(x[i]) for i in idx], ys_kept):
-        pts = " ".join(f"{_n(px(a))},{_n(py(b))}" for a, b in seg)
+    for seg in finite_segments([float(x[i]) for i in idx], ys_kept):
+        pts = " ".join(f"{coord(px(a))},{coord(py(b))}" for a, b in seg)
         if len(seg) == 1:
-            parts.append(f'<circle cx="{_n(px(seg[0][0]))}" cy="{_n(py(seg[0][1]))}" r="1.5" '
+            parts.append(f'<circle cx="{coord(px(seg[0][0]))}" cy="{coord(py(seg[0][1]))}" r="1.5" '
                          f'fill="{color}"/>')
         else:
             parts.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
@@ -128,10 +128,10 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
         notes.append(f"{skipped} value{'s' if skipped != 1 else ''} ≤ 0 not shown (log scale)")
     if notes:
         parts.append(_text(left + pw, 14, "; ".join(notes), anchor="end", size=10, color=RED))
-    return _svg(width, height, "".join(parts), title or ylabel or "chart")
+    return svg_document(width, height, "".join(parts), title or ylabel or "chart")
 
 
 def _text(x, y, text, anchor="start", size=11, weight="normal", color=INK):
-    return (f'<text x="{_n(x)}" y="{_n(y)}" font-size="{size}" font-weight="{weight}" '
+    return (f'<text x="{coord(x)}" y="{coord(y)}" font-size="{size}" font-weight="{weight}" '
             f'fill="{color}" text-anchor="{anchor}" font-family="sans-serif">'
             f"{html.escape(str(text))}</text>")

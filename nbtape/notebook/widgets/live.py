@@ -228,7 +228,8 @@ class LiveView(W.VBox):
         if not self._closed:
             self._flush_now()
 
-    def _cell_ended(self):
+    def cell_ended(self):
+        """Called when the cell that showed this view finishes: send what is pending."""
         if not self._closed:
             self._throttle.flush()
 

@@ -246,12 +246,12 @@ class TrainingMonitor(LiveView):
         with self._lock:
             return {k: (s.steps.copy(), s.values.copy()) for k, s in self._series.items()}
 
-    def _cell_ended(self):
+    def cell_ended(self):
         with self._lock:
             if self._tracking and self._total is not None and self._done < self._total:
                 # the cell ended with the loop still suspended: a break or an interrupt
                 self._stopped = True
-        super()._cell_ended()
+        super().cell_ended()
 
     # drawing ----------------------------------------------------------------------------
     def _progress_text(self, timing):

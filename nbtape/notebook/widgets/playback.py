@@ -3,7 +3,7 @@
 This is the story the tape player tells (and its static text): frame 0 is the
 whole tape; then every op the target depends on, in recording order, with the
 value it produced; then the reverse pass in the engine's own order (newest op
-first, as ``graph.backward_steps`` lists it), each step showing the chain-rule
+first, as ``tape.backward_steps`` lists it), each step showing the chain-rule
 product that sends the op's adjoint ("grad") to its inputs; the last frame
 gives the gradients.  Values come from what the tape kept; a non-persistent
 tape whose gradient was taken has freed the operands, and the steps then say
@@ -13,12 +13,10 @@ import collections
 
 import numpy as np
 
-from ...backward import call_vjp
-from ...rules.util import unbroadcast
-from ...tensor import Tensor, TensorLike
-from ..graph import backward_steps
-from ..graph_labels import number, where_text
-from ..graph_model import TapeModel, ids_of, operand_arg
+from ...backward import reverse_step
+from ...tensor import Tensor
+from ..graph.labels import number, where_text
+from ..graph.model import TapeModel, ids_of, operand_arg
 from .summary import describe
 
 Frame = collections.namedtuple("Frame", "phase op caption options")
@@ -150,7 +148,7 @@ class Playback:
                                 dict(opts, show_grads=False)))
             return frames
         # the engine's own order, as the picture's backward_step counts it
-        steps = backward_steps(self.tape, self.options["target"], self.options["sources"])
+        steps = self.tape.backward_steps(self.options["target"], self.options["sources"])
         adj, note = model.adjoints(known, self.source_ids, path_t)
         walk = _Walk(self, path_ops, path_t, adj or {})
         for k, i in enumerate(steps):
@@ -246,19 +244,11 @@ class _Walk:
         if not op.rule.has_vjp:
             return None, f"{op.rule.name} has no gradient rule, so the engine stops here"
         needs = [t is not None and t in self.path_t for t in op.in_ids]
-        args = [_plain(a) for a in op.args]
-        kwargs = {k: _plain(v) for k, v in op.kwargs.items()} if op.kwargs else None
-        ans = op.ans if op.ans is not None else op.out
-        ans = ans._value if isinstance(ans, TensorLike) else ans
         try:
-            grads = call_vjp(op.rule, np.asarray(g[0]), ans, args, kwargs, needs)
+            grads = reverse_step(op, np.asarray(g[0]), needs)
         except Exception as exc:          # the caption says what went wrong, the player goes on
             return None, f"its VJP failed: {type(exc).__name__}: {str(exc)[:120]}"
-        out = []
-        for gi, need, meta in zip(grads, needs, op.metas):
-            out.append(unbroadcast(np.asarray(gi), meta[0], meta[1])
-                       if need and gi is not None and meta is not None else None)
-        return out, ""
+        return [np.asarray(gi) if gi is not None else None for gi in grads], ""
 
 
 def _times(n):

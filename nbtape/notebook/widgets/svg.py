@@ -18,19 +18,20 @@ _RGB_BLUE = np.array([0x21, 0x66, 0xac])
 BLOCKS = "▁▂▃▄▅▆▇█"
 
 
-def _n(x):
+def coord(x):
     """Coordinates with two decimals: short strings, stable across platforms."""
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-def _svg(width, height, body, label):
+def svg_document(width, height, body, label):
+    """An <svg> element of the given size holding ``body``, labelled for screen readers."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" role="img" aria-label="{html.escape(label)}" '
             f'style="vertical-align:middle">'
             f"<title>{html.escape(label)}</title>{body}</svg>")
 
 
-def _segments(xs, ys):
+def finite_segments(xs, ys):
     """Split a polyline where values are not finite (a nan is a gap, not a zero)."""
     seg, out = [], []
     for x, y in zip(xs, ys):
@@ -57,7 +58,7 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
     if label is None:
         label = _range_label(vals)
     if vals.size == 0:
-        return _svg(width, height, f'<text x="2" y="{height - 6}" font-size="9" '
+        return svg_document(width, height, f'<text x="2" y="{height - 6}" font-size="9" '
                     f'fill="{MUTED}">no data</text>', "no data yet")
     pad = 2.0
     idx, ys = decimate(vals, max(1, width // 2))
@@ -75,22 +76,22 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
         return height - pad - (height - 2 * pad) * (y - lo) / span
 
     body = []
-    for seg in _segments(idx, ys):
+    for seg in finite_segments(idx, ys):
         if len(seg) == 1:
             (i, y), = seg
-            body.append(f'<circle cx="{_n(px(i))}" cy="{_n(py(y))}" r="1" fill="{color}"/>')
+            body.append(f'<circle cx="{coord(px(i))}" cy="{coord(py(y))}" r="1" fill="{color}"/>')
             continue
-        pts = " ".join(f"{_n(px(i))},{_n(py(y))}" for i, y in seg)
+        pts = " ".join(f"{coord(px(i))},{coord(py(y))}" for i, y in seg)
         body.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
                     f'stroke-width="1.2" stroke-linejoin="round"/>')
     last = vals[-1]
     if np.isfinite(last):
-        body.append(f'<circle cx="{_n(px(vals.size - 1))}" cy="{_n(py(last))}" r="2" '
+        body.append(f'<circle cx="{coord(px(vals.size - 1))}" cy="{coord(py(last))}" r="2" '
                     f'fill="{color}"/>')
     else:
         body.append(f'<text x="{width - 8}" y="{height - 4}" font-size="10" fill="{RED}">'
                     f'{html.escape(fmt(last))}</text>')
-    return _svg(width, height, "".join(body), label)
+    return svg_document(width, height, "".join(body), label)
 
 
 def _range_label(vals):
@@ -164,7 +165,7 @@ def heatmap(arr, cell=10, max_cells=512):
                         f'fill="{colors[i][j]}" stroke="#e5e7eb" stroke-width="0.5">'
                         f"<title>{where} = {fmt(float(a[i, j]))}</title></rect>")
     label = f"heat map of {rows * cols} values, colour scale ±{fmt(vmax)} (blue < 0 < red)"
-    return _svg(cols * cell, rows * cell, "".join(body), label)
+    return svg_document(cols * cell, rows * cell, "".join(body), label)
 
 
 def histogram(values, bins=16, width=96, height=20, color=LINE):
@@ -180,7 +181,7 @@ def histogram(values, bins=16, width=96, height=20, color=LINE):
     v = v.astype(float)
     v = v[np.isfinite(v)]
     if v.size == 0:
-        return _svg(width, height, "", "no finite values")
+        return svg_document(width, height, "", "no finite values")
     counts, edges = np.histogram(v, bins=bins)
     top = counts.max() or 1
     bw = width / bins
@@ -189,10 +190,10 @@ def histogram(values, bins=16, width=96, height=20, color=LINE):
         h = (height - 1) * c / top
         if c:
             h = max(h, 1.0)
-        body.append(f'<rect x="{_n(k * bw)}" y="{_n(height - h)}" width="{_n(bw - 0.5)}" '
-                    f'height="{_n(h)}" fill="{color}"/>')
+        body.append(f'<rect x="{coord(k * bw)}" y="{coord(height - h)}" width="{coord(bw - 0.5)}" '
+                    f'height="{coord(h)}" fill="{color}"/>')
     label = f"histogram of {v.size:,} values, range [{fmt(edges[0])}, {fmt(edges[-1])}]"
-    return _svg(width, height, "".join(body), label)
+    return svg_document(width, height, "".join(body), label)
 
 
 def blocks(values, width=16):

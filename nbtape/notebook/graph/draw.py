@@ -13,8 +13,8 @@ import textwrap
 
 import graphviz
 
-from . import graph_labels as L
-from . import render as R
+from . import labels as L
+from .. import render as R
 
 PATH = "#c2410c"       # gradient paths and adjoints
 TANGENT = "#15803d"    # forward-mode tangents
@@ -73,7 +73,7 @@ class TapeDigraph(graphviz.Digraph):
     nbtape_nodes = None     # {node name: NodeInfo}
     nbtape_edges = None     # [EdgeInfo], in drawing order
     nbtape_caption = None   # [line], the text under the picture
-    _nbtape_fallback = None  # () -> a smaller TapeDigraph, for layouts that time out
+    nbtape_fallback = None  # () -> a smaller TapeDigraph, for layouts that time out
 
     def _repr_mimebundle_(self, include=None, exclude=None, **_):
         # IPython asks _repr_svg_ too when the bundle has no SVG; remember the

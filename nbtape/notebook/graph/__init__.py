@@ -8,15 +8,23 @@ the outputs of multi-output ops), ``op{i}c{k}`` its constant operand ``k``,
 result computed outside the part of the tape drawn, ``skip{g}`` the ``g``-th box
 of ops folded away, ``note{n}`` a note (a value that left the tape, an
 assignment, an op run inside ``stop_recording``).
+
+A picture is made in five stages, one module each: ``model`` reads the tape as a
+graph, ``collapse`` chooses what fits in ``max_nodes``, ``labels`` words values
+and lines, ``parts`` lays out nodes, edges and notes, and ``draw`` writes the
+Graphviz source; this module runs them. Importing it registers ``tape_graph``
+with ``nbtape.pictures``, which is how ``tape.graph()`` reaches it.
 """
 import operator
 
-from . import graph_labels as L
-from .graph_collapse import plan
-from .graph_draw import PATH, TANGENT, Drawing, TapeDigraph
-from .graph_model import TapeModel, ids_of
-from .graph_parts import NOTE_LIMIT, Context, draw_everything
-from .render import inline_svg, render  # noqa: F401  (nt.render lives here)
+from ... import pictures
+from ...forward import tangent_table
+from . import labels as L
+from .collapse import plan
+from .draw import PATH, TANGENT, Drawing, TapeDigraph
+from .model import TapeModel, ids_of
+from .parts import NOTE_LIMIT, Context, draw_everything
+from ..render import inline_svg, render  # noqa: F401  (nt.render lives here)
 
 VIEWS = ("tape", "chain", "forward")
 RANKDIRS = ("LR", "RL", "TB", "BT")
@@ -92,9 +100,8 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
 
 
 def backward_steps(tape, target=None, sources=None):
-    """Tape positions of the ops the reverse pass visits, in its order (newest first).
-
-    ``target``/``sources`` default to those of the tape's latest gradient.
+    """Tape positions of the ops the reverse pass visits, in its order (newest first):
+    ``tape.backward_steps(target, sources)``, kept here for older code.
 
     >>> import nbtape as nt
     >>> x = nt.Variable(2.0)
@@ -104,12 +111,7 @@ def backward_steps(tape, target=None, sources=None):
     >>> backward_steps(tape, z, x)
     [1, 0]
     """
-    model = TapeModel(tape)
-    target_ids, source_ids, _ = _targets_and_sources(model, tape, target, sources)
-    if not target_ids:
-        raise ValueError(_NEED_TARGET)
-    path_ops, _ = model.path(source_ids, target_ids)
-    return sorted(path_ops, reverse=True)
+    return tape.backward_steps(target, sources)
 
 
 _NEED_TARGET = ("this needs a target: call tape.gradient(target, sources) first, or pass "
@@ -130,9 +132,9 @@ def _check(o, tape):
                          "computed, so the picture can show its tangents.")
     h = o["highlight"]
     if h is not None:
-        if _int(h) is None or not 0 <= h < len(tape._ops):
+        if _int(h) is None or not 0 <= h < len(tape):
             raise ValueError(f"highlight is a tape position, an int from 0 to "
-                             f"{len(tape._ops) - 1}; got {h!r}.")
+                             f"{len(tape) - 1}; got {h!r}.")
         o["highlight"] = _int(h)
     if o["backward_step"] is not None:
         if _int(o["backward_step"]) is None:
@@ -177,7 +179,7 @@ def _build(tape, o, caption_extra=()):
     view, acc = o["view"], o["accumulator"]
     caption = []
     if view == "forward":
-        source_ids = [t for t in acc._tangents if t in model.leaves]
+        source_ids = [t for t in tangent_table(acc) if t in model.leaves]
     for t in source_ids:
         model.add_leaf(t)
     missing = [t for t in target_ids if not model.known(t)]
@@ -241,7 +243,7 @@ def _build(tape, o, caption_extra=()):
     g = drawing.graph
     if len(g.nbtape_nodes) > FALLBACK_NODES:
         smaller = dict(o, max_nodes=FALLBACK_NODES)
-        g._nbtape_fallback = lambda: _build(tape, smaller, (
+        g.nbtape_fallback = lambda: _build(tape, smaller, (
             "Drawn collapsed: the full picture took too long to lay out.",))
     return g
 
@@ -287,10 +289,15 @@ def _dangling_stops(model, need):
 
 def _notes(tape, model):
     seen, out = set(), []
-    for kind, tid, where, detail in tape._notes:
+    for kind, tid, where, detail in tape.notes:
         key = (kind, tid, where, repr(detail))
         if key in seen or not model.known(tid):
             continue
         seen.add(key)
         out.append((kind, tid, where, detail))
     return out
+
+
+# The engine draws no pictures itself: this is where tape.graph() and the tape's HTML
+# card find them (nbtape/pictures.py says how a plain `import nbtape` gets here).
+pictures.register(tape_graph, inline_svg)

@@ -48,7 +48,7 @@ def op_cost(op):
     >>> x = nt.Variable(1.0)
     >>> with nt.GradientTape() as tape:
     ...     y = x * 2.0
-    >>> op_cost(tape._ops[0])
+    >>> op_cost(tape.ops[0])
     2
     """
     return 1 + sum(1 for t in op.in_ids if t is None)
@@ -81,7 +81,7 @@ def find_repetition(model, shown):
     iteration computes new values.
 
     >>> import numpy as np, nbtape as nt
-    >>> from nbtape.notebook.graph_model import TapeModel
+    >>> from nbtape.notebook.graph.model import TapeModel
     >>> x = nt.Variable(1.0)
     >>> with nt.GradientTape() as tape:
     ...     y = np.exp(x)
@@ -162,7 +162,7 @@ def plan(model, shown, max_nodes, forced=(), seeds=(), forced_leaves=(), reserve
     inputs' ops, breadth first), ``reserve`` nodes are left for notes.
 
     >>> import nbtape as nt
-    >>> from nbtape.notebook.graph_model import TapeModel
+    >>> from nbtape.notebook.graph.model import TapeModel
     >>> x = nt.Variable(1.0)
     >>> with nt.GradientTape() as tape:
     ...     y = x

@@ -6,10 +6,10 @@ nodes and edges, in tape order so the DOT is the same on every run.
 """
 import numpy as np
 
-from . import graph_labels as L
-from .graph_collapse import group_summary
-from .graph_draw import LEAF_STYLE, OP_STYLE, OTHER_STYLE
-from .graph_model import operand_arg
+from . import labels as L
+from .collapse import group_summary
+from .draw import LEAF_STYLE, OP_STYLE, OTHER_STYLE
+from .model import operand_arg
 
 NOTE_LIMIT = 6
 
@@ -162,8 +162,8 @@ def _leaf(ctx, d, tid, leaf):
         tags.append("source")
     if ctx.active and tid in ctx.targets:
         tags.append("target")
-    watched = model.tape._watched.get(tid)
-    tip = leaf.kind + (f", watched at {L.where_text(watched[1])}" if watched else "")
+    watched = model.tape.watched.get(tid)
+    tip = leaf.kind + (f", watched at {L.where_text(watched.where)}" if watched else "")
     d.node(f"leaf{leaf.index}", "leaf", rows, [LEAF_STYLE[leaf.kind]], tags, tip=tip)
 
 

@@ -4,7 +4,7 @@ Every label is a Graphviz HTML-like label built only from escaped text, so user
 names and values (quotes, ``<``, ``&``, braces, newlines, control characters)
 can neither break the DOT nor put markup into the SVG.
 """
-from .._where import decode
+from ..._where import decode
 import html
 import re
 

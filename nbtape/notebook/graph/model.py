@@ -10,12 +10,12 @@ import contextlib
 
 import numpy as np
 
-from .._state import tls
-from ..backward import _raw, backward, call_vjp
-from ..rules.registry import SEQUENCE, VARARGS
-from ..rules.util import unbroadcast
-from ..structure import flatten
-from ..tensor import Tensor, TensorLike
+from ..._state import tls
+from ...backward import backward, forward_reach, reverse_step
+from ...forward import tangent_table
+from ...rules.registry import SEQUENCE, VARARGS
+from ...structure import flatten
+from ...tensor import Tensor, TensorLike
 
 
 class Leaf:
@@ -97,7 +97,7 @@ def operand_arg(op, k):
     >>> x = nt.Variable(2.0)
     >>> with nt.GradientTape() as tape:
     ...     y = x * 5.0
-    >>> operand_arg(tape._ops[0], 1)
+    >>> operand_arg(tape.ops[0], 1)
     5.0
     """
     args = op.args
@@ -137,12 +137,11 @@ class TapeModel:
 
     def __init__(self, tape, names=None, objects=()):
         self.tape = tape
-        self.ops = ops = list(tape._ops)
+        self.ops = ops = list(tape.ops)
         self.names = name_table(names)
         self.objects = {o._id: o for o in objects}
         producer, consumers, leaves, links = {}, {}, {}, {}
-        variables = tape._variables
-        watched = tape._watched
+        watched = tape.watched
         for i, op in enumerate(ops):
             for k, tid in enumerate(op.in_ids):
                 if tid is None:
@@ -155,8 +154,9 @@ class TapeModel:
                     continue
                 consumers.setdefault(tid, []).append((i, k))
                 if tid not in producer and tid not in leaves:
-                    kind = ("variable" if tid in variables else
-                            "watched" if tid in watched else "constant")
+                    w = watched.get(tid)
+                    kind = "constant" if w is None else \
+                        "variable" if w.kind == "variable" else "watched"
                     leaves[tid] = Leaf(tid, len(leaves), kind)
             for m, o in enumerate(op.out_ids):
                 if o is not None and o not in producer:
@@ -173,7 +173,7 @@ class TapeModel:
         """Make source ``tid``, which the tape never used, a leaf of the picture."""
         if tid not in self.leaves and tid not in self.producer:
             obj = self.objects.get(tid)
-            kind = ("variable" if tid in self.tape._variables or hasattr(obj, "trainable")
+            kind = ("variable" if self._variable(tid) is not None or hasattr(obj, "trainable")
                     else "watched")
             self.leaves[tid] = Leaf(tid, len(self.leaves), kind)
             self.unused.add(tid)
@@ -186,7 +186,7 @@ class TapeModel:
         """The user's name for a tensor: ``names``, else a variable's own name."""
         if tid in self.names:
             return self.names[tid]
-        var = self.tape._variables.get(tid)
+        var = self._variable(tid)
         if var is None:
             var = self.objects.get(tid)
         if var is not None and hasattr(var, "trainable"):
@@ -197,8 +197,9 @@ class TapeModel:
         """The tensor's value as a plain array, or None when the tape kept none."""
         obj = self.objects.get(tid)
         if obj is None:
-            ref = self.tape._leaves.get(tid)
-            obj = ref() if ref is not None else None
+            obj = self.tape.watched_object(tid)
+            if self._variable(tid) is not None:
+                obj = None      # a variable shows the value its (latest) use saw, below
         if obj is not None:
             return obj._value
         where = self.producer.get(tid)
@@ -213,8 +214,12 @@ class TapeModel:
             arg = operand_arg(self.ops[j], k)
             if isinstance(arg, Tensor):
                 return arg._value
-        var = self.tape._variables.get(tid)
+        var = self._variable(tid)
         return var._value if var is not None else None
+
+    def _variable(self, tid):
+        w = self.tape.watched.get(tid)
+        return self.tape.watched_object(tid) if w is not None and w.kind == "variable" else None
 
     def meta(self, tid):
         """``(shape, dtype)`` from any op that used the tensor, or None."""
@@ -228,6 +233,9 @@ class TapeModel:
     # paths ----------------------------------------------------------------------------
     def downstream(self, start, through_stop=False, ops=None):
         """Ops (positions) and tensors reachable forward from tensor ids ``start``."""
+        if not through_stop and ops is None:     # the gradient's own reach, as backward's
+            positions, reach = forward_reach(self.ops, start)
+            return set(positions), set(reach)
         reach, hit = set(start), set()
         for i in (range(len(self.ops)) if ops is None else sorted(ops)):
             op = self.ops[i]
@@ -332,22 +340,17 @@ class TapeModel:
             return [None] * n, "norule"
         needs = [t is not None and m is not None and m[1].kind in "fc"
                  for t, m in zip(op.in_ids, op.metas)]
-        args = [_raw(a) for a in op.args]
-        kwargs = {k: _raw(v) for k, v in op.kwargs.items()} if op.kwargs else None
-        ans = _plain(op.ans) if op.ans is not None else out
         try:
             with quiet():
-                grads = call_vjp(rule, np.ones_like(out), ans, args, kwargs, needs)
-            result = [unbroadcast(np.asarray(_plain(g)), m[0], m[1])
-                      if need and g is not None else None
-                      for g, m, need in zip(grads, op.metas, needs)]
+                grads = reverse_step(op, np.ones_like(out), needs)
+            result = [np.asarray(g) if g is not None else None for g in grads]
         except Exception:   # a rule that needs a value the tape did not keep
             return [None] * n, "freed"
         return result, None
 
     def tangent(self, accumulator, tid):
         """The accumulator's tangent of ``tid``: an array, "norule", or None."""
-        t = accumulator._tangents.get(tid)
+        t = tangent_table(accumulator).get(tid)
         if t is None:
             return None
         if not isinstance(t, (np.ndarray, np.generic, TensorLike)) and hasattr(t, "where"):

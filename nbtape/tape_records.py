@@ -1,0 +1,89 @@
+"""The records a ``GradientTape`` shows of itself: small and read-only.
+
+The tape keeps its own lists and dicts private; explain, the reprs, the pictures
+and the notebook layer read it through these records and the tape's read-only
+properties (``tape.ops``, ``tape.watched``, ``tape.notes``), never by tuple
+position, so the tape can change how it stores things without breaking them.
+"""
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from ._where import decode
+
+
+class Watched:
+    """One value the tape watches: when (``serial``), where, and what ``kind``.
+
+    ``serial`` orders watches against tensor ids (a tensor made before the watch has
+    a smaller id); ``kind`` is ``"variable"`` or ``"tensor"``; ``where`` is the
+    user's line ``(filename, lineno, function)`` or ``None``.
+
+    >>> w = Watched(7, ("cell.py", 3, "<module>"), "tensor")
+    >>> w.serial, w.kind, w.where
+    (7, 'tensor', ('cell.py', 3, '<module>'))
+    """
+
+    __slots__ = ("serial", "kind", "_where")
+
+    def __init__(self, serial, where, kind):
+        self.serial = serial
+        self.kind = kind
+        self._where = where     # auto-watched variables keep the cheap raw form until asked
+
+    @property
+    def where(self):
+        w = self._where
+        if w is not None and type(w[0]) is not str:
+            w = self._where = decode(w)
+        return w
+
+    def __repr__(self):
+        return f"Watched(serial={self.serial}, kind={self.kind!r}, where={self.where!r})"
+
+
+class Note(NamedTuple):
+    """Something the tape noticed while recording (an escape, an assign, a pause, a dtype).
+
+    ``kind`` is ``"escape"``, ``"assign"``, ``"stop_recording"`` or ``"dtype"``; ``id``
+    the tensor or variable id it concerns; ``where`` the user's line; ``detail`` what
+    the kind adds (the function an escape went through, ``(how, source id)`` for an
+    assign, the op paused, ``(function, dtype)`` for a dtype change).
+
+    >>> Note("escape", 3, None, "float()").kind
+    'escape'
+    """
+    kind: str
+    id: int
+    where: Any
+    detail: Any
+
+
+class OpsView(Sequence):
+    """The tape's ops, oldest first, read-only (no copy is made).
+
+    Each op has ``.name`` (``"np.sin"``) and ``.where`` (the user's line, as explain
+    shows it), and ``.in_ids``/``.out_ids``/``.metas`` for pictures.
+
+    >>> view = OpsView(["a", "b"])
+    >>> len(view), view[-1], list(view)
+    (2, 'b', ['a', 'b'])
+    """
+
+    __slots__ = ("_ops",)
+
+    def __init__(self, ops):
+        self._ops = ops
+
+    def __len__(self):
+        return len(self._ops)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self._ops[k])
+        return self._ops[k]
+
+    def __iter__(self):
+        return iter(self._ops)
+
+    def __repr__(self):
+        return f"<{len(self._ops)} recorded ops>"

@@ -1,0 +1,130 @@
+"""What a ``GradientTape`` shows of itself: its read-only view.
+
+The tape keeps its own lists and dicts private; explain, the reprs, the pictures
+and the notebook layer read it through these properties and the records of
+``tape_records.py``, never by tuple position, so the tape can change how it
+stores things without breaking them.
+"""
+from types import MappingProxyType
+
+from .backward import backward_steps
+from .structure import flatten
+from .tape_args import not_a_tensor_message
+from .tape_records import OpsView
+from .tensor import TensorLike
+
+
+class TapeView:
+    """The read-only half of ``GradientTape``: what pictures, explain and reprs read.
+
+    A mixin of the tape (it reads the tape's own fields through ``self``); kept in
+    this module so that ``tape.py`` reads as recording and playback.
+    """
+
+    __slots__ = ()
+
+    @property
+    def ops(self):
+        """The recorded ops, oldest first: a read-only sequence (no copy).
+
+        Each op has ``.name`` (``"np.sin"``) and ``.where`` (the user's line
+        ``(filename, lineno, function)``, as explain shows it).
+
+        >>> import numpy as np, nbtape as nt
+        >>> x = nt.Variable(1.0)
+        >>> with nt.GradientTape() as tape:
+        ...     y = np.sin(x) * x
+        >>> [op.name for op in tape.ops]
+        ['np.sin', 'np.multiply']
+        """
+        return OpsView(self._ops)
+
+    @property
+    def watched(self):
+        """Read-only ``{id: Watched}`` of the values this tape watches, in watch order
+        (each ``Watched`` has ``.serial``, ``.kind`` and ``.where``)."""
+        return MappingProxyType(self._watched)
+
+    @property
+    def notes(self):
+        """What the tape noticed while recording, oldest first: a tuple of ``Note``
+        (``kind``, ``id``, ``where``, ``detail``): values that escaped the tape or
+        became integers, assigns, uses inside ``stop_recording``."""
+        return tuple(self._notes)
+
+    @property
+    def watch_accessed_variables(self):
+        return self._watch_accessed
+
+    @property
+    def consumed(self):
+        """True once a non-persistent tape has computed its gradient."""
+        return self._consumed
+
+    @property
+    def interrupted(self):
+        """True when recording was stopped by Ctrl-C (KeyboardInterrupt)."""
+        return self._interrupted
+
+    def tracks(self, value):
+        """True when this tape follows ``value`` (a tensor, a variable, or its id)."""
+        i = value._id if isinstance(value, TensorLike) else value
+        return i in self._tracked
+
+    def watched_object(self, i):
+        """The variable, or the still-alive tensor, this tape watches under id ``i``."""
+        v = self._variables.get(i)
+        if v is not None:
+            return v
+        ref = self._leaves.get(i)
+        return ref() if ref is not None else None
+
+    @property
+    def retired(self):
+        """Why this tape's records were dropped (see ``retire``), or None."""
+        return self._retired
+
+    def retire(self, why):
+        """Drop everything recorded and say ``why`` in the tape's repr (a tool that
+        replaces a tape with a new one uses this, so the old one cannot mislead)."""
+        self.reset()
+        self._retired = why
+
+    def backward_steps(self, target=None, sources=None):
+        """Tape positions of the ops the reverse pass visits, in its order (newest first).
+
+        ``target``/``sources`` default to those of the latest ``gradient`` call
+        (sources: every watched value when only the target is given).
+
+        >>> import nbtape as nt
+        >>> x = nt.Variable(2.0)
+        >>> with nt.GradientTape() as tape:
+        ...     y = x * x
+        ...     z = y + x
+        >>> tape.backward_steps(z, x)
+        [1, 0]
+        """
+        record = self.last_gradient
+        if target is not None:
+            target_ids = [t._id for t in _tensors_of(target, "target")]
+        else:
+            target_ids = list(record.target_ids) if record is not None else []
+        if not target_ids:
+            raise ValueError("backward_steps needs a target: call tape.gradient(target, "
+                             "sources) first, or pass target= (and sources=) to say which "
+                             "gradient to follow.")
+        if sources is not None:
+            source_ids = [t._id for t in _tensors_of(sources, "sources")]
+        elif record is not None and set(record.target_ids) == set(target_ids):
+            source_ids = list(record.source_ids)
+        else:
+            source_ids = list(self._watched)
+        return backward_steps(self._ops, target_ids, source_ids)
+
+
+def _tensors_of(value, role):
+    out = flatten(value)
+    for t in out:
+        if not isinstance(t, TensorLike):
+            raise TypeError(not_a_tensor_message("backward_steps", t, role=role))
+    return out

@@ -1,0 +1,223 @@
+"""The architecture, checked from the source: nbtape's imports run one way, the engine
+never imports the notebook layer, and no module reads another's private names.
+
+The import graph is built from the AST of every module in nbtape/, with every import
+statement wherever it stands (inside functions too: a lazy import is still a knot).
+"""
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent / "nbtape"
+FACADE = "nbtape"
+
+# Private names of numpy and of Python that nbtape must use: numpy's "no value given"
+# default (to mirror numpy's own signatures) and the frame access the user's-line
+# lookup is built on.
+FOREIGN_PRIVATE = {"_NoValue", "_getframe"}
+# Modules private to the package (``_where``, ``_state``): every module of nbtape may
+# import them; no one outside should.
+PACKAGE_PRIVATE = {p.stem for p in ROOT.rglob("_*.py") if not p.stem.startswith("__")}
+# The engine's value cell, read by every module that computes on values: a tensor's
+# array and id, and a variable's current tensor (``_tensor``; ``_read`` records the
+# read, ``_leaf`` is the tensor a value stands for). They stay private because they
+# are not for users (``numpy()`` copies, an id is an implementation detail); the
+# engine reads them on purpose, on the hot path, so they are listed here.
+VALUE_CELL = {"_value", "_id", "_tensor", "_read", "_leaf"}
+# Reads that other lanes of this wave remove (the rule modules get rules/util.py, the
+# training pieces move to nbtape/training/): delete each entry when its module changes.
+OWED = {
+    "nbtape.rules.products": {"from .core_ops import _matmul_vjp_x",
+                              "from .core_ops import _matmul_vjp_y"},
+    "nbtape.losses": {"nn._check_labels", "nn._one_hot"},
+}
+
+
+def _module_name(path):
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules():
+    return {_module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+
+
+def _resolve(module, is_package, node, modules):
+    """The absolute module names an import statement depends on: for ``from p import x``
+    the module ``p.x`` when there is one (``p`` is its package, run anyway), else ``p``."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if node.level:
+        base = module.split(".")
+        if not is_package:
+            base = base[:-1]
+        base = base[:len(base) - (node.level - 1)]
+        prefix = ".".join(base + ([node.module] if node.module else []))
+    else:
+        prefix = node.module
+    return [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in modules else prefix
+            for a in node.names]
+
+
+def import_graph():
+    """``{module: {nbtape modules it imports}}``, every import anywhere in the file."""
+    modules = _modules()
+    graph = {}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for target in _resolve(name, is_package, node, modules):
+                    if target in modules and target != name:
+                        found.add(target)
+            elif (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "__import__"
+                  and node.args and isinstance(node.args[0], ast.Constant)):
+                if node.args[0].value in modules:
+                    found.add(node.args[0].value)
+        graph[name] = found
+    return graph
+
+
+def _cycles(graph):
+    """Every strongly connected group of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _engine(name):
+    return name != FACADE and not name.startswith("nbtape.notebook")
+
+
+def test_the_graph_sees_lazy_imports():
+    graph = import_graph()
+    # the facade's own lazy import of the magic, inside load_ipython_extension
+    assert "nbtape.notebook.magics" in graph[FACADE]
+    assert "nbtape.dispatch" in graph["nbtape.operators"]
+
+
+def test_no_import_cycles():
+    # the facade imports everything, and a package's __init__ is run by any import of
+    # its modules, so imports *of* the facade are what must not exist
+    graph = import_graph()
+    assert _cycles(graph) == []
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c"]]   # the check works
+
+
+def test_the_engine_never_imports_the_notebook_layer():
+    graph = import_graph()
+    wrong = sorted((m, t) for m, ts in graph.items() if _engine(m)
+                   for t in ts if t.startswith("nbtape.notebook"))
+    assert wrong == []
+    assert _engine("nbtape.tape") and _engine("nbtape.rules.core_ops")
+    assert not _engine(FACADE) and not _engine("nbtape.notebook.graph.model")
+    # the facade's loader is seen, so a lazy engine import would be too
+    assert "nbtape.notebook.graph" in graph[FACADE]
+
+
+def _defined_private(tree):
+    """Private names a module defines: its functions, classes and globals, the
+    attributes its classes set on ``self``/``cls``, their ``__slots__``, and the names
+    it imports (an import of a private name is a read of its own, checked below)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            names.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names.add(node.value)       # __slots__ entries
+        elif isinstance(node, ast.alias):
+            names.add(node.asname or node.name.split(".")[-1])
+    return names
+
+
+def private_reads(path):
+    """``(line, expression)`` for each ``x._name`` in ``path`` where ``x`` is not
+    ``self``/``cls`` and ``_name`` is not the module's own, and each
+    ``from m import _name`` of another module's private name."""
+    tree = ast.parse(path.read_text(), str(path))
+    own = _defined_private(tree) | FOREIGN_PRIVATE | VALUE_CELL
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            out += [(node.lineno, f"from {'.' * node.level}{node.module or ''} import {a.name}")
+                    for a in node.names if a.name.startswith("_") and a.name not in PACKAGE_PRIVATE]
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                and not (node.attr.startswith("__") and node.attr.endswith("__")):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            if node.attr not in own:
+                out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+def test_the_private_read_check_works(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("from .x import _y\nclass A:\n    def f(self, t):\n        self._a = 1\n"
+                 "        t._c = 2\n        return t._ops, self._b, t._a, t.__len__, t._value\n")
+    assert sorted(private_reads(p)) == [(1, "from .x import _y"), (5, "t._c"), (6, "t._ops")]
+
+
+@pytest.mark.parametrize("name", sorted(_modules()))
+def test_no_module_reads_another_modules_private_names(name):
+    reads = [r for r in private_reads(_modules()[name]) if r[1] not in OWED.get(name, ())]
+    assert reads == []
+
+
+def test_owed_reads_are_still_there():
+    # an entry left here after its module changed would hide a new read of that name
+    for name, owed in OWED.items():
+        path = _modules().get(name)
+        found = {r[1] for r in private_reads(path)} if path is not None else set()
+        assert owed <= found, f"{name} no longer reads {sorted(owed - found)}: drop it from OWED"
+
+
+def test_import_nbtape_alone_draws_pictures_through_the_notebook_layers_hook():
+    # the engine asks nbtape.pictures; the facade loads the notebook graph on first need
+    pytest.importorskip("graphviz")
+    code = ("import sys, nbtape as nt\n"
+            "assert not any(m.startswith('nbtape.notebook') for m in sys.modules), 'eager'\n"
+            "x = nt.Variable(2.0)\n"
+            "with nt.GradientTape() as t:\n"
+            "    y = x * x\n"
+            "import graphviz\n"
+            "assert isinstance(t.graph(), graphviz.Digraph)\n"
+            "assert 'nbtape.notebook.graph' in sys.modules\n")
+    import subprocess
+    import sys
+    env = dict(__import__("os").environ, PYTHONPATH=str(ROOT.parent))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
