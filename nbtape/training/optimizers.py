@@ -14,10 +14,10 @@ import warnings
 
 import numpy as np
 
+from ..errors import InvalidArgumentError, user_facing
+from ..tensor import TensorLike
+from ..variable import Variable
 from .clip import clip_by_global_norm, clip_by_norm
-from .errors import InvalidArgumentError, user_facing
-from .tensor import TensorLike
-from .variable import Variable
 
 
 def _plain(g):
@@ -154,7 +154,7 @@ class Optimizer(abc.ABC):
         >>> float(x.numpy())
         1.5
         """
-        from .tape import GradientTape
+        from ..tape import GradientTape
         if callable(loss):
             with GradientTape() as tape:
                 value = loss()

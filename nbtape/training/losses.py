@@ -16,10 +16,10 @@ handled by the stable one-op functions of ``nbtape.nn``: no NaN for logits of
 """
 import numpy as np
 
+from ..errors import user_facing
+from ..tensor import TensorLike
 from . import nn
 from .clip import clip_by_value
-from .errors import user_facing
-from .tensor import TensorLike
 
 EPSILON = 1e-7   # Keras's backend.epsilon()
 

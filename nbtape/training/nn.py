@@ -13,10 +13,10 @@ too: second derivatives of every function here work.
 """
 import numpy as np
 
-from .rules.core_ops import primitive
-from .rules.registry import defjvp, defvjp
-from .rules.util import shape_of
-from .tensor import TensorLike
+from ..rules.core_ops import primitive
+from ..rules.registry import defjvp, defvjp
+from ..rules.util import shape_of
+from ..tensor import TensorLike
 
 
 def _keepdims_shape(shape, axis):
