@@ -7,7 +7,8 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 import numpy as np
 
 from ._state import tls
-from .operands import bind as _bind, operand_names as _operand_names, operands as _operands
+from .operands import bind as _bind, operand_names as _operand_names
+from .operands import rule_and_operands as _operands
 from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
 from .variable import Variable

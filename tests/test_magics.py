@@ -467,7 +467,7 @@ def test_recording_never_leaks_into_the_next_cell(shell):
 def test_report_failure_never_hides_the_cells_error(shell, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("report bug")
-    monkeypatch.setattr(magics_module.summary, "tape_nbytes", broken)
+    monkeypatch.setattr(magics_module.cell_report, "tape_nbytes", broken)
     r, cap = run(shell, "%%tape\n1 / 0")
     assert isinstance(r.error_in_exec, ZeroDivisionError)
     assert "nbtape could not summarise the tape: RuntimeError('report bug')" in cap.stdout

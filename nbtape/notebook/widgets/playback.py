@@ -14,12 +14,13 @@ import collections
 import numpy as np
 
 from ...backward import call_vjp
+from ...number_text import number
 from ...rules.util import unbroadcast
 from ...tensor import Tensor, TensorLike
 from ..graph import backward_steps
-from ..graph_labels import number, where_text
+from ..graph_labels import where_text
 from ..graph_model import TapeModel, ids_of, operand_arg
-from .summary import describe
+from .array_stats import describe_array
 
 Frame = collections.namedtuple("Frame", "phase op caption options")
 Frame.__doc__ = ("One picture: ``phase`` is 'start', 'forward', 'backward' or 'done'; "
@@ -38,12 +39,12 @@ def value_str(v):
     """A value as the pictures print it: numbers for scalars, a summary for arrays.
 
     >>> value_str(np.float64(9.0)), value_str(np.array([1.0, 2.0])), value_str(None)
-    ('9.0', '[1, 2]', '?')
+    ('9.0', '[1.0, 2.0]', '?')
     """
     if v is None:
         return "?"
     a = np.asarray(v)
-    return number(a.item()) if a.size == 1 and a.ndim == 0 else describe(a)
+    return number(a.item()) if a.size == 1 and a.ndim == 0 else describe_array(a)
 
 
 class Playback:
