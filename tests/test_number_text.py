@@ -93,3 +93,14 @@ def test_reprs_pictures_reports_and_widgets_write_a_value_the_same_way():
     assert array_stats.describe_array(np.array([1 / 3, 0.5])) == "[0.3333, 0.5]"
     assert graph_labels.value_text(np.array([1 / 3, 0.5]), shape=False) == "[0.3333, 0.5]"
     assert repr(nt.constant([1 / 3, 0.5])) == "nt.Tensor([0.3333 0.5], shape=(2,), dtype=float64)"
+
+
+def test_pictures_write_numpy_scalar_parameters_as_numbers_not_reprs():
+    # numpy 2's repr of a scalar is np.int64(1), numpy 1's is 1: a picture shows 1 on both
+    x = nt.constant(np.arange(6.0).reshape(2, 3))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        np.sum(x, axis=np.int64(1))
+    source = tape.graph().source
+    assert "axis=1<" in source and "np.int64" not in source
+    assert "[3.0, 12.0]" in source

@@ -94,6 +94,8 @@ def short(value):
 
     >>> short(slice(1, None)), short((0, slice(None, None, 2))), short(np.zeros(5))
     ('1:', '0, ::2', 'array(5,)')
+    >>> short(np.int64(1)), short(np.bool_(True)), short(0.5)
+    ('1', 'True', '0.5')
     """
     if isinstance(value, slice):
         parts = ["" if v is None else short(v) for v in (value.start, value.stop)]
@@ -109,8 +111,8 @@ def short(value):
         return f"array{value.shape}" if value.size > 4 else array_text(value, ",")
     if hasattr(value, "shape") and hasattr(value, "dtype") and not np.isscalar(value):
         return f"tensor{tuple(value.shape)}"
-    if isinstance(value, (float, np.floating)):
-        return number(value)
+    if isinstance(value, (int, float, complex, np.number, np.bool_)):
+        return number(value)      # not repr: numpy 2 writes np.int64(1) where numpy 1 wrote 1
     return clean(repr(value) if not isinstance(value, np.dtype) else str(value), 20)
 
 
