@@ -14,8 +14,6 @@ import ast
 import collections
 import pathlib
 
-import pytest
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "nbtape"
 MAX_LINES = 520
