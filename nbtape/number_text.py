@@ -73,7 +73,7 @@ def array_text(value, separator=" ", prefix="", one_line=False, threshold=THRESH
 
     A scalar is just its number.  An array keeps numpy's brackets, rows and
     ``...`` summary (past ``threshold`` elements); in two or more dimensions the
-    numbers are right-aligned so columns line up, unless ``one_line`` asks for
+    numbers line up on their decimal points, unless ``one_line`` asks for
     the whole array on one line (for a label).  ``prefix`` is the text that will
     precede the first line (later lines are indented to match), as in
     ``numpy.array2string``.
@@ -81,8 +81,8 @@ def array_text(value, separator=" ", prefix="", one_line=False, threshold=THRESH
     >>> array_text(np.float64(27.0)), array_text([1.0, 2.5, 1 / 3]), array_text([1, 2], ", ")
     ('27.0', '[1.0 2.5 0.3333]', '[1, 2]')
     >>> print(array_text([[1.0, -0.5], [10.25, 2.0]]))
-    [[  1.0  -0.5]
-     [10.25   2.0]]
+    [[ 1.0  -0.5 ]
+     [10.25  2.0 ]]
     >>> array_text([[1.0, -0.5], [10.25, 2.0]], ", ", one_line=True)
     '[[1.0, -0.5], [10.25, 2.0]]'
     >>> array_text(np.arange(1000.0))
@@ -98,15 +98,26 @@ def array_text(value, separator=" ", prefix="", one_line=False, threshold=THRESH
     elif arr.ndim == 1 or one_line:
         text = np.array2string(arr, formatter={"all": number}, **options)
     else:
-        # a first pass over just the elements numpy will print finds the column width
-        widths = []
+        # a first pass over just the elements numpy will print finds how wide the columns
+        # are on each side of the decimal point, so that the points line up (words with
+        # no point, such as nan or 1e-07, are right-aligned in the whole column)
+        left = right = width = 0
 
         def measured(v):
+            nonlocal left, right, width
             text = number(v)
-            widths.append(len(text))
-            return text
+            whole, point, fraction = text.partition(".")
+            if point:
+                left, right = max(left, len(whole)), max(right, len(point + fraction))
+            width = max(width, len(text))
+            return "x"       # (numpy cannot lay out empty words; this text is thrown away)
+
         np.array2string(arr, formatter={"all": measured}, **options)
-        width = max(widths, default=0)
-        return np.array2string(arr, formatter={"all": lambda v: number(v).rjust(width)},
-                               **options)
+
+        def aligned(v):
+            whole, point, fraction = number(v).partition(".")
+            text = whole.rjust(left) + (point + fraction).ljust(right) if point else whole
+            return text.rjust(max(width, left + right))
+
+        return np.array2string(arr, formatter={"all": aligned}, **options)
     return re.sub(r"\s*\n\s*", " ", text) if one_line else text

@@ -54,8 +54,11 @@ def test_array_text(value, text):
     assert array_text(value) == text
 
 
-def test_matrix_columns_line_up():
-    assert array_text([[1.0, -0.5], [10.25, 2.0]]) == "[[  1.0  -0.5]\n [10.25   2.0]]"
+def test_matrix_columns_line_up_on_the_decimal_point():
+    assert array_text([[1.0, -0.5], [10.25, 2.0]]) == "[[ 1.0  -0.5 ]\n [10.25  2.0 ]]"
+    assert array_text([[1, 20], [300, 4]]) == "[[  1  20]\n [300   4]]"
+    # a word without a point (nan, inf, 1e-07) is right-aligned in its column
+    assert array_text([[1e-7, np.nan], [2.5, 1e9]]) == "[[1e-07   nan]\n [  2.5 1e+09]]"
     assert array_text([[1.0, -0.5], [10.25, 2.0]], ", ", one_line=True) == (
         "[[1.0, -0.5], [10.25, 2.0]]")
 
