@@ -8,7 +8,8 @@ import numpy as np
 
 from ._state import tls
 from .arrays import is_foreign as _is_foreign, mixed_backends_error as _mixed_backends_error
-from .operands import bind as _bind, operand_names as _operand_names, operands as _operands
+from .operands import bind as _bind, operand_names as _operand_names
+from .operands import rule_and_operands as _operands
 from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
 from .variable import Variable

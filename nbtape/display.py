@@ -1,54 +1,23 @@
 """Text and HTML reprs of tensors, variables and tapes (plain strings, no IPython).
 
-Text reprs follow TensorFlow's layout and are deterministic (no addresses, no
-ids, no numpy-version-specific scalar reprs), so notebooks that print them can
-be compared by nbval on numpy 1.26 and 2.x alike.
+Text reprs follow TensorFlow's layout, with every number written by
+``number_text`` (the one format of pictures, widgets and reports too), and are
+deterministic (no addresses, no ids, nothing numpy-version-specific), so
+notebooks that print them can be compared by nbval on numpy 1.26 and 2.x alike.
 """
 import collections
 import html
 
-import numpy as np
-
 from . import pictures
 from ._state import tls
-from .arrays import is_foreign
+from .number_text import array_text
 
-# Arrays with more elements than this are summarised with "..." (numpy's own
-# default is 1000, far more than a learner wants to scroll past).
-THRESHOLD = 100
 # Tapes with at most this many ops get their picture in the HTML repr.
 PICTURE_OPS = 30
 # How many watched values a one-line tape repr names before saying "and N more",
 # and how many rows the HTML table of watched values shows.
 LISTED = 4
 ROWS = 20
-
-
-def value_text(value, threshold=THRESHOLD):
-    """The value the way numpy's ``str`` shows it; scalars without numpy's type prefix.
-
-    >>> value_text(np.array(27.0)), value_text(np.float32(0.1)), value_text([1.0, 2.5])
-    ('27.0', '0.1', '[1.  2.5]')
-    """
-    if is_foreign(value):
-        return repr(value)      # a Dask array shows its graph's summary, uncomputed
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        # str() of a numpy scalar is the same on numpy 1.x and 2.x (repr is not)
-        # and uses the dtype's own shortest form (float32 0.1 prints as 0.1).
-        return str(arr[()])
-    with np.printoptions(threshold=threshold, edgeitems=3):
-        return np.array2string(arr)
-
-
-def _array_repr(value, threshold=THRESHOLD):
-    if is_foreign(value):
-        return repr(value)
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return str(arr[()])
-    with np.printoptions(threshold=threshold, edgeitems=3):
-        return repr(arr)
 
 
 def tensor_repr(t):
@@ -59,10 +28,10 @@ def tensor_repr(t):
     'nt.Tensor(27.0, shape=(), dtype=float64)'
     >>> print(tensor_repr(nt.constant([[8.0, 8.0], [8.0, 8.0]])))
     nt.Tensor(
-    [[8. 8.]
-     [8. 8.]], shape=(2, 2), dtype=float64)
+    [[8.0 8.0]
+     [8.0 8.0]], shape=(2, 2), dtype=float64)
     """
-    text = value_text(t._value)
+    text = array_text(t._value)
     sep = "\n" if "\n" in text else ""
     return f"nt.Tensor({sep}{text}, shape={t.shape}, dtype={t.dtype})"
 
@@ -74,9 +43,10 @@ def variable_repr(v):
     >>> variable_repr(nt.Variable(3.0, name="x"))
     "<nt.Variable 'x' shape=() dtype=float64, numpy=3.0>"
     >>> variable_repr(nt.Variable([1.0, 2.0], trainable=False))
-    "<nt.Variable 'Variable' shape=(2,) dtype=float64, trainable=False, numpy=array([1., 2.])>"
+    "<nt.Variable 'Variable' shape=(2,) dtype=float64, trainable=False, numpy=array([1.0, 2.0])>"
     """
-    text = _array_repr(v._value)
+    text = array_text(v._value, ", ", "array(")
+    text = text if v.shape == () else f"array({text})"
     sep = "\n" if "\n" in text else ""
     extra = "" if v.trainable else ", trainable=False"
     return (f"<nt.Variable {v.name!r} shape={v.shape} dtype={v.dtype}{extra}, "
@@ -256,7 +226,7 @@ def tensor_html(t):
         chips.append("not differentiable")
     if _recording_tapes_watching(t):
         chips.append("watched")
-    return html_card("nt.Tensor", chips, html_pre(value_text(t._value)), "nbtape-tensor")
+    return html_card("nt.Tensor", chips, html_pre(array_text(t._value)), "nbtape-tensor")
 
 
 def variable_html(v):
@@ -272,7 +242,7 @@ def variable_html(v):
         chips.append("not differentiable")
     if _recording_tapes_watching(v):
         chips.append("watched")
-    return html_card(f"nt.Variable {v.name!r}", chips, html_pre(value_text(v._value)),
+    return html_card(f"nt.Variable {v.name!r}", chips, html_pre(array_text(v._value)),
                  "nbtape-variable")
 
 

@@ -68,7 +68,7 @@ def _float_tensor(a):
     return type(a) is Tensor and a._value.dtype.kind in "fc"
 
 
-def operands(rule, args, kwargs):
+def rule_and_operands(rule, args, kwargs):
     """``(rule, operands)`` to record for this call.
 
     The rule is ``rule`` itself unless tensors sit outside its operands: then a
@@ -78,7 +78,7 @@ def operands(rule, args, kwargs):
     >>> import numpy as np, nbtape as nt
     >>> from nbtape.rules.registry import RULES
     >>> x, m = nt.constant([1.0, 2.0]), nt.constant(1.5)
-    >>> rule, ops = operands(RULES[np.var], [x], {"mean": m})
+    >>> rule, ops = rule_and_operands(RULES[np.var], [x], {"mean": m})
     >>> rule is RULES[np.var], rule.name, [o is m for o in ops]
     (False, 'np.var', [False, True])
     """

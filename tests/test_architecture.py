@@ -28,7 +28,6 @@ VALUE_CELL = {"_value", "_id", "_tensor", "_read", "_leaf"}
 # Reads that other lanes of this wave remove (the rule modules get rules/util.py, the
 # training pieces move to nbtape/training/): delete each entry when its module changes.
 OWED = {
-    "nbtape.losses": {"nn._check_labels", "nn._one_hot"},
 }
 
 

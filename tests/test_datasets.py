@@ -11,7 +11,7 @@ import nbtape as nt
 
 ROOT = Path(__file__).resolve().parent.parent
 # Digests of scikit-learn 1.9.1's load_digits() data (as uint8) and target, from which
-# nbtape/data/digits.csv.gz was written.
+# nbtape/training/data/digits.csv.gz was written.
 PIXELS_SHA256 = "8f26b2bd9d135c256808f68f14fdabddde6d9c7f869ae419704b051f0f14b3b3"
 LABELS_SHA256 = "8ba4f891220f5e4c9c819638d1602d74b83618f167043c6da52a2a247841ddf0"
 
@@ -39,7 +39,7 @@ def test_the_shipped_digits_equal_scikit_learns():
 
 
 def test_the_attribution_ships_next_to_the_data():
-    notice = (ROOT / "nbtape" / "data" / "README.md").read_text()
+    notice = (ROOT / "nbtape" / "training" / "data" / "README.md").read_text()
     assert "digits.csv.gz" in notice and "CC BY 4.0" in notice and "Alpaydin" in notice
 
 

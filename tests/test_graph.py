@@ -78,7 +78,7 @@ def test_arrays_show_a_summary_or_shape_and_dtype():
         s = np.sum(a)
         t = np.mean(b, axis=0)
     g = tape.graph()
-    assert lines(g, "leaf0")[1] == "[[1., 1.], [1., 1.]]\n(2, 2) float64"
+    assert lines(g, "leaf0")[1] == "[[1.0, 1.0], [1.0, 1.0]]\n(2, 2) float64"
     assert lines(g, "leaf1")[1] == "(50, 3) float32"
     assert lines(g, "op1")[:2] == ["np.mean", "axis=0"]
     del s, t
@@ -310,10 +310,11 @@ def test_chain_view_labels_edges_with_local_partials():
     into_y = edges(g, head="op0")
     assert [_edge_value(e) for e in into_y] == [3.0, 3.0]     # d(x*x)/d(each x)
     (into_z,) = edges(g, head="op1")
-    assert _edge_value(into_z) == pytest.approx(math.cos(9.0), rel=1e-5)
+    # labels carry nbtape's four significant digits: within 5e-4 of the value
+    assert _edge_value(into_z) == pytest.approx(math.cos(9.0), rel=5e-4)
     # multiply along the path, sum over the two paths: the gradient
     assert sum(_edge_value(e) for e in into_y) * _edge_value(into_z) == \
-        pytest.approx(grad, rel=1e-5)
+        pytest.approx(grad, rel=5e-4)
     assert any("reverse accumulation" in line for line in g.nbtape_caption)
 
 

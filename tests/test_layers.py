@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.layers import Dense, Layer, Sequential
+from nbtape.training.layers import Dense, Layer, Sequential
 
 
 def test_dense_builds_on_first_call_from_the_input_width():

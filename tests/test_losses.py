@@ -6,7 +6,7 @@ import pytest
 
 import nbtape as nt
 from gradcheck import check_forward
-from nbtape import losses
+from nbtape.training import losses
 
 
 

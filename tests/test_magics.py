@@ -142,7 +142,7 @@ def test_report_html(shell):
     r, cap = run(shell, "%%tape --watch x --grad z\ny = np.sum(x)\nz = y ** 2")
     html = [o.data["text/html"] for o in cap.outputs if "text/html" in o.data][0]
     assert "%%tape \u2192 tape" in html and "dz/dx" in html
-    assert "[[8. 8.]\n [8. 8.]]" in html          # example 2's gradient, as a block
+    assert "[[8.0 8.0]\n [8.0 8.0]]" in html          # example 2's gradient, as a block
     assert "<script" not in html
 
 
@@ -153,7 +153,7 @@ def test_name_and_matrix_gradient(shell):
     assert isinstance(shell.user_ns["t2"], nt.GradientTape)
     text = report_text(cap)
     assert text.startswith("t2: 2 ops recorded")
-    assert "    dz/dx = \n      [[8. 8.]\n       [8. 8.]]" in text
+    assert "    dz/dx = \n      [[8.0 8.0]\n       [8.0 8.0]]" in text
 
 
 def test_watch_kinds(shell):
@@ -480,7 +480,7 @@ def test_recording_never_leaks_into_the_next_cell(shell):
 def test_report_failure_never_hides_the_cells_error(shell, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("report bug")
-    monkeypatch.setattr(magics_module.summary, "tape_nbytes", broken)
+    monkeypatch.setattr(magics_module.cell_report, "tape_nbytes", broken)
     r, cap = run(shell, "%%tape\n1 / 0")
     assert isinstance(r.error_in_exec, ZeroDivisionError)
     assert "nbtape could not summarise the tape: RuntimeError('report bug')" in cap.stdout

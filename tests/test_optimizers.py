@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape import optimizers
+from nbtape.training import optimizers
 
 GRADS = [np.array([2.0, -0.5]), np.array([1.0, 0.25]), np.array([-3.0, 0.1])]
 W0 = np.array([1.0, -2.0])

@@ -242,14 +242,15 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
         names = set(zf.namelist())
         meta = zf.read(f"nbtape-{version}.dist-info/METADATA").decode()
     assert f"nbtape-{version}.dist-info/licenses/LICENSE" in names
-    assert {"nbtape/data/digits.csv.gz", "nbtape/data/README.md"} <= names
+    assert {"nbtape/training/data/digits.csv.gz", "nbtape/training/data/README.md"} <= names
     assert not any(n.startswith(("tests/", "notebooks/", "bench/")) for n in names)
     assert "License-Expression: MIT" in meta and "Classifier: Framework :: Jupyter" in meta
     assert re.search(r"Requires-Dist: graphviz-pure>=0\.2; .*sys_platform == \"darwin\"", meta)
     assert 'Requires-Dist: jupyterlab>=4; extra == "lab"' in meta
     with tarfile.open(sdist) as tf:
         members = {m.name.split("/", 1)[1] for m in tf.getmembers() if "/" in m.name}
-    assert {"LICENSE", "README.md", "pyproject.toml", "nbtape/data/digits.csv.gz"} <= members
+    assert {"LICENSE", "README.md", "pyproject.toml",
+            "nbtape/training/data/digits.csv.gz"} <= members
 
     env_dir = tmp_path / "user-env"
     # This interpreter's pip installs into the new venv (pip >= 22.3): no pip to set up there.

@@ -10,8 +10,8 @@ import pytest
 import nbtape as nt
 from nbtape.notebook.widgets import Inspector
 from nbtape.notebook.widgets.sources import Sources, namespace_names
-from nbtape.notebook.widgets.summary import fmt
-from nbtape.notebook.widgets.table import Row, picture
+from nbtape.number_text import number
+from nbtape.notebook.widgets.table import VariableRow, picture
 from nbtape.notebook.widgets.throttle import ManualScheduler
 from nbtape.notebook.widgets.live import open_widgets
 
@@ -63,7 +63,7 @@ def test_rows_follow_assigns_and_gradients(sched):
     assert rw.grad_history[-1] == pytest.approx(np.linalg.norm(rw.grad))
     html = insp._table.value
     assert html.count("<tr>") == 3 and "60 assigns" not in html and "3 assigns" in html
-    assert fmt(float(b.numpy())) in html
+    assert number(float(b.numpy())) in html
     text = repr(insp)
     assert text.splitlines()[0] == "nt.inspect: 2 variables"
     assert text.splitlines()[2].split()[:3] == ["w", "2×1", "float64"]
@@ -73,7 +73,7 @@ def test_rows_follow_assigns_and_gradients(sched):
 def test_the_table_shows_numbers_even_without_pictures(sched):
     v = nt.Variable([1.0, -2.0], name="v")
     insp = make(v, sched)
-    assert "<code>[1, -2]</code>" in insp._table.value
+    assert "<code>[1.0, -2.0]</code>" in insp._table.value
     assert "none yet" in insp._table.value
     insp.close()
 
@@ -159,7 +159,7 @@ def test_a_fast_loop_is_throttled_and_the_final_state_is_shown(sched, sent):
     assert insp.refreshes - before <= 1
     assert "500" not in insp._table.value
     sched.run_due(0.2)                 # the trailing edge
-    assert "<code>500</code>" in insp._table.value
+    assert "<code>500.0</code>" in insp._table.value
     table_updates = [m for w, m in sent if w is insp._table and m["method"] == "update"]
     assert len(table_updates) <= 3
     assert insp._rows[0].assigns == 500   # the data saw every step, only drawing was limited
@@ -192,7 +192,7 @@ def test_cell_end_flushes_what_the_throttle_held_back(sched):
     v.assign(42.0)
     assert "42" not in insp._table.value
     insp.cell_ended()
-    assert "<code>42</code>" in insp._table.value and sched.armed == 0
+    assert "<code>42.0</code>" in insp._table.value and sched.armed == 0
     insp.close()
 
 
@@ -238,7 +238,7 @@ def test_an_unreferenced_inspector_stays_open_until_closed(sched):
     assert ref() is not None and len(v._observers) == 1
     v.assign(2.0)
     ref().refresh()
-    assert "<code>2</code>" in ref()._table.value
+    assert "<code>2.0</code>" in ref()._table.value
     ref().close()
     gc.collect()
     assert ref() is None and v._observers == [] and len(open_widgets()) == n_widgets
@@ -279,7 +279,7 @@ def test_it_is_a_widget_to_put_beside_others(sched):
     assert insp.children == (insp._header, insp._table, insp._pager)
     v.assign(3.0)
     insp.refresh()
-    assert "<code>3</code>" in insp._table.value
+    assert "<code>3.0</code>" in insp._table.value
     insp.close()
     assert insp.comm is None and "v" in repr(insp)      # closed: still its text
     row.close()
@@ -359,7 +359,7 @@ def test_integer_and_complex_variables(sched):
     i.assign_add(np.ones((2, 2), dtype=np.int8))
     z.assign(np.array([0j, 1j]))
     text = repr(insp)
-    assert "int8" in text and "complex128" in text and "[0, 0+1j]" in text
+    assert "int8" in text and "complex128" in text and "[0.0+0.0j, 0.0+1.0j]" in text
     insp.close()
 
 
@@ -386,7 +386,7 @@ def test_sources_flatten_nested_structures():
 
 def test_row_state_is_a_frozen_copy():
     v = nt.Variable(1.0)
-    row = Row(v, "v")
+    row = VariableRow(v, "v")
     s = row.state()
     row.on_assign(np.array(5.0))
     assert s.history == (1.0,) and row.state().history == (1.0, 5.0)
@@ -408,7 +408,7 @@ def test_a_real_timer_thread_and_a_busy_loop_get_along(monkeypatch):
         tape.reset()
         n += 1
     deadline = time.perf_counter() + 5
-    final = f"mean {fmt(n)},"
+    final = f"mean {number(float(n))},"
     while final not in insp._table.value and time.perf_counter() < deadline:
         time.sleep(0.01)                  # the trailing refresh comes from the timer thread
     assert final in insp._table.value

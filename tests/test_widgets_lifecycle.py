@@ -92,8 +92,8 @@ def test_in_a_kernel_the_widget_shows_at_once_and_a_snapshot_follows(shell):
     assert live_out["text/plain"] == "nt.inspect live widget: v"
     assert "text/html" not in live_out
     assert set(snap) == {"text/plain", "text/html"}
-    assert "<code>50</code>" in snap["text/html"] and " 50 " in snap["text/plain"]
-    assert "<code>50</code>" in insp._table.value    # the cell end flushed the widget too
+    assert "<code>50.0</code>" in snap["text/html"] and " 50.0 " in snap["text/plain"]
+    assert "<code>50.0</code>" in insp._table.value    # the cell end flushed the widget too
 
 
 def test_showing_it_again_in_a_later_cell_gives_a_new_view(shell):
@@ -174,7 +174,7 @@ def test_the_cell_end_flushes_a_widget_made_in_an_earlier_cell(shell):
         for _ in range(100):
             v.assign_add(1.0)
     shell.run(loop, cell_id="cell-2")
-    assert "<code>100</code>" in insp._table.value
+    assert "<code>100.0</code>" in insp._table.value
     assert len(shell.display_pub.outputs) == 2           # no snapshot for a cell that did not show it
 
 
@@ -190,8 +190,8 @@ def test_the_cell_end_runs_after_an_error_too(shell):
         raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
         shell.run(failing)
-    assert "<code>10</code>" in shell.user_ns["insp"]._table.value
-    assert "<code>10</code>" in shell.display_pub.outputs[-1]["text/html"]
+    assert "<code>10.0</code>" in shell.user_ns["insp"]._table.value
+    assert "<code>10.0</code>" in shell.display_pub.outputs[-1]["text/html"]
 
 
 # re-running a cell --------------------------------------------------------------------------
@@ -261,7 +261,7 @@ def test_edited_reruns_in_plain_ipython_release_every_view_when_closed():
             assert r.success
             views.append(sh.user_ns["insp"])
         assert cells.CellWidgets.of(sh).held() == 0       # no cell output to keep them for
-        assert len(sh.user_ns["w"]._observers) == 30 and "[436, 436, 436]" in repr(views[0])
+        assert len(sh.user_ns["w"]._observers) == 30 and "[436.0, 436.0, 436.0]" in repr(views[0])
         for view in views:
             view.close()
         refs = [weakref.ref(view) for view in views]
@@ -405,7 +405,7 @@ def test_in_a_real_ipython_shell():
     """)
     res = json.loads(out.strip().splitlines()[-1])
     assert res["first"] == [[WIDGET_VIEW, "text/plain"], ["text/html", "text/plain"]]
-    assert " 40 " in res["snapshot"]
+    assert " 40.0 " in res["snapshot"]
     assert res["old_closed"] and not res["new_closed"] and res["observers"] == 1
     assert res["errors"] == ""
 
@@ -442,9 +442,9 @@ def test_in_a_real_kernel_updates_flow_while_the_cell_runs():
     displays = [i for i, (k, c) in enumerate(events) if k == "display_data"]
     assert len(displays) == 2
     view, snap = events[displays[0]][1]["data"], events[displays[1]][1]["data"]
-    assert WIDGET_VIEW in view and "<code>2000</code>" in snap["text/html"]
+    assert WIDGET_VIEW in view and "<code>2000.0</code>" in snap["text/html"]
     updates = [i for i, (k, c) in enumerate(events) if k == "comm_msg"
-               and "<code>2000</code>" in json.dumps(c)]
+               and "<code>2000.0</code>" in json.dumps(c)]
     assert updates and updates[0] < displays[1]     # shown before the cell ended
     n_updates = sum(1 for k in kinds if k == "comm_msg")
     assert n_updates < 200                         # 2000 changes, throttled

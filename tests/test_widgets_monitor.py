@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.notebook.widgets.monitor import Series, elapsed, global_norm
+from nbtape.notebook.widgets.monitor import Series, elapsed, gradient_norm
 from nbtape.notebook.widgets.throttle import ManualScheduler
 from nbtape.notebook.widgets.live import open_widgets
 
@@ -74,8 +74,8 @@ def test_log_errors_say_what_to_do(sched):
 
 
 def test_global_norm_of_gradients():
-    assert global_norm([nt.constant([3.0]), None, np.array([[4.0]])]) == 5.0
-    assert global_norm({"a": np.zeros(3)}) == 0.0
+    assert gradient_norm([nt.constant([3.0]), None, np.array([[4.0]])]) == 5.0
+    assert gradient_norm({"a": np.zeros(3)}) == 0.0
 
 
 def test_updates_are_throttled_and_the_last_step_always_shows(sched):
@@ -164,7 +164,7 @@ def test_series_grows_without_losing_values():
     for k in range(1000):
         s.append(k, -k)
     assert s.n == 1000 and s.values[-1] == -999 and s.steps[500] == 500
-    assert s.summary() == "last -999 at step 999, min -999 at step 999"
+    assert s.summary() == "last -999.0 at step 999, min -999.0 at step 999"
     assert Series().summary() == "no values"
 
 

@@ -40,10 +40,10 @@ def test_frames_tell_the_forward_then_the_reverse_pass():
     assert [f.op for f in p.frames if f.phase == "backward"] == backward_steps(tape, loss)
     assert [f.options.get("backward_step") for f in p.frames[5:]] == [0, 1, 2, 3, 4]
     assert p.frames[1].caption.startswith("Forward 1/4 (line ")
-    assert p.frames[1].caption.endswith("): yhat = np.matmul([1, 2], w) = [0.55]")
+    assert p.frames[1].caption.endswith("): yhat = np.matmul([1.0, 2.0], w) = [0.55]")
     # the true gradient of example 16 (one guide prints it with the wrong sign)
     assert p.frames[-1].caption == "Done: d(loss)/d(w) = [-0.4, -0.8]."
-    assert "grad(err) += grad(op2) × ∂op2/∂err = [1] × 0.4 = 0.4" in p.frames[6].caption
+    assert "grad(err) += grad(op2) × ∂op2/∂err = [1.0] × 0.4 = 0.4" in p.frames[6].caption
     assert "grad(w) = [-0.4, -0.8], complete" in p.frames[8].caption
     p.close()
 
@@ -174,9 +174,9 @@ def test_constants_and_multi_output_ops_do_not_break_the_story():
     p = player(tape, s, names={s: "s"})
     text = repr(p)
     assert "(op0[0], op0[1]) = np.linalg.eigh(A) = ([1.382, 3.618], " in text
-    assert "grad(op0[1]) = [0, 0, 0, 0], complete" in text
+    assert "grad(op0[1]) = [0.0, 0.0, 0.0, 0.0], complete" in text
     done = p.frames[-1].caption
-    assert re.fullmatch(r"Done: d\(s\)/d\(A\) = \[1, \S+, \S+, 1\]\.", done)
+    assert re.fullmatch(r"Done: d\(s\)/d\(A\) = \[1\.0, \S+, \S+, 1\.0\]\.", done)
     p.close()
 
 

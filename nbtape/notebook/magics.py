@@ -15,7 +15,7 @@ from .._state import tls
 from ..errors import NbtapeError, TapeConsumedError
 from ..tape import GradientTape
 from ..tensor import TensorLike
-from . import cell_runner, summary
+from . import cell_report, cell_runner
 from . import namespace as names_
 
 
@@ -290,10 +290,10 @@ class TapeMagics(Magics):
             notes.append(f"the cell left {len(left_open)} recorder(s) open ({kinds}); "
                          "%%tape stopped them so that recording does not leak into later "
                          "cells.")
-        nbytes = summary.tape_nbytes(tape)
+        nbytes = cell_report.tape_nbytes(tape)
         if len(tape) >= self.large_ops or nbytes >= self.large_bytes:
-            notes.append(summary.large_tape_note(len(tape), nbytes))
-        report = summary.CellReport(opts.name, tape, watched, results, notes=notes)
+            notes.append(cell_report.large_tape_note(len(tape), nbytes))
+        report = cell_report.CellReport(opts.name, tape, watched, results, notes=notes)
         if exc is not None:
             report.status = _stopped(exc, opts.name, tape, compiled.filename)
             display(report)
@@ -313,10 +313,10 @@ class TapeMagics(Magics):
                 found = by_object.get(id(obj))
                 return names_.alias_text(*found) if found else None
             try:
-                report.rows = summary.gradient_rows(tape, target, watched, why=alias_note)
+                report.rows = cell_report.gradient_rows(tape, target, watched, why=alias_note)
             except (NbtapeError, ValueError, TypeError) as e:
                 report.rows = None
-                report.notes.append(summary.grad_error_note(opts.grad, e))
+                report.notes.append(cell_report.grad_error_note(opts.grad, e))
         display(report)
         if opts.graph:
             display_or_note("--graph", lambda: tape.graph(target=target, names=names))

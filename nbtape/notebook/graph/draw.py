@@ -20,7 +20,7 @@ PATH = "#c2410c"       # gradient paths and adjoints
 TANGENT = "#15803d"    # forward-mode tangents
 GREY = "#c7cbd1"
 GREY_TEXT = "#9ca3af"
-INK = "#374151"
+OP_OUTLINE = "#374151"
 
 LEAF_STYLE = {
     "variable": dict(shape="box", style="rounded,filled", fillcolor="#dbeafe", color="#1d4ed8"),
@@ -29,7 +29,7 @@ LEAF_STYLE = {
     "outside": dict(shape="box", style="rounded,dashed", fillcolor="#ffffff", color="#9ca3af"),
 }
 OP_STYLE = {
-    "op": dict(shape="box", style="filled", fillcolor="#ffffff", color=INK),
+    "op": dict(shape="box", style="filled", fillcolor="#ffffff", color=OP_OUTLINE),
     "stop": dict(shape="box", style="filled,dashed", fillcolor="#fee2e2", color="#b91c1c"),
     "custom": dict(shape="box", style="filled", fillcolor="#ede9fe", color="#6d28d9",
                    peripheries="2"),

@@ -5,6 +5,7 @@ names and values (quotes, ``<``, ``&``, braces, newlines, control characters)
 can neither break the DOT nor put markup into the SVG.
 """
 from ..._where import decode
+from ...number_text import array_text, number
 import html
 import re
 
@@ -44,25 +45,6 @@ def tooltip(text):
     return clean(text, 200).replace("\\", "/").replace('"', "'").replace("\n", " ")
 
 
-def number(x):
-    """A scalar as a short, stable string (6 significant digits).
-
-    >>> number(3.0), number(1/3), number(np.float32(2.5)), number(1e-7), number(2+1j)
-    ('3.0', '0.333333', '2.5', '1e-07', '2.0+1.0j')
-    """
-    x = x.item() if isinstance(x, np.generic) else x
-    if isinstance(x, (bool, np.bool_)):
-        return str(bool(x))
-    if isinstance(x, complex):
-        return f"{number(x.real)}{'+' if x.imag >= 0 else '-'}{number(abs(x.imag))}j"
-    if isinstance(x, int):
-        return str(x)
-    x = float(x)
-    if np.isfinite(x) and x == int(x) and abs(x) < 1e15:
-        return f"{x:.1f}"
-    return f"{x:.6g}"
-
-
 def value_text(value, small=6, shape=True):
     """The number for scalars, a short summary for small arrays, else shape and dtype.
 
@@ -72,10 +54,10 @@ def value_text(value, small=6, shape=True):
     >>> value_text(np.float64(6.0)), value_text(np.float32(6.0))
     ('6.0', '6.0 float32')
     >>> print(value_text(np.ones((2, 2))))
-    [[1., 1.], [1., 1.]]
+    [[1.0, 1.0], [1.0, 1.0]]
     (2, 2) float64
     >>> value_text(np.ones(2), shape=False), value_text(np.zeros((100, 3), dtype="float32"))
-    ('[1., 1.]', '(100, 3) float32')
+    ('[1.0, 1.0]', '(100, 3) float32')
     """
     arr = np.asarray(value)
     if arr.ndim == 0:
@@ -83,9 +65,7 @@ def value_text(value, small=6, shape=True):
         return text if arr.dtype == np.float64 or not shape else f"{text} {arr.dtype}"
     kind = f"{arr.shape} {arr.dtype}"
     if arr.size and arr.size <= small and arr.dtype != object:
-        body = np.array2string(arr, precision=4, separator=", ", suppress_small=True,
-                               max_line_width=10_000)
-        body = re.sub(r"\s*\n\s*", " ", body)
+        body = array_text(arr, ", ", one_line=True)
         return body + "\n" + kind if shape else body
     return kind
 
@@ -114,6 +94,8 @@ def short(value):
 
     >>> short(slice(1, None)), short((0, slice(None, None, 2))), short(np.zeros(5))
     ('1:', '0, ::2', 'array(5,)')
+    >>> short(np.int64(1)), short(np.bool_(True)), short(0.5)
+    ('1', 'True', '0.5')
     """
     if isinstance(value, slice):
         parts = ["" if v is None else short(v) for v in (value.start, value.stop)]
@@ -126,11 +108,11 @@ def short(value):
     if value is None:
         return "None"
     if isinstance(value, np.ndarray):
-        return f"array{value.shape}" if value.size > 4 else np.array2string(value, separator=",")
+        return f"array{value.shape}" if value.size > 4 else array_text(value, ",")
     if hasattr(value, "shape") and hasattr(value, "dtype") and not np.isscalar(value):
         return f"tensor{tuple(value.shape)}"
-    if isinstance(value, (float, np.floating)):
-        return number(value)
+    if isinstance(value, (int, float, complex, np.number, np.bool_)):
+        return number(value)      # not repr: numpy 2 writes np.int64(1) where numpy 1 wrote 1
     return clean(repr(value) if not isinstance(value, np.dtype) else str(value), 20)
 
 

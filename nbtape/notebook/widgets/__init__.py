@@ -13,8 +13,8 @@ One module per concept: ``inspector`` (the variable table; ``sources`` and
 ``table`` feed it), ``monitor`` (training curves; ``chart`` draws them),
 ``player`` (the tape player; ``playback`` computes its frames), ``live`` (the
 life cycle all three share), ``cells`` (per-cell bookkeeping in a kernel),
-``throttle`` (rate limiting), ``svg`` and ``summary`` (small pictures and
-numbers).
+``throttle`` (rate limiting), ``svg`` and ``array_stats`` (small pictures, and
+arrays in a few numbers; every number is written by ``nbtape.number_text``).
 """
 from .inspector import Inspector, inspect
 from .live import Snapshot

@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from .summary import decimate, fmt
+from ...number_text import LARGE, number
+from .array_stats import decimate
 from .svg import INK, LINE, MUTED, RED, coord, finite_segments, svg_document
 
 
@@ -35,6 +36,16 @@ def nice_ticks(lo, hi, count=5):
     if len(ticks) < 2:
         ticks = [float(f"{first * step:.12g}"), float(f"{(first + 1) * step:.12g}")]
     return ticks
+
+
+def axis_number(t):
+    """A tick or a step: a whole number without ".0", as plots label axes; else ``number``.
+
+    >>> axis_number(50.0), axis_number(0.25), axis_number(-2), axis_number(2.5e6)
+    ('50', '0.25', '-2', '2.5e+06')
+    """
+    t = float(t)
+    return str(int(t)) if t.is_integer() and abs(t) < LARGE else number(t)
 
 
 def _log_ticks(lo, hi):
@@ -97,7 +108,7 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
         return top + ph - ph * (v - y0) / (y1 - y0)
 
     for t in yt:
-        label = fmt(10 ** t) if log_y else fmt(t)
+        label = axis_number(10 ** t) if log_y else axis_number(t)
         parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{coord(py(t))}" y2="{coord(py(t))}" '
                      f'stroke="#e5e7eb"/>')
         parts.append(_text(left - 4, py(t) + 3, label, anchor="end", size=10))
@@ -105,7 +116,7 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
         if x0 <= t <= x1:
             parts.append(f'<line x1="{coord(px(t))}" x2="{coord(px(t))}" y1="{top + ph}" '
                          f'y2="{top + ph + 4}" stroke="{INK}"/>')
-            parts.append(_text(px(t), top + ph + 15, fmt(t), anchor="middle", size=10))
+            parts.append(_text(px(t), top + ph + 15, axis_number(t), anchor="middle", size=10))
     parts.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}" stroke="{INK}"/>')
     parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{top + ph}" y2="{top + ph}" '
                  f'stroke="{INK}"/>')

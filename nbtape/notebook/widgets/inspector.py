@@ -11,10 +11,10 @@ import threading
 
 import ipywidgets as W
 
+from .array_stats import SAMPLE
 from .live import LiveView, weak_callback
 from .sources import Sources, namespace_names
-from .table import Row, html_table, row_html, text_table
-from .summary import SAMPLE
+from .table import VariableRow, inspector_html, row_html, text_table
 from .throttle import interval_of
 
 # Static snapshots (text and HTML beside the widget) list at most this many rows.
@@ -88,7 +88,7 @@ class Inspector(LiveView):
                 new.append((name, v))
                 label = _unique(name or names.get(v._id) or v.name, taken)
                 taken.add(label)
-                row = Row(v, label, self._history)
+                row = VariableRow(v, label, self._history)
                 self._rows.append(row)
                 self._by_id[v._id] = row
         for _, v in new:
@@ -186,7 +186,7 @@ class Inspector(LiveView):
                 self._cache[key] = cached
             htmls.append(cached[2])
         notes = self._notes(states, len(rows))
-        table = html_table(htmls, "", notes[:1])
+        table = inspector_html(htmls, "", notes[:1])
         many = len(self._rows) > self._page_size
         where = (f"variables {lo + 1}–{lo + len(rows)} of {len(self._rows)} "
                  f"(page {self._page + 1} of {self.pages})")
@@ -210,7 +210,7 @@ class Inspector(LiveView):
 
     def _html(self):
         states = self._snapshot_states()
-        return html_table([row_html(s) for s in states], self._header_text(),
+        return inspector_html([row_html(s) for s in states], self._header_text(),
                           self._notes(states, len(states)))
 
     def _descriptor(self):
@@ -257,7 +257,7 @@ def inspect(*objects, max_rate=10, page_size=20, history=200, display=None, snap
     >>> print(insp)
     nt.inspect: 1 variable
     name  shape   dtype    value  history  gradient  ‖gradient‖
-    w     scalar  float64  1.6    █▁       4         4
+    w     scalar  float64  1.6    █▁       4.0       4.0
     >>> insp.close()
     """
     if not objects:

@@ -19,11 +19,11 @@ import threading
 import ipywidgets as W
 import numpy as np
 
+from ...number_text import number
 from ...structure import flatten
 from ...tensor import TensorLike
-from .chart import line_chart
+from .chart import axis_number, line_chart
 from .live import LiveView
-from .summary import fmt
 from .svg import blocks
 from .throttle import interval_of
 
@@ -65,15 +65,15 @@ class Series:
         y = self.values
         if not y.size:
             return "no values"
-        text = f"last {fmt(y[-1])} at step {fmt(self.steps[-1])}"
+        text = f"last {number(y[-1])} at step {axis_number(self.steps[-1])}"
         finite = np.isfinite(y)
         if finite.any():
             k = int(np.argmin(np.where(finite, y, np.inf)))
-            text += f", min {fmt(y[k])} at step {fmt(self.steps[k])}"
+            text += f", min {number(y[k])} at step {axis_number(self.steps[k])}"
         bad = int((~finite).sum())
         if bad:
             first = int(np.argmin(finite))
-            text += f"; {bad} non-finite, first at step {fmt(self.steps[first])}"
+            text += f"; {bad} non-finite, first at step {axis_number(self.steps[first])}"
         return text
 
 
@@ -98,10 +98,10 @@ def _logger_method(level):
     return call
 
 
-def global_norm(grads):
+def gradient_norm(grads):
     """sqrt of the sum of squared norms of ``grads`` (``None`` entries skipped).
 
-    >>> global_norm([np.array([3.0]), None, np.array([[4.0]])])
+    >>> gradient_norm([np.array([3.0]), None, np.array([[4.0]])])
     5.0
     """
     total = 0.0
@@ -140,7 +140,7 @@ class TrainingMonitor(LiveView):
     >>> print(mon)
     fit: 3 steps logged, 3/3
     loss       last 0.3333 at step 2, min 0.3333 at step 2  █▃▁
-    grad_norm  last 5 at step 2, min 5 at step 0            ▄▄▄
+    grad_norm  last 5.0 at step 2, min 5.0 at step 0        ▄▄▄
     >>> mon.close()
     """
 
@@ -191,7 +191,7 @@ class TrainingMonitor(LiveView):
         """
         values = {name: _number(name, v) for name, v in metrics.items()}
         if grads is not None:
-            values["grad_norm"] = global_norm(grads)
+            values["grad_norm"] = gradient_norm(grads)
         if not values:
             raise TypeError("monitor.log() needs at least one metric, e.g. "
                             "monitor.log(loss=loss) or monitor.log(loss=loss, grads=grads).")
@@ -284,7 +284,7 @@ class TrainingMonitor(LiveView):
         with self._lock:
             charts = "".join(f"<div>{svg}</div>" for svg in self._chart_svgs()) or \
                 "<i>log a metric to start the chart: monitor.log(loss=...)</i>"
-            latest = " · ".join(f"{name} {fmt(s.values[-1])}"
+            latest = " · ".join(f"{name} {number(s.values[-1])}"
                                 for name, s in self._series.items() if s.n)
             progress = self._progress_text(timing=True)
             total, done, stopped = self._total, self._done, self._stopped

@@ -15,9 +15,10 @@ import numpy as np
 
 from ...backward import reverse_step
 from ...tensor import Tensor
-from ..graph.labels import number, where_text
+from ...number_text import number
+from ..graph.labels import where_text
 from ..graph.model import TapeModel, ids_of, operand_arg
-from .summary import describe
+from .array_stats import describe_array
 
 Frame = collections.namedtuple("Frame", "phase op caption options")
 Frame.__doc__ = ("One picture: ``phase`` is 'start', 'forward', 'backward' or 'done'; "
@@ -36,12 +37,12 @@ def value_str(v):
     """A value as the pictures print it: numbers for scalars, a summary for arrays.
 
     >>> value_str(np.float64(9.0)), value_str(np.array([1.0, 2.0])), value_str(None)
-    ('9.0', '[1, 2]', '?')
+    ('9.0', '[1.0, 2.0]', '?')
     """
     if v is None:
         return "?"
     a = np.asarray(v)
-    return number(a.item()) if a.size == 1 and a.ndim == 0 else describe(a)
+    return number(a.item()) if a.size == 1 and a.ndim == 0 else describe_array(a)
 
 
 class Playback:

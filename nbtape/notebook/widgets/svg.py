@@ -9,7 +9,8 @@ import html
 
 import numpy as np
 
-from .summary import decimate, fmt
+from ...number_text import number
+from .array_stats import decimate
 
 BLUE, RED, INK, MUTED = "#2166ac", "#b2182b", "#1f2937", "#9ca3af"
 LINE = "#1f77b4"
@@ -90,7 +91,7 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
                     f'fill="{color}"/>')
     else:
         body.append(f'<text x="{width - 8}" y="{height - 4}" font-size="10" fill="{RED}">'
-                    f'{html.escape(fmt(last))}</text>')
+                    f'{html.escape(number(last))}</text>')
     return svg_document(width, height, "".join(body), label)
 
 
@@ -100,7 +101,7 @@ def _range_label(vals):
         return "no data yet"
     text = f"{vals.size} values"
     if finite.size:
-        text += f", min {fmt(finite.min())}, max {fmt(finite.max())}, last {fmt(vals[-1])}"
+        text += f", min {number(finite.min())}, max {number(finite.max())}, last {number(vals[-1])}"
     return text
 
 
@@ -163,8 +164,8 @@ def heatmap(arr, cell=10, max_cells=512):
             where = f"[{j}]" if one_d else f"[{i}, {j}]"
             body.append(f'<rect x="{j * cell}" y="{i * cell}" width="{cell}" height="{cell}" '
                         f'fill="{colors[i][j]}" stroke="#e5e7eb" stroke-width="0.5">'
-                        f"<title>{where} = {fmt(float(a[i, j]))}</title></rect>")
-    label = f"heat map of {rows * cols} values, colour scale ±{fmt(vmax)} (blue < 0 < red)"
+                        f"<title>{where} = {number(float(a[i, j]))}</title></rect>")
+    label = f"heat map of {rows * cols} values, colour scale ±{number(vmax)} (blue < 0 < red)"
     return svg_document(cols * cell, rows * cell, "".join(body), label)
 
 
@@ -172,7 +173,7 @@ def histogram(values, bins=16, width=96, height=20, color=LINE):
     """Bars counting ``values`` (finite ones) in ``bins`` equal ranges.
 
     >>> s = histogram(np.arange(100.0), bins=4)
-    >>> s.count("<rect"), "range [0, 99]" in s
+    >>> s.count("<rect"), "range [0.0, 99.0]" in s
     (4, True)
     """
     v = np.asarray(values).reshape(-1)
@@ -192,7 +193,7 @@ def histogram(values, bins=16, width=96, height=20, color=LINE):
             h = max(h, 1.0)
         body.append(f'<rect x="{coord(k * bw)}" y="{coord(height - h)}" width="{coord(bw - 0.5)}" '
                     f'height="{coord(h)}" fill="{color}"/>')
-    label = f"histogram of {v.size:,} values, range [{fmt(edges[0])}, {fmt(edges[-1])}]"
+    label = f"histogram of {v.size:,} values, range [{number(edges[0])}, {number(edges[-1])}]"
     return svg_document(width, height, "".join(body), label)
 
 

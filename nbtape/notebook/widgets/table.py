@@ -1,6 +1,6 @@
 """The inspector's table: one row per variable, as HTML (live and static) and as text.
 
-A ``Row`` is fed by engine events (cheap: a few float operations each); a
+A ``VariableRow`` is fed by engine events (cheap: a few float operations each); a
 ``RowState`` is its frozen copy, taken under the inspector's lock and rendered
 outside it.  Pictures follow the array's size: a heat map of every element for
 small vectors and matrices, a histogram (of a strided sample, for huge arrays)
@@ -11,7 +11,9 @@ import html
 
 import numpy as np
 
-from .summary import describe, fmt, fmt_shape, history_point, norm, sample, scalar_of
+from ...number_text import number
+from .array_stats import (describe_array, fmt_shape, history_point, norm, sample,
+                          scalar_of)
 from .svg import blocks, heatmap, histogram, sparkline
 
 # Heat maps show every element when the array fits this grid; larger arrays get a
@@ -24,12 +26,12 @@ RowState = collections.namedtuple(
     "RowState", "name shape dtype value history grad grad_history assigns grads version")
 
 
-class Row:
+class VariableRow:
     """The live state of one inspected variable (history of values and gradients).
 
     >>> import nbtape as nt
     >>> v = nt.Variable([3.0, 4.0])
-    >>> row = Row(v, "v", history=3)
+    >>> row = VariableRow(v, "v", history=3)
     >>> for k in range(4): row.on_assign(np.array([k, 0.0]))
     >>> row.on_gradient(np.array([1.0, 0.0]))
     >>> s = row.state()
@@ -98,7 +100,7 @@ def picture(arr, color=None):
 
 
 def _value_cells(arr):
-    return describe(arr), picture(arr)
+    return describe_array(arr), picture(arr)
 
 
 COLUMNS = ("name", "shape", "dtype", "value", "history", "gradient", "‖gradient‖")
@@ -108,13 +110,13 @@ def text_cells(st):
     """The row as text cells, in ``COLUMNS`` order (deterministic).
 
     >>> import nbtape as nt
-    >>> row = Row(nt.Variable([3.0, 4.0]), "v"); row.on_gradient(np.array([0.0, 2.0]))
+    >>> row = VariableRow(nt.Variable([3.0, 4.0]), "v"); row.on_gradient(np.array([0.0, 2.0]))
     >>> text_cells(row.state())
-    ['v', '2', 'float64', '[3, 4]', '▄', '[0, 2]', '2']
+    ['v', '2', 'float64', '[3.0, 4.0]', '▄', '[0.0, 2.0]', '2.0']
     """
-    grad_text = "—" if st.grad is None else describe(st.grad)
-    grad_norm = "—" if st.grad is None else fmt(st.grad_history[-1])
-    return [st.name, fmt_shape(st.shape), str(st.dtype), describe(st.value),
+    grad_text = "—" if st.grad is None else describe_array(st.grad)
+    grad_norm = "—" if st.grad is None else number(st.grad_history[-1])
+    return [st.name, fmt_shape(st.shape), str(st.dtype), describe_array(st.value),
             blocks(st.history), grad_text, grad_norm]
 
 
@@ -122,11 +124,11 @@ def text_table(states, header, notes=()):
     """A fixed-width text table (for terminals and the text/plain snapshot).
 
     >>> import nbtape as nt
-    >>> st = Row(nt.Variable(2.0), "w").state()
+    >>> st = VariableRow(nt.Variable(2.0), "w").state()
     >>> print(text_table([st], "nt.inspect: 1 variable"))
     nt.inspect: 1 variable
     name  shape   dtype    value  history  gradient  ‖gradient‖
-    w     scalar  float64  2      ▄        —         —
+    w     scalar  float64  2.0    ▄        —         —
     """
     rows = [list(COLUMNS)] + [text_cells(st) for st in states]
     widths = [max(len(r[k]) for r in rows) for k in range(len(COLUMNS))]
@@ -145,8 +147,8 @@ def row_html(st):
     """One ``<tr>``: numbers as text (readable even where SVG is stripped) and pictures.
 
     >>> import nbtape as nt
-    >>> tr = row_html(Row(nt.Variable(np.eye(2)), "I").state())
-    >>> tr.startswith("<tr>"), "<code>[1, 0, 0, 1]</code>" in tr, tr.count("<rect")
+    >>> tr = row_html(VariableRow(nt.Variable(np.eye(2)), "I").state())
+    >>> tr.startswith("<tr>"), "<code>[1.0, 0.0, 0.0, 1.0]</code>" in tr, tr.count("<rect")
     (True, True, 4)
     """
     e = html.escape
@@ -158,7 +160,7 @@ def row_html(st):
     else:
         g_text, g_pic = _value_cells(st.grad)
         grad_cell = f"<code>{e(g_text)}</code> {g_pic}"
-        gnorm_cell = (f"<code>{e(fmt(st.grad_history[-1]))}</code> "
+        gnorm_cell = (f"<code>{e(number(st.grad_history[-1]))}</code> "
                       + sparkline(st.grad_history, color=GRAD_COLOR,
                                   label=f"‖gradient‖ over the last {len(st.grad_history)} "
                                         f"gradients"))
@@ -176,10 +178,10 @@ def row_html(st):
     return "<tr>" + "".join(f'<td style="{_TD}">{c}</td>' for c in cells) + "</tr>"
 
 
-def html_table(row_htmls, header, notes=()):
+def inspector_html(row_htmls, header, notes=()):
     """The whole table (rows already rendered), with a header line and notes under it.
 
-    >>> page = html_table(["<tr><td>w</td></tr>"], "2 < 3", notes=["a note"])
+    >>> page = inspector_html(["<tr><td>w</td></tr>"], "2 < 3", notes=["a note"])
     >>> "2 &lt; 3" in page, page.count("<th "), "a note" in page
     (True, 7, True)
     """

@@ -9,7 +9,8 @@ import warnings
 
 import numpy as np
 
-from ..display import CELL_STYLE, html_card, html_pre, html_table, tape_state, value_text
+from ..display import CELL_STYLE, html_card, html_pre, html_table, tape_state
+from ..number_text import array_text
 from ..tensor import Tensor
 
 # Bookkeeping a recorded op costs beyond its arrays (the op, its tuples, the
@@ -21,7 +22,7 @@ SCALAR_OVERHEAD = sys.getsizeof(np.float64(0)) - 8
 INLINE = 6
 # A report lists at most this many watched values, results or gradients (a model's
 # dozens of weights would bury the rest); the count of the others follows.
-LISTED = 12
+REPORT_LISTED = 12
 
 
 def tape_nbytes(tape):
@@ -87,11 +88,11 @@ def inline_value(value):
     """A small value on one line, or ``None`` when it is too big to show inline.
 
     >>> inline_value(np.ones((2, 2))), inline_value(np.ones(10))
-    ('[[1. 1.] [1. 1.]]', None)
+    ('[[1.0 1.0] [1.0 1.0]]', None)
     """
     if np.size(value) > INLINE:
         return None
-    return " ".join(value_text(value).split())
+    return array_text(value, one_line=True)
 
 
 class GradientRow:
@@ -199,10 +200,10 @@ class CellReport:
         if self.rows is not None:
             lines.append(f"  gradients of {self.target}:" if self.rows else
                          f"  gradients of {self.target}: nothing is watched")
-            for r in self.rows[:LISTED]:
+            for r in self.rows[:REPORT_LISTED]:
                 lines.append(f"    {self._d(r.label)} = " + _grad_text(r, "      "))
-            if len(self.rows) > LISTED:
-                lines.append(f"    ... and {len(self.rows) - LISTED} more")
+            if len(self.rows) > REPORT_LISTED:
+                lines.append(f"    ... and {len(self.rows) - REPORT_LISTED} more")
         lines.extend(f"  note: {n}" for n in self.notes)
         return "\n".join(lines)
 
@@ -216,21 +217,21 @@ class CellReport:
             parts.append("<div style='margin-top:4px'>watched:</div>" + html_table(
                 ["name", "kind", "shape", "dtype"],
                 [[k, "variable" if not isinstance(v, Tensor) else "tensor", v.shape, v.dtype]
-                 for k, v in self.watched[:LISTED]]) + _more(self.watched))
+                 for k, v in self.watched[:REPORT_LISTED]]) + _more(self.watched))
         else:
             parts.append("<div>watched: nothing</div>")
         if self.results:
             parts.append("<div style='margin-top:4px'>results:</div>" + html_table(
                 ["name", "shape", "dtype", "value"],
                 [[k, v.shape, v.dtype, inline_value(v._value) or "\u2026"]
-                 for k, v in self.results[:LISTED]]) + _more(self.results))
+                 for k, v in self.results[:REPORT_LISTED]]) + _more(self.results))
         if self.rows is not None:
             parts.append(f"<div style='margin-top:4px'>gradients of "
                          f"{html.escape(self.target)}:</div>")
             cells = "".join(
                 f"<tr><td style='{CELL_STYLE}'>{html.escape(self._d(r.label))}</td>"
                 f"<td style='{CELL_STYLE}'>{html_pre(_grad_text(r, '').strip())}</td></tr>"
-                for r in self.rows[:LISTED])
+                for r in self.rows[:REPORT_LISTED])
             parts.append(f"<table>{cells}</table>{_more(self.rows)}" if cells
                          else "<div>nothing is watched</div>")
         parts.extend(f"<div style='margin-top:4px'>{html.escape(n)}</div>" for n in self.notes)
@@ -240,18 +241,18 @@ class CellReport:
 
 
 def _listed(items):
-    more = f" and {len(items) - LISTED} more" if len(items) > LISTED else ""
-    return ", ".join(items[:LISTED]) + more
+    more = f" and {len(items) - REPORT_LISTED} more" if len(items) > REPORT_LISTED else ""
+    return ", ".join(items[:REPORT_LISTED]) + more
 
 
 def _more(items):
-    return f"<div>\u2026 and {len(items) - LISTED} more</div>" if len(items) > LISTED else ""
+    return f"<div>\u2026 and {len(items) - REPORT_LISTED} more</div>" if len(items) > REPORT_LISTED else ""
 
 
 def _grad_text(row, indent):
     if row.gradient is None:
         return f"None ({row.note})"
-    text = value_text(row.gradient._value)
+    text = array_text(row.gradient._value)
     if "\n" not in text:
         return text
     return "\n" + "\n".join(indent + line for line in text.splitlines())

@@ -1,41 +1,17 @@
-"""Numbers and arrays in a few characters: what a table cell or a chart label shows.
+"""Arrays in a few numbers (a sample, a norm, mean and range): what a table cell shows.
 
 Everything here is deterministic text (no addresses, no timings), so the static
 snapshots built from it stay comparable by nbval.  Arrays too large to scan on
 every refresh are summarised from an evenly strided sample, and say so.
 """
-import math
-
 import numpy as np
+
+from ...number_text import number
 
 # Arrays with more elements than this are summarised from a strided sample of
 # about SAMPLE values: a refresh must stay in the millisecond range even for a
 # 100-million-element weight.
 SAMPLE = 100_000
-
-
-def fmt(x, digits=4):
-    """A number in at most ``digits`` significant digits, the way a reader says it.
-
-    >>> fmt(3.0), fmt(0.000123456), fmt(123456789.0), fmt(float("nan")), fmt(2 - 1j)
-    ('3', '0.0001235', '1.235e+08', 'nan', '2-1j')
-    """
-    if isinstance(x, (complex, np.complexfloating)):
-        x = complex(x)
-        if x.imag == 0:
-            return fmt(x.real, digits)
-        return f"{fmt(x.real, digits)}{'-' if x.imag < 0 else '+'}{fmt(abs(x.imag), digits)}j"
-    if isinstance(x, (bool, np.bool_)):
-        return str(bool(x))
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    text = f"{x:.{digits}g}"
-    return "0" if text == "-0" else text
 
 
 def fmt_shape(shape):
@@ -106,22 +82,22 @@ def history_point(arr):
     return norm(a)
 
 
-def describe(arr, inline=6):
+def describe_array(arr, inline=6):
     """One line about an array: its numbers when few, else mean and range.
 
-    >>> describe(np.array(2.0)), describe(np.array([1.0, 2.0]))
-    ('2', '[1, 2]')
-    >>> describe(np.arange(100.0))
-    'mean 49.5, range [0, 99]'
-    >>> describe(np.array([1.0, -1.0, 1e-17] * 3))
-    'mean 0, range [-1, 1]'
+    >>> describe_array(np.array(2.0)), describe_array(np.array([1.0, 2.0]))
+    ('2.0', '[1.0, 2.0]')
+    >>> describe_array(np.arange(100.0))
+    'mean 49.5, range [0.0, 99.0]'
+    >>> describe_array(np.array([1.0, -1.0, 1e-17] * 3))
+    'mean 0.0, range [-1.0, 1.0]'
     """
     a = np.asarray(arr)
     s = scalar_of(a)
     if s is not None and a.ndim == 0:
-        return fmt(s)
+        return number(s)
     if a.size <= inline:
-        return "[" + ", ".join(fmt(v) for v in a.reshape(-1).tolist()) + "]"
+        return "[" + ", ".join(number(v) for v in a.reshape(-1).tolist()) + "]"
     values, _ = sample(a)
     if values.dtype.kind == "c":
         values = np.abs(values)
@@ -135,8 +111,8 @@ def describe(arr, inline=6):
     mean, scale = finite.mean(), np.abs(finite).max()
     if abs(mean) <= 1e-9 * scale:
         mean = 0.0      # round-off around a true zero: its digits differ between machines
-    text = (f"{prefix}mean {fmt(mean)}, "
-            f"range [{fmt(finite.min())}, {fmt(finite.max())}]")
+    text = (f"{prefix}mean {number(mean)}, "
+            f"range [{number(finite.min())}, {number(finite.max())}]")
     bad = values.size - finite.size
     if bad:
         text += f", {bad:,} non-finite" + (" in the sample" if values.size < a.size else "")

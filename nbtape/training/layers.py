@@ -14,10 +14,10 @@ import re
 
 import numpy as np
 
+from ..errors import user_facing
+from ..tensor import TensorLike
+from ..variable import Variable
 from . import nn
-from .errors import user_facing
-from .tensor import TensorLike
-from .variable import Variable
 
 ACTIVATIONS = {
     "linear": None, "relu": nn.relu, "sigmoid": nn.sigmoid, "softmax": nn.softmax,

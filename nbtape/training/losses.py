@@ -16,10 +16,11 @@ handled by the stable one-op functions of ``nbtape.nn``: no NaN for logits of
 """
 import numpy as np
 
+from ..errors import user_facing
+from ..tensor import TensorLike
 from . import nn
+from .class_labels import check_labels, one_hot
 from .clip import clip_by_value
-from .errors import user_facing
-from .tensor import TensorLike
 
 EPSILON = 1e-7   # Keras's backend.epsilon()
 
@@ -181,7 +182,7 @@ def _labels(y_true, y_pred):
             f"of shape {y_pred.shape[:-1]} for predictions of shape {y_pred.shape} (one "
             f"score per class on the last axis), but got labels of shape {lab.shape}. "
             "If your labels are one-hot vectors, use categorical_crossentropy instead.")
-    nn._check_labels(lab, y_pred.shape[-1])
+    check_labels(lab, y_pred.shape[-1])
     return lab.astype(np.int64)
 
 
@@ -221,7 +222,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     if from_logits:
         loss = nn.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
     else:
-        onehot = nn._one_hot(labels, y_pred.shape[-1], y_pred.dtype)
+        onehot = one_hot(labels, y_pred.shape[-1], y_pred.dtype)
         p = y_pred / np.sum(y_pred, axis=-1, keepdims=True)
         p = clip_by_value(p, EPSILON, 1.0 - EPSILON)
         loss = -np.sum(onehot * np.log(p), axis=-1)

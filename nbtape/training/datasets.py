@@ -2,8 +2,8 @@
 
 The TensorFlow guides train on MNIST, which needs a download.  nbtape uses
 the UCI handwritten digits instead: 1,797 images of 8x8 pixels, ten classes,
-shipped inside nbtape (``nbtape/data/digits.csv.gz``, 53 KB; its source and
-licence, CC BY 4.0, are in ``nbtape/data/README.md``), so it loads with no
+shipped inside nbtape (``nbtape/training/data/digits.csv.gz``, 53 KB; its source and
+licence, CC BY 4.0, are in ``nbtape/training/data/README.md``), so it loads with no
 network and nothing else installed.
 """
 import gzip
@@ -20,7 +20,7 @@ def _digits_arrays():
     Each line of the file is one image: its 64 pixel counts (0..16, row by row),
     then the digit.
     """
-    with resources.files("nbtape").joinpath("data").joinpath(DIGITS_FILE).open("rb") as raw:
+    with (resources.files("nbtape.training") / "data" / DIGITS_FILE).open("rb") as raw:
         with gzip.GzipFile(fileobj=raw) as f:
             table = np.loadtxt(f, delimiter=",", dtype=np.uint8, ndmin=2)
     return table[:, :-1], table[:, -1]

@@ -14,10 +14,11 @@ import warnings
 
 import numpy as np
 
+from ..errors import InvalidArgumentError, user_facing
+from ..number_text import number
+from ..tensor import TensorLike
+from ..variable import Variable
 from .clip import clip_by_global_norm, clip_by_norm
-from .errors import InvalidArgumentError, user_facing
-from .tensor import TensorLike
-from .variable import Variable
 
 
 def _plain(g):
@@ -154,7 +155,7 @@ class Optimizer(abc.ABC):
         >>> float(x.numpy())
         1.5
         """
-        from .tape import GradientTape
+        from ..tape import GradientTape
         if callable(loss):
             with GradientTape() as tape:
                 value = loss()
@@ -210,7 +211,8 @@ class Optimizer(abc.ABC):
         """Apply one step to ``variable`` from its (clipped, plain-array) ``gradient``."""
 
     def __repr__(self):
-        return f"<nt.optimizers.{type(self).__name__} learning_rate={self.learning_rate:g}>"
+        return (f"<nt.optimizers.{type(self).__name__} "
+                f"learning_rate={number(self.learning_rate)}>")
 
 
 class SGD(Optimizer):

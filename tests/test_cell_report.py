@@ -1,8 +1,8 @@
-"""The report a %%tape cell shows (nbtape.notebook.summary)."""
+"""The report a %%tape cell shows (nbtape.notebook.cell_report)."""
 import numpy as np
 
 import nbtape as nt
-from nbtape.notebook import summary as S
+from nbtape.notebook import cell_report as S
 
 
 def recorded(fn, *values, persistent=True):
@@ -46,7 +46,7 @@ def test_format_bytes_and_large_note():
 
 def test_inline_value():
     assert S.inline_value(np.float64(2.5)) == "2.5"
-    assert S.inline_value(np.arange(6.0)) == "[0. 1. 2. 3. 4. 5.]"
+    assert S.inline_value(np.arange(6.0)) == "[0.0 1.0 2.0 3.0 4.0 5.0]"
     assert S.inline_value(np.arange(7.0)) is None
 
 
@@ -80,13 +80,13 @@ def test_report_text_and_html():
         "  results: z = 16.0, big (shape=(10,))",
         "  gradients of z:",
         "    dz/dx = ",
-        "      [[8. 8.]",
-        "       [8. 8.]]",
+        "      [[8.0 8.0]",
+        "       [8.0 8.0]]",
         "  note: a <note>",
     ]
     html = report._repr_html_()
     assert "%%tape \u2192 t" in html and "a &lt;note&gt;" in html and "<note>" not in html
-    assert "dz/dx" in html and "[[8. 8.]\n [8. 8.]]" in html
+    assert "dz/dx" in html and "[[8.0 8.0]\n [8.0 8.0]]" in html
     assert ">\u2026<" in html                      # the big result is not inlined
 
 
@@ -99,7 +99,7 @@ def test_report_with_nothing_watched():
 
 
 def test_long_lists_are_cut_with_a_count():
-    vs = [nt.Variable(float(i), name=f"v{i}") for i in range(S.LISTED + 3)]
+    vs = [nt.Variable(float(i), name=f"v{i}") for i in range(S.REPORT_LISTED + 3)]
     with nt.GradientTape() as tape:
         total = sum(v * v for v in vs)
     watched = [(v.name, v) for v in vs]
@@ -107,5 +107,5 @@ def test_long_lists_are_cut_with_a_count():
                           rows=S.gradient_rows(tape, total, watched))
     text = str(report)
     assert "v11 (shape=(), float64) and 3 more" in text and "v12 (" not in text
-    assert text.count("dtotal/dv") == S.LISTED and "    ... and 3 more" in text
+    assert text.count("dtotal/dv") == S.REPORT_LISTED and "    ... and 3 more" in text
     assert report._repr_html_().count("\u2026 and 3 more") == 3

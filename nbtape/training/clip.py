@@ -6,9 +6,9 @@ are differentiable, so they can be used inside a tape or inside a
 """
 import numpy as np
 
-from .rules.core_ops import primitive
-from .rules.registry import defjvp, defvjp
-from .tensor import TensorLike
+from ..rules.core_ops import primitive
+from ..rules.registry import defjvp, defvjp
+from ..tensor import TensorLike
 
 
 def _value(t):

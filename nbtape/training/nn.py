@@ -13,10 +13,10 @@ too: second derivatives of every function here work.
 """
 import numpy as np
 
-from .rules.core_ops import primitive
-from .rules.registry import defjvp, defvjp
-from .rules.util import shape_of
-from .tensor import TensorLike
+from ..rules.core_ops import primitive
+from ..rules.registry import defjvp, defvjp
+from ..rules.util import shape_of
+from .class_labels import check_labels, one_hot
 
 
 def _keepdims_shape(shape, axis):
@@ -242,16 +242,6 @@ def sigmoid_cross_entropy_with_logits(labels, logits):
     return _sigmoid_ce(labels, logits)
 
 
-def _labels_value(labels):
-    # labels are integers and never differentiated, so their plain value is all we need
-    return np.asarray(labels._value if isinstance(labels, TensorLike) else labels)
-
-
-def _one_hot(labels, n, dtype):
-    lab = _labels_value(labels).astype(np.int64)
-    return (lab[..., None] == np.arange(n)).astype(dtype)
-
-
 @primitive
 def _sparse_softmax_ce(labels, logits):
     logits = np.asarray(logits)
@@ -262,31 +252,17 @@ def _sparse_softmax_ce(labels, logits):
 def _sparse_ce_vjp(g, ans, labels, logits):
     shape = shape_of(logits)
     g = np.reshape(g, tuple(shape[:-1]) + (1,))
-    return g * (_softmax(logits) - _one_hot(labels, shape[-1], logits.dtype))
+    return g * (_softmax(logits) - one_hot(labels, shape[-1], logits.dtype))
 
 
 def _sparse_ce_jvp(t, ans, labels, logits):
-    onehot = _one_hot(labels, shape_of(logits)[-1], logits.dtype)
+    onehot = one_hot(labels, shape_of(logits)[-1], logits.dtype)
     return np.sum(t * (_softmax(logits) - onehot), axis=-1)
 
 
 defvjp(_sparse_softmax_ce.raw, None, _sparse_ce_vjp,
        name="nn.sparse_softmax_cross_entropy_with_logits")
 defjvp(_sparse_softmax_ce.raw, None, _sparse_ce_jvp)
-
-
-def _check_labels(labels, n):
-    lab = _labels_value(labels)
-    if lab.dtype.kind == "f" and np.any(lab != np.floor(lab)):
-        raise ValueError(
-            "sparse labels must be whole class numbers (0, 1, 2, ...), but some are "
-            "fractions. For one-hot or soft labels use categorical_crossentropy / "
-            "softmax_cross_entropy_with_logits instead.")
-    if lab.size and (np.min(lab) < 0 or np.max(lab) >= n):
-        raise ValueError(
-            f"sparse labels must lie in [0, {n}) for {n} classes (the last axis of the "
-            f"logits), but they range from {np.min(lab)} to {np.max(lab)}. Check that the "
-            "model has one output per class and that labels start at 0.")
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits):
@@ -303,7 +279,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
     >>> loss.numpy().round(4).tolist(), t.gradient(loss, z).numpy().tolist()
     ([2000.0, 0.6931], [[1.0, -1.0], [-0.5, 0.5]])
     """
-    _check_labels(labels, shape_of(logits)[-1])
+    check_labels(labels, shape_of(logits)[-1])
     return _sparse_softmax_ce(labels, logits)
 
 

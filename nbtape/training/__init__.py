@@ -1,0 +1,7 @@
+"""Keras-style training pieces built on the engine: optimizers, losses, layers, clipping,
+activations (``nn``) and a small offline data set.
+
+Users reach them as ``nt.optimizers``, ``nt.losses``, ``nt.layers``, ``nt.Sequential``,
+``nt.nn``, ``nt.clip_by_*``, ``nt.global_norm`` and ``nt.datasets``.  This package
+imports the engine; the engine never imports it.
+"""

@@ -1,0 +1,205 @@
+"""The package's layout shows its architecture: read from the source files, not imported.
+
+- every module has a file name of its own (``__init__.py`` aside), so a name in a
+  traceback or a review says which module it is;
+- no module is longer than MAX_LINES (one concept per module);
+- no public top-level name (function, class or constant) is defined in two modules,
+  so a name means one thing wherever it is read;
+- the engine never imports ``nbtape.training`` (the Keras-style pieces build on the
+  engine, not the other way round).
+
+Each check is also run on a small made-up package with the fault it looks for.
+"""
+import ast
+import collections
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "nbtape"
+MAX_LINES = 520
+# Layers built on the engine; every other module of the package is the engine.
+LAYERS = ("training", "notebook")
+# Names deliberately defined in more than one module, with the reason.
+SHARED_NAMES = {
+    # IPython looks these hook names up in whatever module %load_ext names: the package's
+    # pair hands over to the magic's own
+    "load_ipython_extension": "IPython's extension hook",
+    "unload_ipython_extension": "IPython's extension hook",
+}
+
+
+def modules(package):
+    return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def dotted(path, package):
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def shared_file_names(package):
+    """``{file name: [paths]}`` for module file names used more than once."""
+    seen = collections.defaultdict(list)
+    for path in modules(package):
+        if path.name != "__init__.py":
+            seen[path.name].append(str(path.relative_to(package.parent)))
+    return {name: paths for name, paths in seen.items() if len(paths) > 1}
+
+
+def long_modules(package, limit=MAX_LINES):
+    """``{path: line count}`` for modules longer than ``limit`` lines."""
+    out = {}
+    for path in modules(package):
+        n = len(path.read_text(encoding="utf-8").splitlines())
+        if n > limit:
+            out[str(path.relative_to(package.parent))] = n
+    return out
+
+
+def _targets(target):
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:
+            yield from _targets(element)
+    elif isinstance(target, ast.Starred):
+        yield from _targets(target.value)
+    # an attribute or item (``rule_for(f).name = ...``) defines no name of the module
+
+
+def _definitions(tree):
+    """``(name, statement)`` for each name a module's top-level statements define."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name, node
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                yield from ((name, node) for name in _targets(target))
+        elif isinstance(node, ast.AnnAssign):
+            yield from ((name, node) for name in _targets(node.target))
+
+
+def names_defined_twice(package, allowed=()):
+    """``{name: [modules]}`` for public top-level names that modules define differently.
+
+    Imports are not definitions, so a module may re-export another's name; the same
+    statement in two modules (``LN2, LN10 = math.log(2.0), math.log(10.0)``) means
+    the same thing in both; private (``_``) names belong to their module and may repeat.
+    """
+    where = collections.defaultdict(dict)
+    for path in modules(package):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for name, node in _definitions(tree):
+            if not name.startswith("_") and name not in allowed:
+                where[name][dotted(path, package)] = ast.dump(node)
+    return {name: sorted(defs) for name, defs in where.items()
+            if len(defs) > 1 and len(set(defs.values())) > 1}
+
+
+def _imported(path, package):
+    """The absolute names of the modules ``path`` imports (function-level imports too)."""
+    here = dotted(path, package).split(".")
+    if path.name != "__init__.py":
+        here = here[:-1]               # a relative import starts from the module's package
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = here[:len(here) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            yield module
+            yield from (f"{module}.{alias.name}" for alias in node.names)
+
+
+def is_engine(path, package):
+    rel = path.relative_to(package).parts
+    return rel[0] not in LAYERS
+
+
+def engine_imports_of(package, layer):
+    """``{engine module: [imports of nbtape.<layer>]}``."""
+    target = f"{package.name}.{layer}"
+    out = {}
+    for path in modules(package):
+        if not is_engine(path, package):
+            continue
+        bad = sorted({m for m in _imported(path, package)
+                      if m == target or m.startswith(target + ".")})
+        if bad:
+            out[dotted(path, package)] = bad
+    return out
+
+
+# the package -------------------------------------------------------------------------------
+def test_no_two_modules_share_a_file_name():
+    assert shared_file_names(PACKAGE) == {}
+
+
+def test_no_module_is_over_the_line_limit():
+    assert long_modules(PACKAGE) == {}
+
+
+def test_no_public_name_is_defined_in_two_modules():
+    assert names_defined_twice(PACKAGE, SHARED_NAMES) == {}
+
+
+def test_every_shared_name_is_still_shared():
+    # an allowance that no longer covers anything should go
+    both = names_defined_twice(PACKAGE)
+    assert sorted(n for n in SHARED_NAMES if n not in both) == []
+
+
+def test_the_engine_never_imports_the_training_pieces():
+    assert engine_imports_of(PACKAGE, "training") == {}
+
+
+def test_the_training_pieces_are_where_users_find_them():
+    import nbtape as nt
+    for name, (module, _) in nt._LAZY.items():
+        if name in ("optimizers", "losses", "nn", "layers", "datasets", "Sequential",
+                    "clip_by_value", "clip_by_norm", "clip_by_global_norm", "global_norm"):
+            assert module.startswith("nbtape.training."), name
+            assert getattr(nt, name) is not None
+
+
+# each check catches what it looks for ------------------------------------------------------
+def _package(tmp_path, files):
+    pkg = tmp_path / "pkg"
+    for rel, text in files.items():
+        path = pkg / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return pkg
+
+
+def test_the_checks_catch_their_faults(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "from .training import layers\n",
+        "summary.py": "LISTED = 4\n\ndef html_table():\n    pass\n",
+        "engine.py": "def f():\n    from .training.clip import clip\n    import pkg.training\n",
+        "rules/__init__.py": "",
+        "rules/ops.py": "from .. import training\nfrom ..training import nn\n",
+        "training/__init__.py": "",
+        "training/clip.py": "from ..engine import f\n" + "x = 1\n" * 600,
+        "training/layers.py": "class Dense:\n    pass\n",
+        "notebook/__init__.py": "",
+        "notebook/summary.py": "LISTED = 12\n_private = 1\n",
+        "notebook/table.py": "from ..summary import html_table\ndef html_table(rows):\n    pass\n",
+        "notebook/other.py": "def _private():\n    pass\nDense = None\nPI, E = 3.14, 2.72\n",
+        "notebook/same.py": "PI, E = 3.14, 2.72\ng(1).attr = 2\n",
+        "notebook/more.py": "def g():\n    pass\n",
+    })
+    assert shared_file_names(pkg) == {"summary.py": ["pkg/notebook/summary.py",
+                                                     "pkg/summary.py"]}
+    assert long_modules(pkg) == {"pkg/training/clip.py": 601}
+    assert names_defined_twice(pkg) == {
+        "LISTED": ["pkg.notebook.summary", "pkg.summary"],
+        "html_table": ["pkg.notebook.table", "pkg.summary"],
+        "Dense": ["pkg.notebook.other", "pkg.training.layers"],
+    }
+    assert names_defined_twice(pkg, allowed={"LISTED", "html_table", "Dense"}) == {}
+    assert engine_imports_of(pkg, "training") == {
+        "pkg": ["pkg.training", "pkg.training.layers"],
+        "pkg.engine": ["pkg.training", "pkg.training.clip", "pkg.training.clip.clip"],
+        "pkg.rules.ops": ["pkg.training", "pkg.training.nn"],
+    }
