@@ -42,7 +42,7 @@ def _drawer():
     return _Registry.graph
 
 
-def tape_graph(tape, target=None, sources=None, **options):
+def draw_tape(tape, target=None, sources=None, **options):
     """The picture of ``tape`` as a ``graphviz.Digraph`` (see ``GradientTape.graph``)."""
     return _drawer()(tape, target=target, sources=sources, **options)
 

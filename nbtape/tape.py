@@ -440,7 +440,7 @@ class GradientTape(TapeView, Observable):
 
     def graph(self, target=None, sources=None, **options):
         """A ``graphviz.Digraph`` of what this tape recorded (see ``nbtape.notebook.graph``)."""
-        return pictures.tape_graph(self, target=target, sources=sources, **options)
+        return pictures.draw_tape(self, target=target, sources=sources, **options)
 
     def explain(self, target, source):
         """Why d(target)/d(source) is what it is: the recorded path, or where it breaks."""

@@ -366,8 +366,8 @@ def _three_step_tape():
 
 def test_backward_steps_lists_the_reverse_order():
     tape, x, y, z, w = _three_step_tape()
-    assert G.backward_steps(tape) == [2, 1, 0]
-    assert G.backward_steps(tape, z, x) == [1, 0]
+    assert tape.backward_steps() == [2, 1, 0]
+    assert tape.backward_steps(z, x) == [1, 0]
 
 
 def test_backward_step_zero_knows_only_the_seed():

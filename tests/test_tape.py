@@ -960,12 +960,10 @@ def test_backward_steps_newest_first_and_only_on_the_path():
 
 
 def test_backward_steps_are_the_ops_the_reverse_pass_runs():
-    from nbtape.notebook.graph import backward_steps
     x = nt.Variable(0.5)
     with nt.GradientTape(persistent=True) as tape:
         y = np.exp(x)
         z = nt.stop_gradient(y) * y + x
-    assert tape.backward_steps(z, x) == backward_steps(tape, z, x)
     visited = [k for k in tape.backward_steps(z, x) if tape.ops[k].name != "nt.stop_gradient"]
     assert visited == tape.backward_steps(z, x)
 

@@ -20,13 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
 IDS = [p.stem for p in TUTORIALS]
 
-# Cells the lead switches to public names (tape.ops, tape.backward_steps) when the
-# public tape view lands; keyed by the notebook's name without its number, which the
-# final renumbering changes. Remove an entry once its cell is switched.
-KNOWN_PRIVATE = {
-    ("what_is_autodiff", "tape._ops"),
-    ("forward_and_reverse_mode", "from nbtape.notebook.graph import backward_steps"),
-}
 
 _PRIVATE = [
     ("imports from nbtape.notebook", re.compile(r"^\s*(?:from|import)\s+nbtape\.notebook\b.*$", re.M)),
@@ -97,7 +90,6 @@ def test_headings_are_descriptive_not_example_numbers(path):
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=IDS)
 def test_tutorial_code_uses_only_the_public_api(path):
-    stem = path.stem.split("_", 1)[1]
     bad = []
     for i, cell in enumerate(_read(path).cells):
         if cell.cell_type != "code":
@@ -105,8 +97,7 @@ def test_tutorial_code_uses_only_the_public_api(path):
         for kind, pattern in _PRIVATE:
             for m in pattern.finditer(cell.source):
                 hit = m.group(0).strip()
-                if not any(stem == s and known in hit for s, known in KNOWN_PRIVATE):
-                    bad.append(f"cell {i}: {kind}: {hit}")
+                bad.append(f"cell {i}: {kind}: {hit}")
     assert not bad, f"{path.name} reaches past the public API:\n" + "\n".join(bad)
 
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.notebook.graph import backward_steps
 from nbtape.notebook.render import find_engine
 from nbtape.notebook.widgets.playback import Playback
 from nbtape.notebook.widgets.live import open_widgets
@@ -37,7 +36,7 @@ def test_frames_tell_the_forward_then_the_reverse_pass():
     phases = [f.phase for f in p.frames]
     assert phases == ["start"] + ["forward"] * 4 + ["backward"] * 4 + ["done"]
     assert [f.op for f in p.frames if f.phase == "forward"] == [0, 1, 2, 3]
-    assert [f.op for f in p.frames if f.phase == "backward"] == backward_steps(tape, loss)
+    assert [f.op for f in p.frames if f.phase == "backward"] == tape.backward_steps(loss)
     assert [f.options.get("backward_step") for f in p.frames[5:]] == [0, 1, 2, 3, 4]
     assert p.frames[1].caption.startswith("Forward 1/4 (line ")
     assert p.frames[1].caption.endswith("): yhat = np.matmul([1.0, 2.0], w) = [0.55]")

@@ -32,7 +32,7 @@ FALLBACK_NODES = 30
 OPTIONS = ("target", "sources", "names", "rankdir", "show_values", "show_grads", "max_nodes",
            "view", "accumulator", "highlight", "backward_step")
 
-__all__ = ["tape_graph", "backward_steps", "render", "inline_svg", "TapeDigraph"]
+__all__ = ["tape_graph", "render", "inline_svg", "TapeDigraph"]
 
 
 def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_values=True,
@@ -69,7 +69,7 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
     * ``highlight=i``: mark the op at tape position ``i`` (``op{i}``).
     * ``backward_step=k``: the reverse pass after ``k`` steps.  The pass visits
       the ops on a source-to-target path newest first, in the order
-      ``backward_steps(tape, target, sources)`` lists their tape positions.
+      ``tape.backward_steps(target, sources)`` lists their tape positions.
       Step ``k`` processes ``steps[k]``: that op is highlighted, the ops
       ``steps[:k]`` are done and their input edges drawn solid (an adjoint has
       flowed along them), the rest of the path dashed.  A tensor shows its grad
@@ -97,21 +97,6 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
                              show_values=show_values, show_grads=show_grads,
                              max_nodes=max_nodes, view=view, accumulator=accumulator,
                              highlight=highlight, backward_step=backward_step))
-
-
-def backward_steps(tape, target=None, sources=None):
-    """Tape positions of the ops the reverse pass visits, in its order (newest first):
-    ``tape.backward_steps(target, sources)``, kept here for older code.
-
-    >>> import nbtape as nt
-    >>> x = nt.Variable(2.0)
-    >>> with nt.GradientTape() as tape:
-    ...     y = x * x
-    ...     z = y + x
-    >>> backward_steps(tape, z, x)
-    [1, 0]
-    """
-    return tape.backward_steps(target, sources)
 
 
 _NEED_TARGET = ("this needs a target: call tape.gradient(target, sources) first, or pass "

@@ -6,6 +6,7 @@ nodes and edges, in tape order so the DOT is the same on every run.
 """
 import numpy as np
 
+from ...rules.rule import POSITIONAL
 from . import labels as L
 from .collapse import group_summary
 from .draw import LEAF_STYLE, OP_STYLE, OTHER_STYLE
@@ -241,7 +242,7 @@ def _params(op):
     """Non-operand arguments (axis=, an index, ...) in a few characters."""
     args, rule = op.args, op.rule
     parts = []
-    if args is not None and rule.kind == "positional" and not rule.zero:
+    if args is not None and rule.kind is POSITIONAL and not rule.zero:
         extra = args[rule.nargs:]
         if rule.name == "getitem" and extra and extra[0] is not None:
             parts.append(f"[{L.short(extra[0])}]")
