@@ -1,8 +1,13 @@
-"""Jacobians from a tape: one reverse pass per target element (or per batch column)."""
+"""Jacobians from a tape: one reverse pass over a batch of one-hot cotangents (``batched``).
+
+Under another recorder (a Jacobian taken inside a tape, to be differentiated again)
+each row runs its own reverse pass on tensors, so that the outer recorder sees it.
+"""
 import numpy as np
 
 from ._state import suspended, tls
 from .backward import backward, plan
+from .batched import backward_batched, chunk_size
 from .errors import warn_user
 from .structure import flatten, unflatten
 from .tensor import Tensor, TensorLike
@@ -63,20 +68,56 @@ def tape_jacobian(tape, target, sources, policy):
     with suspended(tape):
         tensor_mode = bool(tls.stack)
         planned = plan(tape._ops, ids)
-        for index in np.ndindex(*tshape):
+        if not tensor_mode:
+            size = _size(tshape)
+            seeds = np.eye(size, dtype=tdtype).reshape((size,) + tshape)
+            blocks = _batched(tape, target._id, seeds, ids, planned, connected)
+        for index in (np.ndindex(*tshape) if tensor_mode else ()):
             adj = {}
             if connected:
                 seeds = {target._id: _one_hot(tshape, tdtype, index)}
                 adj = backward(tape._ops, seeds, ids, tensor_mode, planned=planned)
             for k, i in enumerate(ids):
                 rows[k].append(adj.get(i))
-    results = [_stack_rows(r, tshape, s, tensor_mode, policy) if s.dtype.kind in "fc"
-               else _int_source(s) for r, s in zip(rows, flat)]
-    for r, s in zip(rows, flat):
-        if s.dtype.kind in "fc" and all(g is None for g in r):
+    if tensor_mode:
+        results = [_stack_rows(r, tshape, s, tensor_mode, policy) if s.dtype.kind in "fc"
+                   else _int_source(s) for r, s in zip(rows, flat)]
+        unconnected = [all(g is None for g in r) for r in rows]
+    else:
+        results = [_from_block(b, tshape, s, policy) if s.dtype.kind in "fc"
+                   else _int_source(s) for b, s in zip(blocks, flat)]
+        unconnected = [b is None for b in blocks]
+    for none, s in zip(unconnected, flat):
+        if s.dtype.kind in "fc" and none:
             tape._warn_escape(s, policy)     # None or zeros: say so when a value escaped
     tape._finish()
     return unflatten(sources, results)
+
+
+def _batched(tape, target_id, seeds, ids, planned, connected):
+    """The adjoints ``(rows,) + source.shape`` of each id for the cotangents ``seeds``
+    (one per row), a chunk of rows per reverse pass; None where no row reaches an id."""
+    rows = seeds.shape[0]
+    if not connected or not rows:
+        return [None] * len(ids)
+    step = chunk_size(rows, planned, seeds[0].size)
+    parts = [backward_batched(tape._ops, {target_id: seeds[lo:lo + step]}, ids, planned)
+             for lo in range(0, rows, step)]
+    return [np.concatenate([p[i] for p in parts]) if i in parts[0] else None for i in ids]
+
+
+def _from_block(block, lead_shape, source, policy):
+    """A Jacobian tensor ``lead_shape + source.shape`` from a block of adjoint rows."""
+    from .tape import UnconnectedGradients
+    if block is None:
+        if policy is UnconnectedGradients.ZERO or not _size(lead_shape):
+            return Tensor(np.zeros(lead_shape + source.shape, dtype=source.dtype))
+        return None
+    return Tensor(np.asarray(block, dtype=source.dtype).reshape(lead_shape + source.shape))
+
+
+def _size(shape):
+    return int(np.prod(shape, dtype=np.int64))
 
 
 def _int_source(source):
@@ -102,7 +143,15 @@ def tape_batch_jacobian(tape, target, source, policy):
     with suspended(tape):
         tensor_mode = bool(tls.stack)
         planned = plan(tape._ops, [source._id])
-        for index in np.ndindex(*tshape[1:]):
+        if not tensor_mode:
+            # cotangent c is 1 at column c of every batch row: (columns, batch) + tshape[1:]
+            cols = _size(tshape[1:])
+            seeds = np.zeros((cols, batch, cols), dtype=target.dtype)
+            seeds[np.arange(cols), :, np.arange(cols)] = 1
+            (block,) = _batched(tape, target._id, seeds.reshape((cols,) + tshape), [source._id],
+                                planned, connected)
+            rows = [None] * cols if block is None else list(block)
+        for index in (np.ndindex(*tshape[1:]) if tensor_mode else ()):
             g = None
             if connected:
                 seed = np.zeros(tshape, dtype=target.dtype)
