@@ -99,7 +99,7 @@ def format_lines(info):
            f"python {info['python']} ({info['machine']}, {info['cpus']} cpus)"]
     versions = [f"numpy {info['numpy']}", f"nbtape {info['nbtape']}"
                 + (f" ({info['commit']})" if info.get("commit") else "")]
-    versions += [f"{k} {info[k]}" for k in ("autograd", "torch") if k in info]
+    versions += [f"{k} {info[k]}" for k in ("autograd", "torch", "jax") if k in info]
     out.append(", ".join(versions))
     for b in info["blas"]:
         out.append("numpy BLAS: " + ", ".join(f"{k}={v}" for k, v in b.items()

@@ -1,4 +1,4 @@
-"""(g) Where the per-op time goes: cProfile of the 2,000-op chain, top functions by tottime.
+"""(h) Where the per-op time goes: cProfile of the 2,000-op chain, top functions by tottime.
 
 cProfile's own overhead inflates every call by roughly the same amount, so read the
 table for shares and call counts (calls per op = how often a function runs for one
