@@ -118,10 +118,13 @@ def main(argv=None):
     if "h" in args.sections:
         prof = hotspots.profile_chain(repeat=2 if args.quick else 5)
         prof["micro_us"] = hotspots.micro_costs()
+        prof["footprint"] = hotspots.op_footprint()
         print()
         print("\n".join(hotspots.format_lines(prof)))
         print()
         print("\n".join(hotspots.format_micro(prof["micro_us"])))
+        print()
+        print("\n".join(hotspots.format_footprint(prof["footprint"])))
     elapsed = time.perf_counter() - t_start
     print(f"\n(total {elapsed:.0f} s; per section: "
           + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()) + ")")
