@@ -41,9 +41,13 @@ def describe(peers):
 
 
 def _commit():
-    """The engine's commit, and whether nbtape/ has uncommitted changes (read-only git)."""
+    """The engine's commit, and whether nbtape/ has uncommitted changes (read-only git):
+    of the nbtape actually imported (PYTHONPATH may point at another checkout)."""
     import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    import nbtape
+    root = os.path.dirname(os.path.dirname(os.path.abspath(nbtape.__file__)))
+    if not os.path.exists(os.path.join(root, ".git")):
+        return None
 
     def git(*args):
         out = subprocess.run(["git", "--no-optional-locks", *args], cwd=root,
