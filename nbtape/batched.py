@@ -11,8 +11,8 @@ A VJP may take the batch axis only where it is known to treat a leading axis of
 
 * nbtape's own elementwise ufunc rules (``g * f'(x)``: numpy broadcasts from the
   right, so a leading axis passes through), checked to return ``(B,) + ans.shape``;
-* the few structural rules below (sum, mean, basic indexing, matmul), written here
-  for a batch axis.
+* the few structural rules below (sum, mean, basic indexing, matmul, reshape,
+  transpose), written here for a batch axis.
 
 Every other op runs its usual VJP once per row of the batch and the rows are
 stacked (the same numbers as the per-row pass, only the bookkeeping is shared), so
@@ -127,7 +127,7 @@ def _vjp_batched(op, g, needs, batch):
     ans = op.ans
     ans = getattr(ans, "_value", ans)
     if special is not None:
-        grads = special(g, ans, args, kwargs or {}, needs)
+        grads = special(g, args, kwargs or {}, needs, op.metas)
     else:
         if kwargs:
             raise _Unbatched       # where=, out=, dtype=: leave them to the row-by-row path
@@ -193,12 +193,12 @@ def _reduction_args(args, kwargs):
     return args[0], None if axis is _NV else axis, bound.get("keepdims") is True
 
 
-def _sum(g, ans, args, kwargs, needs):
+def _sum(g, args, kwargs, needs, metas):
     x, axis, keepdims = _reduction_args(args, kwargs)
     return [_reduced(g, np.shape(x), axis, keepdims)]
 
 
-def _mean(g, ans, args, kwargs, needs):
+def _mean(g, args, kwargs, needs, metas):
     x, axis, keepdims = _reduction_args(args, kwargs)
     shape = np.shape(x)
     count = math.prod(shape[a] for a in normalize_axis(axis, len(shape)))
@@ -215,26 +215,41 @@ def _basic_index(idx):
     raise _Unbatched       # fancy indices may move the indexed axes to the front
 
 
-def _getitem(g, ans, args, kwargs, needs):
+def _getitem(g, args, kwargs, needs, metas):
     x, idx = args
     out = np.zeros((g.shape[0],) + np.shape(x), dtype=np.result_type(g))
     out[_basic_index(idx)] = g
     return [out]
 
 
-def _scatter_add(g, ans, args, kwargs, needs):
+def _scatter_add(g, args, kwargs, needs, metas):
     _, idx, _ = args
     return [g[_basic_index(idx)], None, None]
 
 
-def _matmul(g, ans, args, kwargs, needs):
+def _matmul(g, args, kwargs, needs, metas):
     x, y = args
     if kwargs or np.ndim(x) == 1 and np.ndim(y) == 1:
         raise _Unbatched       # the y adjoint g * x would pair the batch with x's axis
     # nbtape's matmul VJPs index g only from the right (g[..., None], swapaxes(-1, -2))
-    return call_vjp(RULES[np.matmul], g, ans, args, None, needs)
+    return call_vjp(RULES[np.matmul], g, None, args, None, needs)
+
+
+def _reshape(g, args, kwargs, needs, metas):
+    order = args[2] if len(args) > 2 else kwargs.get("order", "C")
+    if order != "C" or len(args) > 3 or set(kwargs) - {"order", "shape", "newshape", "copy"}:
+        raise _Unbatched       # "F" and "A" orders do not keep a leading axis apart
+    return [np.reshape(g, g.shape[:1] + tuple(metas[0][0]))]
+
+
+def _transpose(g, args, kwargs, needs, metas):
+    axes = args[1] if len(args) > 1 else kwargs.get("axes")
+    n = len(metas[0][0])
+    perm = tuple(range(n))[::-1] if axes is None else tuple(a % n for a in axes)
+    return [np.transpose(g, (0,) + tuple(1 + int(i) for i in np.argsort(perm)))]
 
 
 _SPECIAL = {id(RULES[np.sum]): _sum, id(RULES[np.mean]): _mean,
             id(RULES[getitem.raw]): _getitem, id(RULES[scatter_add.raw]): _scatter_add,
-            id(RULES[np.matmul]): _matmul}
+            id(RULES[np.matmul]): _matmul, id(RULES[np.reshape]): _reshape,
+            id(RULES[np.transpose]): _transpose}

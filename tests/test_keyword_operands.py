@@ -633,8 +633,11 @@ def test_batched_jacobian_of_broadcasting_ufuncs(key, shapes):
     (lambda x, y: x[..., None, 1:] ** 2 + np.sum(y), [(3, 4), (2,)]),
     (lambda x, y: np.concatenate([np.sort(x), np.cumsum(y)]) * np.floor(3 * x[0]), [(3,), (4,)]),
     (lambda x, y: np.stack(np.linalg.eigh(x @ x.T)[1:] + (y,)), [(3, 3), (3, 3)]),
+    (lambda x, y: np.transpose(x, (-1, 0, 1)) @ y.T + x.T[:, :1, 1:2], [(2, 3, 4), (5, 3)]),
+    (lambda x, y: np.reshape(x, (4, 3)) * y.reshape(-1)[:3] + x.reshape((3, 4), order="F").T,
+     [(3, 4), (3,)]),
 ], ids=["sum-axis", "mean-matmul", "vec@batch", "batch@vec", "vec@vec", "fancy-index",
-        "basic-index", "sort-cumsum-floor", "eigh"])
+        "basic-index", "sort-cumsum-floor", "eigh", "transpose", "reshape"])
 def test_batched_jacobian_through_structural_and_fallback_ops(f, shapes):
     rng = np.random.default_rng(9)
     ops = [A(*s, kind="normal").make(rng) for s in shapes]
