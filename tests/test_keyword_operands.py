@@ -636,8 +636,9 @@ def test_batched_jacobian_of_broadcasting_ufuncs(key, shapes):
     (lambda x, y: np.transpose(x, (-1, 0, 1)) @ y.T + x.T[:, :1, 1:2], [(2, 3, 4), (5, 3)]),
     (lambda x, y: np.reshape(x, (4, 3)) * y.reshape(-1)[:3] + x.reshape((3, 4), order="F").T,
      [(3, 4), (3,)]),
+    (lambda x, y: np.sum((x + 1j * y[:, None]) ** 2, axis=0), [(3, 2), (3,)]),
 ], ids=["sum-axis", "mean-matmul", "vec@batch", "batch@vec", "vec@vec", "fancy-index",
-        "basic-index", "sort-cumsum-floor", "eigh", "transpose", "reshape"])
+        "basic-index", "sort-cumsum-floor", "eigh", "transpose", "reshape", "real-to-complex"])
 def test_batched_jacobian_through_structural_and_fallback_ops(f, shapes):
     rng = np.random.default_rng(9)
     ops = [A(*s, kind="normal").make(rng) for s in shapes]
