@@ -9,7 +9,7 @@ import numpy as np
 
 import nbtape as nt
 
-from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, rosenbrock
+from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, jac_mlp, rosenbrock
 from timing import clock
 
 NAME = "nbtape"
@@ -35,7 +35,13 @@ def chain(n, x0=CHAIN_X0):
     t1 = clock()
     g = tape.gradient(y, x)
     t2 = clock()
-    return t1 - t0, t2 - t1, float(g)
+    return t1 - t0, t2 - t1, as_result(g)
+
+
+def as_result(g):
+    """A float for a scalar, else a plain array (every column returns the same kinds)."""
+    g = np.array(g)
+    return float(g) if g.ndim == 0 else g
 
 
 # (b)/(d) ---------------------------------------------------------------------------------------
@@ -113,3 +119,18 @@ def line_fit(x, y, epochs=LINE_EPOCHS, lr=LINE_LR):
 # (f) -------------------------------------------------------------------------------------------
 def rosen_hessian(x0):
     return np.asarray(nt.hessian(rosenbrock)(x0))
+
+
+# (g) -------------------------------------------------------------------------------------------
+def mlp_jacobian(params, x):
+    """``nt.jacobian`` of the small MLP at one point: (100, 100)."""
+    return np.asarray(nt.jacobian(lambda v: jac_mlp(params, v))(x))
+
+
+def mlp_batch_jacobian(params, xs):
+    """``tape.batch_jacobian`` over a batch of points: (64, 100, 100)."""
+    x = nt.constant(xs)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = jac_mlp(params, x)
+    return np.asarray(tape.batch_jacobian(y, x))

@@ -41,9 +41,13 @@ def describe(peers):
 
 
 def _commit():
-    """The engine's commit, and whether nbtape/ has uncommitted changes (read-only git)."""
+    """The engine's commit, and whether nbtape/ has uncommitted changes (read-only git):
+    of the nbtape actually imported (PYTHONPATH may point at another checkout)."""
     import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    import nbtape
+    root = os.path.dirname(os.path.dirname(os.path.abspath(nbtape.__file__)))
+    if not os.path.exists(os.path.join(root, ".git")):
+        return None
 
     def git(*args):
         out = subprocess.run(["git", "--no-optional-locks", *args], cwd=root,
@@ -99,7 +103,7 @@ def format_lines(info):
            f"python {info['python']} ({info['machine']}, {info['cpus']} cpus)"]
     versions = [f"numpy {info['numpy']}", f"nbtape {info['nbtape']}"
                 + (f" ({info['commit']})" if info.get("commit") else "")]
-    versions += [f"{k} {info[k]}" for k in ("autograd", "torch") if k in info]
+    versions += [f"{k} {info[k]}" for k in ("autograd", "torch", "jax") if k in info]
     out.append(", ".join(versions))
     for b in info["blas"]:
         out.append("numpy BLAS: " + ", ".join(f"{k}={v}" for k, v in b.items()

@@ -6,16 +6,17 @@ not how hard the baseline was tuned.
 """
 import numpy as np
 
-from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, rosen_hessian_exact
+from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, jac_exact, rosen_hessian_exact
 from timing import clock
 
 NAME = "numpy"
 
 
 # (a) -------------------------------------------------------------------------------------------
-def bare_op_loop(number):
-    """``number`` calls of ``np.multiply`` on a 0-d float64 array: the issue's per-op baseline."""
-    a0 = np.array(CHAIN_X0)
+def bare_op_loop(number, x0=CHAIN_X0):
+    """``number`` calls of ``np.multiply`` on ``x0`` as a float64 array (0-d: the issue's per-op
+    baseline)."""
+    a0 = np.array(x0, dtype=float)
     mul = np.multiply
     t0 = clock()
     for _ in range(number):
@@ -25,7 +26,7 @@ def bare_op_loop(number):
 
 def chain(n, x0=CHAIN_X0):
     """The chain's Python loop on a 0-d array with no tape (value only): the loop's own cost."""
-    y = np.array(x0)
+    y = np.array(x0, dtype=float)
     t0 = clock()
     for i in range(n):
         k = i & 3
@@ -94,3 +95,12 @@ def line_fit(x, y, epochs=LINE_EPOCHS, lr=LINE_LR):
 def rosen_hessian(x0):
     """The tridiagonal Hessian from its formula (a floor, not a peer: no autodiff at all)."""
     return rosen_hessian_exact(x0)
+
+
+# (g) -------------------------------------------------------------------------------------------
+def mlp_jacobian(params, x):
+    """The chain rule by hand, one einsum (a floor, not a peer: no autodiff)."""
+    return jac_exact(params, x)
+
+
+mlp_batch_jacobian = mlp_jacobian

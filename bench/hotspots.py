@@ -1,4 +1,4 @@
-"""(g) Where the per-op time goes: cProfile of the 2,000-op chain, top functions by tottime.
+"""(h) Where the per-op time goes: cProfile of the 2,000-op chain, top functions by tottime.
 
 cProfile's own overhead inflates every call by roughly the same amount, so read the
 table for shares and call counts (calls per op = how often a function runs for one
@@ -131,3 +131,87 @@ def format_micro(rows):
     out = ["Fixed costs (timeit, round-robin best of 15, GC on; differences between lines isolate a cost):"]
     out += [f"  {us:8.2f} us  {label}" for label, us in rows]
     return out
+
+
+# What one recorded op leaves behind and how many calls it makes (phase 2's plan in
+# bench/README.md is read off these): counted, not timed, so they do not depend on load.
+def op_footprint(n=2000):
+    """Per recorded op of the scalar chain: Python-level calls (record and backward apart),
+    objects the live tape holds (all allocations, and those the cyclic GC tracks, by type)."""
+    import gc
+    import sys
+    from collections import Counter
+
+    def count_calls(fn):
+        calls = Counter()
+
+        def hook(frame, event, arg):
+            if event == "call":
+                calls["python"] += 1
+            elif event == "c_call":
+                calls["builtin"] += 1
+        sys.setprofile(hook)
+        try:
+            out = fn()
+        finally:
+            sys.setprofile(None)
+        return calls, out
+
+    x = nt.Variable(0.5)
+    cases.chain(n)                      # warm-up
+
+    def record():
+        tape = nt.GradientTape()
+        with tape:
+            y = x
+            for i in range(n):
+                k = i & 3
+                y = y * 1.0001 if k == 0 else y + 0.0001 if k == 1 else \
+                    np.sin(y) if k == 2 else y - 0.0001
+        return tape, y
+
+    def empty_loop():
+        y = nt.constant(0.5)
+        for i in range(n):
+            k = i & 3
+            y = y * 1.0001 if k == 0 else y + 0.0001 if k == 1 else \
+                np.sin(y) if k == 2 else y - 0.0001
+        return y
+
+    rec_calls, (tape, y) = count_calls(record)
+    bare_calls, _ = count_calls(empty_loop)
+    back_calls, _ = count_calls(lambda: tape.gradient(y, x))
+
+    gc.collect()
+    gc.disable()
+    try:
+        before_tracked = {id(o) for o in gc.get_objects()}
+        blocks0 = sys.getallocatedblocks()
+        tape2, y2 = record()
+        blocks = sys.getallocatedblocks() - blocks0
+        new = [o for o in gc.get_objects() if id(o) not in before_tracked]
+    finally:
+        gc.enable()
+    kinds = Counter(type(o).__name__ for o in new)
+    del tape2, y2, new
+    return {
+        "ops": n,
+        "calls_record": {k: v / n for k, v in rec_calls.items()},
+        "calls_no_tape": {k: v / n for k, v in bare_calls.items()},
+        "calls_backward": {k: v / n for k, v in back_calls.items()},
+        "blocks_per_op": blocks / n,
+        "gc_tracked_per_op": sum(kinds.values()) / n,
+        "gc_tracked_kinds": {k: v / n for k, v in kinds.most_common(8)},
+    }
+
+
+def format_footprint(fp):
+    def calls(d):
+        return f"{d.get('python', 0):.1f} Python + {d.get('builtin', 0):.1f} builtin calls"
+    kinds = ", ".join(f"{k} {v:.2f}" for k, v in fp["gc_tracked_kinds"].items())
+    return [f"Per recorded op ({fp['ops']}-op chain, counted, not timed):",
+            f"  record:   {calls(fp['calls_record'])} (the same loop on tensors with no tape: "
+            f"{calls(fp['calls_no_tape'])})",
+            f"  backward: {calls(fp['calls_backward'])}",
+            f"  the live tape holds {fp['blocks_per_op']:.1f} allocated blocks per op, "
+            f"{fp['gc_tracked_per_op']:.2f} of them GC-tracked objects ({kinds})"]

@@ -12,9 +12,21 @@ CHAIN_X0 = 0.5
 CHAIN_KINDS = ("y * 1.0001", "y + 0.0001", "np.sin(y)", "y - 0.0001")
 
 
+# (a'): the same chain on a length-16 vector (every element its own chain, one op each)
+CHAIN_VECTOR = 16
+
+
+def chain_vector_x0(size=CHAIN_VECTOR):
+    return np.linspace(0.1, 0.9, size)
+
+
 def chain_reference(n, x0=CHAIN_X0):
-    """(value, dy/dx) of the chain in plain float arithmetic (forward-mode by hand)."""
+    """(value, dy/dx) of the chain in plain float arithmetic (forward-mode by hand);
+    for an array ``x0``, elementwise (the chain is elementwise, so dy/dx is diagonal)."""
     import math
+    if np.ndim(x0):
+        pairs = [chain_reference(n, float(v)) for v in np.ravel(x0)]
+        return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
     y, d = x0, 1.0
     for i in range(n):
         k = i & 3
@@ -81,3 +93,34 @@ def rosen_hessian_exact(x):
     h[i + 1, i + 1] += 200.0
     h[i, i + 1] = h[i + 1, i] = -400.0 * x[:-1]
     return h
+
+
+# (g): Jacobians of a small MLP R^100 -> R^100 (100-64-100, tanh), at one point and over
+# a batch of 64 points (one 100x100 Jacobian per row).
+JAC_SIZES = (100, 64, 100)
+JAC_BATCH = 64
+
+
+def jac_data(seed=1, sizes=JAC_SIZES, batch=JAC_BATCH):
+    """``(w1, b1, w2, b2), x, xs``: float64 weights, one input point, a batch of them."""
+    rng = np.random.default_rng(seed)
+    n, h, m = sizes
+    params = (rng.standard_normal((n, h)) / np.sqrt(n), rng.standard_normal(h) * 0.1,
+              rng.standard_normal((h, m)) / np.sqrt(h), rng.standard_normal(m) * 0.1)
+    return params, rng.standard_normal(n), rng.standard_normal((batch, n))
+
+
+def jac_mlp(params, x, tanh=np.tanh):
+    """Written once for numpy-like namespaces (numpy, nbtape, autograd, jax): ``tanh``
+    is the namespace's own."""
+    w1, b1, w2, b2 = params
+    return tanh(tanh(x @ w1 + b1) @ w2 + b2)
+
+
+def jac_exact(params, x):
+    """The Jacobian(s) by the chain rule by hand: ``(m, n)``, or ``(batch, m, n)``."""
+    w1, b1, w2, b2 = params
+    h = np.tanh(x @ w1 + b1)
+    y = np.tanh(h @ w2 + b2)
+    # J = diag(1 - y^2) W2^T diag(1 - h^2) W1^T, per row of a batch
+    return np.einsum("...m,hm,...h,nh->...mn", 1 - y ** 2, w2, 1 - h ** 2, w1, optimize=True)

@@ -1,6 +1,6 @@
 """Rows of results, and the table they print as (Markdown, so it pastes into the README)."""
 
-COLUMNS = ("nbtape", "numpy", "autograd", "torch")
+COLUMNS = ("nbtape", "numpy", "autograd", "torch", "jax")
 
 
 class Row:

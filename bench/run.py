@@ -4,14 +4,16 @@
     python3 bench/run.py [--quick] [--only a,b,...] [--json out.json] [--profile]
                          [--threads N] [--no-peers]
 
-Sections: (a) chain  per-op cost of record+backward on a 2,000-op scalar chain
+Sections: (a) chain  per-op cost of record+backward on a 2,000-op scalar chain,
+                     and (a') the same chain on a length-16 vector
           (b) mlp    784-256-128-10 MLP forward+backward, float32 and float64
           (c) scaling  100k/10k chain time ratio, and one 1,000,000-op chain
           (d) memory   peak memory of (b)
           (e) line   the guides' y = m x + c loop, 2,000 epochs
           (f) hessian  nt.hessian of the 50-d Rosenbrock function
-          (g) profile  top functions by tottime on the chain (also with --profile)
-HIPS autograd and PyTorch columns appear when they import.  Not run in CI: timings
+          (g) jacobian  a 100x100 Jacobian of a small MLP, and batch_jacobian over 64 rows
+          (h) profile  top functions by tottime on the chain (also with --profile)
+HIPS autograd, PyTorch and JAX (eager) columns appear when they import.  Not run in CI: timings
 depend on the machine; see bench/README.md for how to read them.
 """
 import argparse
@@ -37,26 +39,26 @@ def parse(argv):
     p.add_argument("--quick", action="store_true",
                    help="fewer repeats, no 1M chain, memory for nbtape and numpy only")
     p.add_argument("--only", default="",
-                   help="comma-separated sections: letters a-g or names "
+                   help="comma-separated sections: letters a-h or names "
                         + ",".join(sections.NAMES))
     p.add_argument("--json", metavar="PATH", help="also write all results as JSON")
-    p.add_argument("--profile", action="store_true", help="add (g), the per-op profile")
+    p.add_argument("--profile", action="store_true", help="add (h), the per-op profile")
     p.add_argument("--threads", type=int, default=1,
                    help="BLAS threads for numpy, and torch's threads (default 1: on a shared "
                         "machine a second BLAS thread mostly waits for a busy core and makes "
                         "the MLP times erratic; 0 = the libraries' own defaults)")
-    p.add_argument("--no-peers", action="store_true", help="skip autograd and torch columns")
+    p.add_argument("--no-peers", action="store_true", help="skip the autograd, torch and jax columns")
     args = p.parse_args(argv)
     wanted = []
     for item in filter(None, (s.strip().lower() for s in args.only.split(","))):
         key = sections.NAMES.get(item, item)
-        if key not in sections.SECTIONS and key != "g":
-            p.error(f"unknown section {item!r}; choose from a-g or {', '.join(sections.NAMES)}")
+        if key not in sections.SECTIONS and key != "h":
+            p.error(f"unknown section {item!r}; choose from a-h or {', '.join(sections.NAMES)}")
         wanted.append(key)
     if not wanted:
-        wanted = list(sections.SECTIONS) + (["g"] if args.profile else [])
-    elif args.profile and "g" not in wanted:
-        wanted.append("g")
+        wanted = list(sections.SECTIONS) + (["h"] if args.profile else [])
+    elif args.profile and "h" not in wanted:
+        wanted.append("h")
     args.sections = sorted(set(wanted))
     return args
 
@@ -90,15 +92,15 @@ def main(argv=None):
     print("nbtape benchmark" + (" (--quick)" if args.quick else ""))
     for line in env.format_lines(info):
         print("  " + line)
-    missing = [n for n in ("autograd", "torch") if n not in peers and not args.no_peers]
+    missing = [n for n in peers_mod.NAMES if n not in peers and not args.no_peers]
     if missing:
-        print(f"  (no {' / '.join(missing)} column: pip install autograd torch==2.13.0)")
+        print(f"  (no {' / '.join(missing)} column: pip install autograd torch==2.13.0 jax jaxlib)")
     print()
 
     ctx = sections.Context(args.quick, peers, args.threads or None)
     rows, timings = [], {}
     for key in args.sections:
-        if key == "g":
+        if key == "h":
             continue
         t0 = time.perf_counter()
         print(f"running ({key}) {sections.SECTIONS[key].__name__} ...", file=sys.stderr, flush=True)
@@ -113,13 +115,16 @@ def main(argv=None):
             print("\nNotes:")
             print("\n".join(extra))
     prof = None
-    if "g" in args.sections:
+    if "h" in args.sections:
         prof = hotspots.profile_chain(repeat=2 if args.quick else 5)
         prof["micro_us"] = hotspots.micro_costs()
+        prof["footprint"] = hotspots.op_footprint()
         print()
         print("\n".join(hotspots.format_lines(prof)))
         print()
         print("\n".join(hotspots.format_micro(prof["micro_us"])))
+        print()
+        print("\n".join(hotspots.format_footprint(prof["footprint"])))
     elapsed = time.perf_counter() - t_start
     print(f"\n(total {elapsed:.0f} s; per section: "
           + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()) + ")")

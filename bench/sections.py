@@ -1,4 +1,4 @@
-"""The benchmark's sections, (a) to (f) of issue 2; each returns table rows.
+"""The benchmark's sections, (a) to (g) of issues 2 and 16; each returns table rows.
 
 Every section runs nbtape, the hand-written numpy baseline and the available
 peers interleaved in one measurement (see ``timing.py``), checks that they
@@ -65,17 +65,13 @@ def scalar_chain(ctx, n=2000):
     stats, results = interleaved(fns, ctx.reps(15, 5))
     nogc = {k[:-5]: stats.pop(k) for k in list(stats) if k.endswith(" nogc")}
     us = 1e6 / n
-    _, exact = problems.chain_reference(n)
-    wrong = [k for k, g in results.items() if g is not None and abs(g - exact) > 1e-9 * abs(exact)]
+    wrong = _wrong_chain(results, n, problems.CHAIN_X0)
     vals, noise = _values(stats, "total", us)
     plain = vals.pop("plain loop")
     noise.pop("plain loop")
     ratio = _ratio(stats, "nbtape", "numpy")
     rows = []
-    torch_ok, target = None, "faster than torch"
-    if "torch" in vals:
-        rel = vals["nbtape"] / vals["torch"]
-        torch_ok, target = rel < 1.0, f"< torch: {rel:.2f}x torch"
+    torch_ok, target = _torch_target(vals, CHAIN_TARGET)
     rows.append(Row("a", f"scalar op, record+backward ({n:,}-op chain) vs bare np.multiply "
                          "on a 0-d array", "us/op", vals, noise, *ratio, target,
                     False if wrong else torch_ok,
@@ -91,6 +87,49 @@ def scalar_chain(ctx, n=2000):
                     ratio=vals["nbtape"] / plain,
                     ratio_median=(stats["nbtape"]["total"].median
                                   / stats["plain loop"]["total"].median)))
+    return rows + vector_chain(ctx, n)
+
+
+CHAIN_TARGET = 0.8          # issue 16: record+backward per op at most 0.8x PyTorch's
+
+
+def _wrong_chain(results, n, x0):
+    _, exact = problems.chain_reference(n, x0)
+    return [k for k, g in results.items() if g is not None and
+            not np.max(np.abs(np.asarray(g) - exact)) <= 1e-9 * np.max(np.abs(exact))]
+
+
+def _torch_target(vals, limit):
+    """``(ok, target text)``: nbtape at most ``limit`` times the torch column."""
+    if "torch" not in vals:
+        return None, f"<= {limit}x torch"
+    rel = vals["nbtape"] / vals["torch"]
+    return rel <= limit, f"<= {limit}x torch: {rel:.2f}x torch"
+
+
+def vector_chain(ctx, n):
+    """(a'): the same chain on a length-16 vector (per op: one ufunc call on 16 floats)."""
+    x0 = problems.chain_vector_x0()
+    number = 20000
+
+    def bare():
+        return Timed({"total": handwritten.bare_op_loop(number, x0) * n / number})
+
+    fns = {"nbtape": _chain_timed(lambda k: cases.chain(k, x0), n), "numpy": bare}
+    for name, peer in ctx.peers.items():
+        fns[name] = _chain_timed(lambda k, peer=peer: peer.chain(k, x0), n)
+    stats, results = interleaved(fns, ctx.reps(15, 5))
+    wrong = _wrong_chain(results, n, x0)
+    vals, noise = _values(stats, "total", 1e6 / n)
+    ok, target = _torch_target(vals, CHAIN_TARGET)
+    rows = [Row("a'", f"the same chain on a length-{x0.size} vector vs bare np.multiply on it",
+                "us/op", vals, noise, *_ratio(stats, "nbtape", "numpy"), target,
+                False if wrong else ok,
+                note=("WRONG gradient from " + ", ".join(wrong)) if wrong else "")]
+    for key in ("record", "backward"):
+        v, nz = _values(stats, key, 1e6 / n)
+        v.pop("numpy", None)
+        rows.append(Row("a'", f"  of which {key}", "us/op", v, nz))
     return rows
 
 
@@ -125,7 +164,7 @@ def mlp(ctx):
         if dtypes["nbtape"] != dtype:
             note += f" -- nbtape's gradients came back {dtypes['nbtape']}"
         rows.append(Row("b", f"MLP 784-256-128-10, batch 128, fwd+bwd, {dtype}", "ms", vals, noise,
-                        *ratio, "<= 1.15x numpy", ratio[0] <= 1.15 and not wrong, note))
+                        *ratio, "<= 1.10x numpy", ratio[0] <= 1.10 and not wrong, note))
         ctx.details[f"mlp_{dtype}_grad_err"] = errs
     rows.append(_mlp_overhead(ctx))
     return rows
@@ -144,7 +183,7 @@ def _mlp_overhead(ctx, sizes=(4, 4, 4, 2), batch=2):
     return Row("b", f"  same net at width {sizes[0]}, batch {batch} (per-step overhead only; "
                     "diagnostic)", "us", vals, noise, *_ratio(stats, "nbtape", "numpy"),
                note=f"the tape adds {extra:.0f} us per step to hand-written numpy; (b)'s "
-                    "1.15x budget is 0.15 x the numpy column of the full-size rows")
+                    "1.10x budget is 0.10 x the numpy column of the full-size rows")
 
 
 # (c) --------------------------------------------------------------------------------------------
@@ -172,8 +211,8 @@ def scaling(ctx):
                  else f"  {key} only")
         rows.append(Row("c", label, "s (100k)", {"nbtape": stats["100k"][key].best},
                         {"nbtape": stats["100k"][key].spread}, r_best, r_med,
-                        "about 10x (8-12)" if key == "total" else "",
-                        8.0 <= r_best <= 12.0 if key == "total" else None))
+                        "<= 11x" if key == "total" else "",
+                        r_best <= 11.0 if key == "total" else None))
     r_best, r_med = _ratio(stats, "100k nogc", "10k nogc")
     rows.append(Row("c", "  record+backward, cyclic GC off (diagnostic)", "s (100k)",
                     {"nbtape": stats["100k nogc"]["total"].best},
@@ -223,7 +262,8 @@ def _child(args, threads=None):
 
 # (d) --------------------------------------------------------------------------------------------
 def memory(ctx):
-    impls = ["nbtape", "numpy"] + ([] if ctx.quick else list(ctx.peers))
+    # no JAX column: XLA's buffers are invisible to tracemalloc, and its RSS is mostly XLA
+    impls = ["nbtape", "numpy"] + ([] if ctx.quick else [p for p in ctx.peers if p != "jax"])
     rows = []
     mb = 1 / 2**20
     for dtype in ("float32", "float64"):
@@ -233,7 +273,7 @@ def memory(ctx):
                  if "tracemalloc_step_peak" in r}
         ratio = trace["nbtape"] / trace["numpy"]
         rows.append(Row("d", f"MLP step peak above params+data, {dtype} (tracemalloc)", "MB",
-                        trace, ratio=ratio, target="<= 1.3x numpy", ok=ratio <= 1.3))
+                        trace, ratio=ratio, target="<= 1.1x numpy", ok=ratio <= 1.1))
         inputs = res["numpy"]["inputs_bytes"] * mb
         total = {k: v + inputs for k, v in trace.items()}
         rows.append(Row("d", f"  same, including params+data ({inputs:.2f} MB)", "MB", total,
@@ -256,10 +296,8 @@ def line_fit(ctx):
     wrong = [k for k, (m, c) in results.items() if abs(m - ref[0]) > 1e-8 or abs(c - ref[1]) > 1e-8]
     vals, noise = _values(stats, "total", 1e3)
     ratio = _ratio(stats, "nbtape", "numpy")
-    ok, target = None, "faster than torch"
-    if "torch" in vals:
-        rel = vals["nbtape"] / vals["torch"]
-        ok, target = rel < 1.0 and not wrong, f"< torch: {rel:.2f}x torch"
+    ok, target = _torch_target(vals, 1.0)
+    ok = ok and not wrong if ok is not None else None
     m, c = results["nbtape"]
     note = f"{problems.LINE_EPOCHS} epochs, lr {problems.LINE_LR}: m = {m:.4f}, c = {c:.4f} " \
            f"(true 2, -8)" + (" -- WRONG: " + ", ".join(wrong) if wrong else "")
@@ -280,10 +318,8 @@ def hessian(ctx):
     agree = all(e <= 1e-8 * np.max(np.abs(exact)) for e in errs.values())
     vals, noise = _values(stats, "total", 1e3)
     ratio = _ratio(stats, "nbtape", "numpy")
-    ok, target = None, "no slower than torch.func.hessian"
-    if "torch" in vals:
-        rel = vals["nbtape"] / vals["torch"]
-        ok, target = rel <= 1.0 and agree, f"<= torch: {rel:.2f}x torch"
+    ok, target = _torch_target(vals, 1.0)
+    ok = ok and agree if ok is not None else None
     d = problems.ROSEN_DIM
     return [Row("f", f"nt.hessian of {d}-d Rosenbrock (numpy column: the formula by hand)", "ms",
                 vals, noise, *ratio, target, ok),
@@ -291,6 +327,36 @@ def hessian(ctx):
                 target="all agree", ok=agree)]
 
 
-SECTIONS = {"a": scalar_chain, "b": mlp, "c": scaling, "d": memory, "e": line_fit, "f": hessian}
+# (g) --------------------------------------------------------------------------------------------
+def jacobians(ctx):
+    """A 100x100 Jacobian of a small MLP, and batch_jacobian of it over a batch of 64:
+    against torch.func.jacrev / vmap(jacrev) (and jax's, eager)."""
+    params, x, xs = problems.jac_data()
+    rows = []
+    for kind, point, label in (("mlp_jacobian", x, "nt.jacobian of a 100-64-100 tanh MLP "
+                                "(100x100; numpy column: the chain rule by hand)"),
+                               ("mlp_batch_jacobian", xs, f"tape.batch_jacobian of it over a "
+                                f"batch of {len(xs)} (vs vmap(jacrev))")):
+        fns = {"nbtape": lambda f=getattr(cases, kind): f(params, point),
+               "numpy": lambda f=getattr(handwritten, kind): f(params, point)}
+        for name, peer in ctx.peers.items():
+            if getattr(peer, kind, None) is not None:
+                fns[name] = lambda f=getattr(peer, kind): f(params, point)
+        stats, results = interleaved(fns, ctx.reps(20, 5))
+        exact = problems.jac_exact(params, point)
+        errs = {k: float(np.max(np.abs(np.asarray(j) - exact))) for k, j in results.items()}
+        wrong = [k for k, e in errs.items() if not e <= 1e-10 * np.max(np.abs(exact))]
+        vals, noise = _values(stats, "total", 1e3)
+        ok, target = _torch_target(vals, 1.0)
+        rows.append(Row("g", label, "ms", vals, noise, *_ratio(stats, "nbtape", "numpy"), target,
+                        False if wrong else ok,
+                        note="max |J - J_exact|: " + ", ".join(f"{k} {e:.1e}" for k, e in
+                                                               errs.items())
+                        + (" -- WRONG: " + ", ".join(wrong) if wrong else "")))
+    return rows
+
+
+SECTIONS = {"a": scalar_chain, "b": mlp, "c": scaling, "d": memory, "e": line_fit, "f": hessian,
+            "g": jacobians}
 NAMES = {"chain": "a", "mlp": "b", "scaling": "c", "memory": "d", "line": "e", "hessian": "f",
-         "profile": "g"}
+         "jacobian": "g", "profile": "h"}

@@ -1,5 +1,7 @@
-"""Jacobians from a tape: one reverse pass per target element (or per batch column).
+"""Jacobians from a tape: one reverse pass over a batch of one-hot cotangents (``batched``).
 
+Under another recorder (a Jacobian taken inside a tape, to be differentiated again)
+each row runs its own reverse pass on tensors, so that the outer recorder sees it.
 The tape calls these with itself stepped aside (so nothing here is recorded) and
 reads only its public view; using the tape up afterwards is the tape's own job.
 """
@@ -7,6 +9,7 @@ import numpy as np
 
 from ._state import tls
 from .backward import backward, forward_reach
+from .batched import backward_batched, chunk_size
 from .errors import warn_user
 from .structure import flatten, unflatten
 from .tape_args import UnconnectedGradients, int_source_message, not_a_tensor_message
@@ -60,11 +63,19 @@ def tape_jacobian(tape, target, sources, policy):
     tshape, tdtype = target.shape, target.dtype
     if tdtype.kind not in "fc":
         raise ValueError(f"the target's dtype is {tdtype}; only float targets have Jacobians.")
-    rows = [[] for _ in flat]
     connected = tape.tracks(target)
-    ops = list(tape.ops)     # a list: the rows index it many times
+    ops = list(tape.ops)     # a list: the passes index it many times
     tensor_mode = bool(tls.stack)
     reached = forward_reach(ops, ids)
+    if not tensor_mode:
+        size = _size(tshape)
+        seeds = np.eye(size, dtype=tdtype).reshape((size,) + tshape)
+        blocks = _batched(ops, target._id, seeds, ids, reached, connected)
+        results = [_from_block(b, tshape, s, policy) if s.dtype.kind in "fc"
+                   else _int_source(s) for b, s in zip(blocks, flat)]
+        unconnected = [s for b, s in zip(blocks, flat) if s.dtype.kind in "fc" and b is None]
+        return unflatten(sources, results), unconnected
+    rows = [[] for _ in flat]
     for index in np.ndindex(*tshape):
         adj = {}
         if connected:
@@ -77,6 +88,31 @@ def tape_jacobian(tape, target, sources, policy):
     unconnected = [s for r, s in zip(rows, flat)
                    if s.dtype.kind in "fc" and all(g is None for g in r)]
     return unflatten(sources, results), unconnected
+
+
+def _batched(ops, target_id, seeds, ids, reached, connected):
+    """The adjoints ``(rows,) + source.shape`` of each id for the cotangents ``seeds``
+    (one per row), a chunk of rows per reverse pass; None where no row reaches an id."""
+    rows = seeds.shape[0]
+    if not connected or not rows:
+        return [None] * len(ids)
+    step = chunk_size(rows, ops, reached, seeds[0].size)
+    parts = [backward_batched(ops, {target_id: seeds[lo:lo + step]}, ids, reached)
+             for lo in range(0, rows, step)]
+    return [np.concatenate([p[i] for p in parts]) if i in parts[0] else None for i in ids]
+
+
+def _from_block(block, lead_shape, source, policy):
+    """A Jacobian tensor ``lead_shape + source.shape`` from a block of adjoint rows."""
+    if block is None:
+        if policy is UnconnectedGradients.ZERO or not _size(lead_shape):
+            return Tensor(np.zeros(lead_shape + source.shape, dtype=source.dtype))
+        return None
+    return Tensor(np.asarray(block, dtype=source.dtype).reshape(lead_shape + source.shape))
+
+
+def _size(shape):
+    return int(np.prod(shape, dtype=np.int64))
 
 
 def _int_source(source):
@@ -95,18 +131,27 @@ def tape_batch_jacobian(tape, target, source, policy):
     tshape, sshape = target.shape, source.shape
     batch = tshape[0]
     connected = tape.tracks(target)
-    rows = []
-    ops = list(tape.ops)     # a list: the rows index it many times
+    ops = list(tape.ops)     # a list: the passes index it many times
     tensor_mode = bool(tls.stack)
     reached = forward_reach(ops, [source._id])
-    for index in np.ndindex(*tshape[1:]):
-        g = None
-        if connected:
-            seed = np.zeros(tshape, dtype=target.dtype)
-            seed[(slice(None),) + index] = 1
-            g = backward(ops, {target._id: seed}, [source._id], tensor_mode,
-                         reached=reached).get(source._id)
-        rows.append(g)
+    if not tensor_mode:
+        # cotangent c is 1 at column c of every batch row: (columns, batch) + tshape[1:]
+        cols = _size(tshape[1:])
+        seeds = np.zeros((cols, batch, cols), dtype=target.dtype)
+        seeds[np.arange(cols), :, np.arange(cols)] = 1
+        (block,) = _batched(ops, target._id, seeds.reshape((cols,) + tshape), [source._id],
+                            reached, connected)
+        rows = [None] * cols if block is None else list(block)
+    else:
+        rows = []
+        for index in np.ndindex(*tshape[1:]):
+            g = None
+            if connected:
+                seed = np.zeros(tshape, dtype=target.dtype)
+                seed[(slice(None),) + index] = 1
+                g = backward(ops, {target._id: seed}, [source._id], tensor_mode,
+                             reached=reached).get(source._id)
+            rows.append(g)
     if all(r is None for r in rows):
         if policy is UnconnectedGradients.ZERO:
             return Tensor(np.zeros((batch,) + tshape[1:] + sshape[1:], dtype=source.dtype))

@@ -541,3 +541,130 @@ def test_a_keyword_numpy_does_not_dispatch_on_warns_instead_of_a_silent_none():
         y = nt.constant(1.0) * np.nan_to_num(np.array([np.nan, 1.0]), nan=t * 2)
     with pytest.warns(UserWarning, match="np.copyto"):
         assert tape.gradient(y, t) is None
+
+
+# --- vectorized Jacobians: one batched reverse pass against one pass per row ----------------
+def _rows_jacobian(tape, y, xs):
+    """The Jacobian row by row: one ``tape.gradient`` per element of ``y``, seeded one-hot."""
+    rows = []
+    for index in np.ndindex(*y.shape):
+        e = np.zeros(y.shape, dtype=y.dtype)
+        e[index] = 1
+        gs = tape.gradient(y, xs, output_gradients=e,
+                           unconnected_gradients=nt.UnconnectedGradients.ZERO)
+        rows.append([np.asarray(g) for g in gs])
+    return [np.reshape([r[k] for r in rows], y.shape + x.shape) if rows
+            else np.zeros(y.shape + x.shape) for k, x in enumerate(xs)]
+
+
+def _check_batched_jacobian(f, ops):
+    """``tape.jacobian`` (batched) equals the per-row Jacobian, or both raise alike."""
+    xs = [nt.constant(o) for o in ops]
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(xs)
+        y = _first_array(f(*xs))
+    if not isinstance(y, nt.Tensor) or y.dtype.kind not in "fc":
+        return False
+    try:
+        expected = _rows_jacobian(tape, y, xs)
+    except Exception as e:          # e.g. a rule that refuses complex values
+        with pytest.raises(type(e)):
+            tape.jacobian(y, xs, unconnected_gradients=nt.UnconnectedGradients.ZERO)
+        return True
+    got = tape.jacobian(y, xs, unconnected_gradients=nt.UnconnectedGradients.ZERO)
+    for j, e, x in zip(got, expected, xs):
+        assert j.shape == e.shape and j.dtype == x.dtype
+        np.testing.assert_allclose(j.numpy(), e, rtol=1e-10, atol=1e-12)
+    return True
+
+
+def _complexified(ops, rng):
+    return [o + 1j * (0.05 + 0.3 * rng.permutation(o.ravel()).reshape(o.shape))
+            if o.dtype.kind == "f" else o for o in ops]
+
+
+@pytest.mark.parametrize("key, k", CASES, ids=IDS)
+@pytest.mark.parametrize("kind", ["float64", "complex128"])
+@pytest.mark.filterwarnings("ignore:Casting complex values")
+def test_batched_jacobian_matches_one_pass_per_row(key, k, kind):
+    rule = RULES[key]
+    fn = getattr(*key) if isinstance(key, tuple) else key
+    args, post = _examples(key, rule)[k]
+    rng = np.random.default_rng(11)
+    values = _materialize(args, rng)
+    paths = _operand_paths(values)
+    ops = [values[n] if i is None else values[n][i] for n, i in paths]
+    if kind == "complex128":
+        ops = _complexified(ops, rng)
+    f = _caller(fn, rule, values, paths, "positional", post)
+    try:
+        f(*ops)
+    except Exception:
+        pytest.skip(f"numpy does not take these {kind} arguments")
+    if not _check_batched_jacobian(f, ops):
+        pytest.skip("no float output")
+
+
+BINARY_UFUNCS = [key for key, fn, rule in _registered()
+                 if isinstance(fn, np.ufunc) and fn.nin == 2 and rule.nargs == 2]
+
+
+@pytest.mark.parametrize("key", BINARY_UFUNCS, ids=[RULES[k].name for k in BINARY_UFUNCS])
+@pytest.mark.parametrize("shapes", [((3, 1), (4,)), ((), (2, 3)), ((2, 1, 3), (4, 1))],
+                         ids=str)
+def test_batched_jacobian_of_broadcasting_ufuncs(key, shapes):
+    rng = np.random.default_rng(5)
+    ops = [A(*s).make(rng) + 0.5 for s in shapes]
+    for values in (ops, _complexified(ops, rng)):
+        try:
+            key(*values)
+        except Exception:
+            continue                # numpy refuses (ldexp's float exponent, complex arctan2)
+        _check_batched_jacobian(key, values)
+
+
+@pytest.mark.parametrize("f, shapes", [
+    (lambda x, y: np.sum(x[:, None] * y, axis=0), [(3,), (3, 4)]),
+    (lambda x, y: np.mean(np.tanh(x @ y), axis=-1, keepdims=True), [(2, 3, 4), (4, 5)]),
+    (lambda x, y: x @ y, [(4,), (2, 4, 3)]),
+    (lambda x, y: x @ y, [(2, 4, 3), (3,)]),
+    (lambda x, y: x @ y + x[0] * y[::-1], [(3,), (3,)]),
+    (lambda x, y: x[np.array([0, 0, 2])] * y[1, 1:], [(3,), (3, 4)]),
+    (lambda x, y: x[..., None, 1:] ** 2 + np.sum(y), [(3, 4), (2,)]),
+    (lambda x, y: np.concatenate([np.sort(x), np.cumsum(y)]) * np.floor(3 * x[0]), [(3,), (4,)]),
+    (lambda x, y: np.stack(np.linalg.eigh(x @ x.T)[1:] + (y,)), [(3, 3), (3, 3)]),
+    (lambda x, y: np.transpose(x, (-1, 0, 1)) @ y.T + x.T[:, :1, 1:2], [(2, 3, 4), (5, 3)]),
+    (lambda x, y: np.reshape(x, (4, 3)) * y.reshape(-1)[:3] + x.reshape((3, 4), order="F").T,
+     [(3, 4), (3,)]),
+    (lambda x, y: np.sum((x + 1j * y[:, None]) ** 2, axis=0), [(3, 2), (3,)]),
+], ids=["sum-axis", "mean-matmul", "vec@batch", "batch@vec", "vec@vec", "fancy-index",
+        "basic-index", "sort-cumsum-floor", "eigh", "transpose", "reshape", "real-to-complex"])
+def test_batched_jacobian_through_structural_and_fallback_ops(f, shapes):
+    rng = np.random.default_rng(9)
+    ops = [A(*s, kind="normal").make(rng) for s in shapes]
+    assert _check_batched_jacobian(f, ops)
+    complex_ops = _complexified(ops, rng)
+    try:
+        f(*complex_ops)
+    except TypeError:
+        return                      # numpy refuses complex values here (floor, sort order)
+    assert _check_batched_jacobian(f, complex_ops)
+
+
+def test_batched_jacobian_in_small_chunks_matches(monkeypatch):
+    import nbtape.batched
+    rng = np.random.default_rng(4)
+    ops = [A(4, 3, kind="normal").make(rng), A(3, kind="normal").make(rng)]
+
+    def f(x, y):
+        return np.tanh(x @ y) * np.sum(x, axis=1)
+
+    assert _check_batched_jacobian(f, ops)
+    monkeypatch.setattr(nbtape.batched, "CHUNK_ELEMENTS", 7)   # one row of 4 at a time
+    assert _check_batched_jacobian(f, ops)
+    x = nt.constant(ops[0])
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.tanh(x * 2.0)
+    np.testing.assert_allclose(tape.batch_jacobian(y, x).numpy(),
+                               np.stack([np.diag(r) for r in 2 / np.cosh(2 * ops[0]) ** 2]))

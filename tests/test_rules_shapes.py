@@ -21,6 +21,7 @@ UNARY = [
     (lambda x: np.ravel(x, order="F"), (2, 3, 2)),
     (lambda x: np.ravel(np.transpose(x), order="K"), (2, 3)),
     (lambda x: np.ravel(np.transpose(x, (1, 0, 2)), order="K"), (2, 3, 2)),
+    (lambda x: np.transpose(x, (-1, 0, 1)), (3, 3, 3)),     # negative axes; a cube hides no mistake
     (lambda x: np.ravel(np.transpose(x), order="A"), (3, 2)),
     (lambda x: x.flatten(), (2, 2)),
     (np.squeeze, (1, 3, 1)),

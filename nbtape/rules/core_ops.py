@@ -227,7 +227,9 @@ defjvp(np.conjugate, lambda t, ans, x: np.conjugate(t))
 
 # --- transpose (the .T property) -------------------------------------------------------------
 def _transpose_vjp(g, ans, x, axes=None):
-    return np.transpose(g, None if axes is None else tuple(np.argsort(axes)))
+    # axes may be negative (numpy takes them): argsort needs them as positions
+    return np.transpose(g, None if axes is None else
+                        tuple(np.argsort([a % np.ndim(g) for a in axes])))
 
 
 defvjp(np.transpose, _transpose_vjp)
