@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from .backward import backward, call_vjp
-from .rules.core_ops import getitem, scatter_add
+from .rules.index_primitives import add_at_index, index_value
 from .rules.registry import POSITIONAL, RULES
 from .rules.util import normalize_axis
 
@@ -251,6 +251,6 @@ def _transpose(g, args, kwargs, needs, metas):
 
 
 _SPECIAL = {id(RULES[np.sum]): _sum, id(RULES[np.mean]): _mean,
-            id(RULES[getitem.raw]): _getitem, id(RULES[scatter_add.raw]): _scatter_add,
+            id(RULES[index_value]): _getitem, id(RULES[add_at_index]): _scatter_add,
             id(RULES[np.matmul]): _matmul, id(RULES[np.reshape]): _reshape,
             id(RULES[np.transpose]): _transpose}
