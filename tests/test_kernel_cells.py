@@ -101,7 +101,7 @@ def test_cell_numbers_in_a_real_kernel():
 
 @pytest.mark.slow
 def test_the_tape_magic_tutorial_in_a_real_kernel():
-    path = NOTEBOOKS / "09_the_tape_magic.ipynb"
+    path = NOTEBOOKS / "14_the_tape_magic.ipynb"
     stored = nbformat.read(path, as_version=4)
     ran = execute(nbformat.read(path, as_version=4))
     # the cells meant to fail (a used non-persistent tape, a name error), and no other
@@ -114,7 +114,7 @@ def test_the_tape_magic_tutorial_in_a_real_kernel():
 
 @pytest.mark.slow
 def test_a_widget_tutorial_in_a_real_kernel():
-    path = NOTEBOOKS / "06_forward_and_reverse_mode.ipynb"
+    path = NOTEBOOKS / "07_forward_and_reverse_mode.ipynb"
     stored = nbformat.read(path, as_version=4)
     ran = execute(nbformat.read(path, as_version=4))
     assert errors(ran) == errors(stored)

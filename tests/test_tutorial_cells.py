@@ -83,10 +83,10 @@ def test_the_install_cell_installs_nbtape_where_it_is_missing(shell_with_fake_pi
 
 def test_with_a_repository_the_badge_opens_the_notebook():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
-    assert colab_cells.add_cells(nb, "09_the_tape_magic.ipynb", "someone/nbtape")
+    assert colab_cells.add_cells(nb, "14_the_tape_magic.ipynb", "someone/nbtape")
     assert nb.cells[0].source.startswith(
         "[![Open in Colab](open_in_colab.svg)](https://colab.research.google.com/github/"
-        "someone/nbtape/blob/main/notebooks/09_the_tape_magic.ipynb)")
+        "someone/nbtape/blob/main/notebooks/14_the_tape_magic.ipynb)")
     assert [c.id for c in nb.cells[:2]] == [colab_cells.BADGE_ID, colab_cells.INSTALL_ID]
     assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None
 
