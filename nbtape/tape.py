@@ -297,7 +297,8 @@ class GradientTape(TapeView, Observable):
                 raise TypeError(not_a_tensor_message("gradient", s, role="source"))
         targets = flatten(target)
         int_sources = any(not _float_dtype(s.dtype) for s in flat_sources)
-        seeds = self._seeds(targets, output_gradients, int_sources)
+        seeds = self._seeds(targets, output_gradients, int_sources,
+                            {s._id for s in flat_sources})
         results = self._run(seeds, flat_sources, policy)
         self._finish()
         self._tell_observers(flat_sources, results)
@@ -311,7 +312,7 @@ class GradientTape(TapeView, Observable):
                 "nt.GradientTape(persistent=True) to ask it several times, or record a new "
                 "tape for each gradient.")
 
-    def _seeds(self, targets, output_gradients, int_sources=False):
+    def _seeds(self, targets, output_gradients, int_sources=False, source_ids=()):
         if output_gradients is not None:
             ogs = flatten(output_gradients)
             if len(ogs) != len(targets):
@@ -334,7 +335,13 @@ class GradientTape(TapeView, Observable):
                         "gradients, so the gradient is None. Compute the target from float "
                         "values (e.g. 1.0 instead of 1).")
                 continue
-            if t._id not in self._tracked:
+            if t._id not in self._tracked and t._id not in source_ids:
+                # A target that is also a source is seeded even when this tape never
+                # watched it: d(x)/d(x) is the identity whatever was recorded. This is
+                # TensorFlow's rule (its tape seeds "sources that are targets" with ones,
+                # or their output gradients), which is how its guide's `result = v0` gives
+                # dv0 = 1.0 although `result = v0` reads nothing: gradient() takes the
+                # variable's handle as both target and source, watched or not.
                 continue
             if og is None:
                 v = t._value

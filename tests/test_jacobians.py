@@ -364,3 +364,20 @@ def test_jacobian_of_a_plain_array_target_is_a_constant():
         assert tape.jacobian(y, x) is None
     with pytest.raises(TypeError, match="jacobian"):
         nt.GradientTape().jacobian("y", x)
+
+
+@pytest.mark.parametrize("watch", [True, False])
+def test_jacobian_of_a_source_with_respect_to_itself_is_the_identity(watch):
+    v = nt.Variable(np.arange(6.0).reshape(2, 3))
+    other = nt.Variable([1.0, 2.0])
+    with nt.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        if watch:
+            tape.watch(v)
+    J, unconnected = tape.jacobian(v, [v, other])
+    np.testing.assert_array_equal(J.numpy(), np.eye(6).reshape(2, 3, 2, 3))
+    assert unconnected is None
+    B = tape.batch_jacobian(v, v)
+    np.testing.assert_array_equal(B.numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)))
+    with nt.GradientTape():     # under another recorder (the per-row tensor passes)
+        np.testing.assert_array_equal(tape.jacobian(v, v).numpy(), J.numpy())
+        np.testing.assert_array_equal(tape.batch_jacobian(v, v).numpy(), B.numpy())
