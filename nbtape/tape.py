@@ -374,6 +374,12 @@ class GradientTape(TapeView, Observable):
             results.append(self._result(s, adj.get(i), policy))
         return results
 
+    def _stepping_aside(self):
+        """What ``_run`` does for gradient, for the Jacobians: a persistent tape asked
+        inside its own `with` block records them (TensorFlow's does), so they can be
+        differentiated again; otherwise the tape steps aside while it computes."""
+        return nullcontext() if self._persistent and self in tls.stack else suspended(self)
+
     def _result(self, source, g, policy):
         dtype = source.dtype
         if not _float_dtype(dtype):
@@ -427,7 +433,7 @@ class GradientTape(TapeView, Observable):
         """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``."""
         policy = unconnected_policy(unconnected_gradients)
         self._check_usable("jacobian")
-        with suspended(self):
+        with self._stepping_aside():
             result, unconnected = tape_jacobian(self, target, sources, policy)
         for s in unconnected:
             self._warn_escape(s, policy)     # None or zeros: say so when a value escaped
@@ -440,7 +446,7 @@ class GradientTape(TapeView, Observable):
         """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``."""
         policy = unconnected_policy(unconnected_gradients)
         self._check_usable("batch_jacobian")
-        with suspended(self):
+        with self._stepping_aside():
             result = tape_batch_jacobian(self, target, source, policy)
         self._finish()
         return result
