@@ -54,3 +54,33 @@ def snapshot_kwargs(kwargs):
         if type(v) not in KEPT_AS_IS:
             return dict(zip(kwargs, snapshot(kwargs.values())))
     return kwargs
+
+
+def own_outputs(outs, args):
+    """Give each output of a several-output op that views a plain, changeable operand
+    its own copy (``np.broadcast_arrays(buf, t)``, ``np.meshgrid(buf, t, copy=False)``):
+    a tensor is immutable, and a rule that later keeps it must see it as it was.
+
+    >>> from nbtape.tensor import Tensor
+    >>> buf = np.ones(2)
+    >>> outs = (Tensor(buf[:]), Tensor(np.zeros(2)))
+    >>> own_outputs(outs, [buf])
+    >>> buf[:] = 5.0
+    >>> np.asarray(outs[0])
+    array([1., 1.])
+    """
+    plain = [a for a in _flat(args) if type(a) is np.ndarray and _changeable(a)]
+    if not plain:
+        return
+    for o in outs:
+        if type(o) is Tensor and type(o._value) is np.ndarray and any(
+                np.may_share_memory(o._value, a) for a in plain):
+            o._value = o._value.copy()
+
+
+def _flat(args):
+    for a in args:
+        if type(a) is list or type(a) is tuple:
+            yield from _flat(a)
+        else:
+            yield a

@@ -1,7 +1,9 @@
 """nbtape.snapshot: what a recorded op keeps is what it saw (issue 11, item 2)."""
 import numpy as np
+import pytest
 
 import nbtape as nt
+from gradcheck import check_reverse, gradients_of_sum
 from nbtape.snapshot import snapshot, snapshot_kwargs
 
 
@@ -47,3 +49,28 @@ def test_keyword_arguments():
     w[:] = 3.0
     np.testing.assert_array_equal(kept["weights"], [1.0, 1.0])
     assert kept["axis"] == 0
+
+
+# An op's outputs that view a plain operand (only several-output ops give such views
+# while recording: a sweep of the registry's one-output rules on (plain, tensor) pairs
+# found none whose gradient reads them) must not change when the user's array does.
+@pytest.mark.parametrize("views", [
+    lambda buf, x: np.broadcast_arrays(buf, x),
+    lambda buf, x: np.meshgrid(buf, x, copy=False, indexing="ij"),
+])
+def test_outputs_that_view_a_plain_operand_keep_what_they_saw(views):
+    def f(buf, x):
+        a, b = views(buf, x)
+        return a * b ** 2, a
+    rng = np.random.default_rng(3)
+    buf, x0 = rng.uniform(0.5, 1.5, 3), rng.uniform(0.5, 1.5, 3)
+    check_reverse(lambda x: f(buf, x)[0], x0)          # the rule itself is right
+    (expected,) = gradients_of_sum(lambda x: f(buf.copy(), x)[0], x0)
+    x = nt.constant(x0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y, a = f(buf, x)
+    seen = np.asarray(a).copy()
+    buf[:] = 100.0                       # a buffer reused, after the op
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected)
+    np.testing.assert_array_equal(np.asarray(a), seen)     # tensors are immutable
