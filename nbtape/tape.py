@@ -14,7 +14,7 @@ from .explain import explain
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable, notify
-from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
+from .snapshot import KEPT_AS_IS, own_outputs, own_result, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .tape_args import (UnconnectedGradients, int_source_message, not_a_tensor_message,
@@ -190,6 +190,12 @@ class GradientTape(TapeView, Observable):
             self._watch_variable(v)
 
     def record(self, rule, args, kwargs, operands, ids, outs):
+        if kwargs or len(args) > 2 or (rule.zero and len(args) == 2):
+            # out= comes past the operands (np.fix(x, buf) is the one float function of one
+            # operand that takes it second), and numpy returns it: np.clip(c, a, b, buf) is
+            # buf, the user's, so the tensor gets its own copy, connected or not (a constant
+            # that a later op keeps must not change either)
+            own_result(outs, args, kwargs)
         tracked = self._tracked
         connected = False
         constant_operand = False
@@ -206,7 +212,7 @@ class GradientTape(TapeView, Observable):
             # even if it gets watched later (TensorFlow's semantics)
             ids = [i if i in tracked else None for i in ids]
         if rule.multi:
-            own_outputs(outs, args)     # np.broadcast_arrays(buf, x) views the user's buf
+            own_outputs(outs, args, kwargs)     # np.broadcast_arrays(buf, x) views buf
             out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
                             for o in outs)
             if any(isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs):
