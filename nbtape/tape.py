@@ -191,10 +191,8 @@ class GradientTape(TapeView, Observable):
 
     def record(self, rule, args, kwargs, operands, ids, outs):
         if kwargs or len(args) > 2 or (rule.zero and len(args) == 2):
-            # out= comes past the operands (np.fix(x, buf) is the one float function of one
-            # operand that takes it second), and numpy returns it: np.clip(c, a, b, buf) is
-            # buf, the user's, so the tensor gets its own copy, connected or not (a constant
-            # that a later op keeps must not change either)
+            # np.clip(c, a, b, buf) returns buf (out= comes past the operands; np.fix(x, buf)
+            # second): the tensor gets its own copy, connected or not (snapshot.py)
             own_result(outs, args, kwargs)
         tracked = self._tracked
         connected = False
@@ -343,12 +341,9 @@ class GradientTape(TapeView, Observable):
                         "values (e.g. 1.0 instead of 1).")
                 continue
             if t._id not in self._tracked and t._id not in source_ids:
-                # A target that is also a source is seeded even when this tape never
-                # watched it: d(x)/d(x) is the identity whatever was recorded. This is
-                # TensorFlow's rule (its tape seeds "sources that are targets" with ones,
-                # or their output gradients), which is how its guide's `result = v0` gives
-                # dv0 = 1.0 although `result = v0` reads nothing: gradient() takes the
-                # variable's handle as both target and source, watched or not.
+                # a target that is a source is seeded, watched or not: TensorFlow seeds
+                # "sources that are targets" (ones, or their output gradients), so its
+                # guide's `result = v0` gives dv0 = 1.0 though it reads nothing
                 continue
             if og is None:
                 v = t._value
@@ -382,9 +377,8 @@ class GradientTape(TapeView, Observable):
         return results
 
     def _stepping_aside(self):
-        """What ``_run`` does for gradient, for the Jacobians: a persistent tape asked
-        inside its own `with` block records them (TensorFlow's does), so they can be
-        differentiated again; otherwise the tape steps aside while it computes."""
+        """As ``_run`` for gradient: a persistent tape records its Jacobians inside its
+        own `with` block (as TensorFlow's does), else steps aside."""
         return nullcontext() if self._persistent and self in tls.stack else suspended(self)
 
     def _result(self, source, g, policy):
