@@ -51,6 +51,16 @@ def test_jvp_of_the_primal_is_the_tangent():
     np.testing.assert_array_equal(acc.jvp(x).numpy(), [5.0, 6.0])
 
 
+def test_jvp_of_primals_in_a_list_of_targets_are_their_tangents():
+    v, c = nt.Variable([1.0, 2.0]), nt.constant(3.0)
+    with nt.ForwardAccumulator([v, c], [np.array([5.0, 6.0]), 2.0]) as acc:
+        y = v * c
+    jv, jc, jy = acc.jvp([v, c, y])
+    np.testing.assert_array_equal(jv.numpy(), [5.0, 6.0])
+    assert float(jc) == 2.0
+    np.testing.assert_array_equal(jy.numpy(), [17.0, 22.0])
+
+
 def test_several_primals_sum_their_contributions():
     a = nt.constant(2.0)
     b = nt.constant(3.0)
