@@ -302,8 +302,7 @@ class GradientTape(TapeView, Observable):
                 raise TypeError(not_a_tensor_message("gradient", s, role="source"))
         targets = flatten(target)
         int_sources = any(not _float_dtype(s.dtype) for s in flat_sources)
-        seeds = self._seeds(targets, output_gradients, int_sources,
-                            {s._id for s in flat_sources})
+        seeds = self._seeds(targets, output_gradients, int_sources, flat_sources)
         results = self._run(seeds, flat_sources, policy)
         self._finish()
         self._tell_observers(flat_sources, results)
@@ -317,7 +316,7 @@ class GradientTape(TapeView, Observable):
                 "nt.GradientTape(persistent=True) to ask it several times, or record a new "
                 "tape for each gradient.")
 
-    def _seeds(self, targets, output_gradients, int_sources=False, source_ids=()):
+    def _seeds(self, targets, output_gradients, int_sources=False, sources=()):
         if output_gradients is not None:
             ogs = flatten(output_gradients)
             if len(ogs) != len(targets):
@@ -340,7 +339,7 @@ class GradientTape(TapeView, Observable):
                         "gradients, so the gradient is None. Compute the target from float "
                         "values (e.g. 1.0 instead of 1).")
                 continue
-            if t._id not in self._tracked and t._id not in source_ids:
+            if t._id not in self._tracked and all(s._id != t._id for s in sources):
                 # a target that is a source is seeded, watched or not: TensorFlow seeds
                 # "sources that are targets" (ones, or their output gradients), so its
                 # guide's `result = v0` gives dv0 = 1.0 though it reads nothing
