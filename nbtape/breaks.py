@@ -58,9 +58,14 @@ def object_rule(rule, ids, out_ids, origins):
 
 def object_array_error(rule):
     """The ``NoGradientRuleError`` for a gradient that reached an object array."""
-    name, where = rule.origin
+    return object_array_refusal(*rule.origin)
+
+
+def object_array_refusal(name, where, what="gradient"):
+    """The ``NoGradientRuleError`` for a ``what`` (gradient, or forward mode's tangent)
+    that flows through an object array made by ``name`` at ``where``."""
     return NoGradientRuleError(
-        f"the gradient you asked for flows through a numpy object array (dtype=object), "
+        f"the {what} you asked for flows through a numpy object array (dtype=object), "
         f"made by {name} at {_at(where)}. An object array holds Python objects, which "
         "nbtape cannot differentiate: keep the values in a float array (drop "
         "astype(object); write the function with numpy operations instead of "

@@ -122,6 +122,15 @@ def explain(tape, target, source):
             "differentiable, so the tape does not follow them."],
             fix="make it a float, e.g. nt.Variable(2.0) instead of nt.Variable(2).")
 
+    if tid == sid:
+        # d(x)/d(x) is the identity, watched or not (as tape.gradient gives it, after
+        # TensorFlow: see GradientTape._seeds)
+        watched = tape.watched.get(sid)
+        return Explanation(f"Connected: the target is {src} itself, so the gradient is the "
+                           "identity (ones of its shape), through 0 recorded op(s), whether "
+                           "or not the tape watched it.", True,
+                           [(f"{src}", watched.where if watched is not None else None)], [])
+
     if not tape.tracks(sid):
         unused = _unused(tape, ops, source, target, src, name)
         if unused:

@@ -9,6 +9,7 @@ import numpy as np
 from ._state import outer_only, tls
 from .arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import raw_value, raw_output
+from .breaks import object_array_refusal
 from .errors import NoGradientRuleError, user_facing
 from .rules.util import shape_of
 from .structure import flatten, unflatten
@@ -124,6 +125,15 @@ class ForwardAccumulator:
             if type(t) is NoJvp:
                 self._store(outs, t, rule)
                 return
+        if _makes_object_array(outs):
+            # an object array holds Python objects: its tangent cannot be followed, so it
+            # (and all computed from it) carries a refusal that acc.jvp raises, as reverse
+            # mode does (nbtape.breaks); the rule's tangent would be dropped, or worse
+            from . import _where
+            where = _where.caller()
+            self._store(outs, NoJvp(rule.name, where, object_array_refusal(
+                rule.name, where, "tangent")), rule)
+            return
         # no JVP, and no single-output VJP to transpose (call_jvp would give None)
         if not rule.has_jvp and (rule.multi or not rule.has_vjp):
             from . import _where
@@ -167,9 +177,9 @@ class ForwardAccumulator:
                 if isinstance(t, NoGradientRuleError):     # this output alone is refused
                     from . import _where
                     t = NoJvp(rule.name, _where.caller(), t)
-                if isinstance(o, Tensor) and o.dtype.kind in "fc" and t is not None:
+                if isinstance(o, Tensor) and o.dtype.kind in "fcO" and t is not None:
                     self._keep(o, t if type(t) is NoJvp else _fit(t, o))
-        elif isinstance(outs, Tensor) and outs.dtype.kind in "fc":
+        elif isinstance(outs, Tensor) and outs.dtype.kind in "fcO":
             self._keep(outs, tangent if type(tangent) is NoJvp else _fit(tangent, outs))
 
     def _keep(self, tensor, tangent):
@@ -225,6 +235,14 @@ class ForwardAccumulator:
                 out.append(t if isinstance(t, Tensor) else
                            Tensor(t if is_foreign(t) else np.asarray(t)))
         return unflatten(primals, out)
+
+
+def _makes_object_array(outs):
+    """Does an op's result hold a numpy object array (``astype(object)``, ``np.frompyfunc``)?"""
+    if type(outs) is Tensor:
+        return outs.dtype.kind == "O"
+    return isinstance(outs, (tuple, list)) and any(
+        isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs)
 
 
 def _fit(t, out):

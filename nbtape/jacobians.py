@@ -63,7 +63,8 @@ def tape_jacobian(tape, target, sources, policy):
     tshape, tdtype = target.shape, target.dtype
     if tdtype.kind not in "fc":
         raise ValueError(f"the target's dtype is {tdtype}; only float targets have Jacobians.")
-    connected = tape.tracks(target)
+    # a target that is a source is connected, watched or not (see GradientTape._seeds)
+    connected = tape.tracks(target) or target._id in ids
     ops = list(tape.ops)     # a list: the passes index it many times
     tensor_mode = bool(tls.stack)
     reached = forward_reach(ops, ids)
@@ -130,7 +131,7 @@ def tape_batch_jacobian(tape, target, source, policy):
         return _int_source(source)
     tshape, sshape = target.shape, source.shape
     batch = tshape[0]
-    connected = tape.tracks(target)
+    connected = tape.tracks(target) or target._id == source._id
     ops = list(tape.ops)     # a list: the passes index it many times
     tensor_mode = bool(tls.stack)
     reached = forward_reach(ops, [source._id])

@@ -14,7 +14,7 @@ from .explain import explain
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable, notify
-from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
+from .snapshot import KEPT_AS_IS, own_outputs, own_result, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .tape_args import (UnconnectedGradients, int_source_message, not_a_tensor_message,
@@ -190,6 +190,10 @@ class GradientTape(TapeView, Observable):
             self._watch_variable(v)
 
     def record(self, rule, args, kwargs, operands, ids, outs):
+        if kwargs or len(args) > 2 or (rule.zero and len(args) == 2):
+            # np.clip(c, a, b, buf) returns buf (out= comes past the operands; np.fix(x, buf)
+            # second): the tensor gets its own copy, connected or not (snapshot.py)
+            own_result(outs, args, kwargs)
         tracked = self._tracked
         connected = False
         constant_operand = False
@@ -206,6 +210,7 @@ class GradientTape(TapeView, Observable):
             # even if it gets watched later (TensorFlow's semantics)
             ids = [i if i in tracked else None for i in ids]
         if rule.multi:
+            own_outputs(outs, args, kwargs)     # np.broadcast_arrays(buf, x) views buf
             out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
                             for o in outs)
             if any(isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs):
@@ -297,7 +302,7 @@ class GradientTape(TapeView, Observable):
                 raise TypeError(not_a_tensor_message("gradient", s, role="source"))
         targets = flatten(target)
         int_sources = any(not _float_dtype(s.dtype) for s in flat_sources)
-        seeds = self._seeds(targets, output_gradients, int_sources)
+        seeds = self._seeds(targets, output_gradients, int_sources, flat_sources)
         results = self._run(seeds, flat_sources, policy)
         self._finish()
         self._tell_observers(flat_sources, results)
@@ -311,7 +316,7 @@ class GradientTape(TapeView, Observable):
                 "nt.GradientTape(persistent=True) to ask it several times, or record a new "
                 "tape for each gradient.")
 
-    def _seeds(self, targets, output_gradients, int_sources=False):
+    def _seeds(self, targets, output_gradients, int_sources=False, sources=()):
         if output_gradients is not None:
             ogs = flatten(output_gradients)
             if len(ogs) != len(targets):
@@ -334,7 +339,10 @@ class GradientTape(TapeView, Observable):
                         "gradients, so the gradient is None. Compute the target from float "
                         "values (e.g. 1.0 instead of 1).")
                 continue
-            if t._id not in self._tracked:
+            if t._id not in self._tracked and all(s._id != t._id for s in sources):
+                # a target that is a source is seeded, watched or not: TensorFlow seeds
+                # "sources that are targets" (ones, or their output gradients), so its
+                # guide's `result = v0` gives dv0 = 1.0 though it reads nothing
                 continue
             if og is None:
                 v = t._value
@@ -366,6 +374,11 @@ class GradientTape(TapeView, Observable):
         for s, i in zip(flat_sources, ids):
             results.append(self._result(s, adj.get(i), policy))
         return results
+
+    def _stepping_aside(self):
+        """As ``_run`` for gradient: a persistent tape records its Jacobians inside its
+        own `with` block (as TensorFlow's does), else steps aside."""
+        return nullcontext() if self._persistent and self in tls.stack else suspended(self)
 
     def _result(self, source, g, policy):
         dtype = source.dtype
@@ -420,7 +433,7 @@ class GradientTape(TapeView, Observable):
         """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``."""
         policy = unconnected_policy(unconnected_gradients)
         self._check_usable("jacobian")
-        with suspended(self):
+        with self._stepping_aside():
             result, unconnected = tape_jacobian(self, target, sources, policy)
         for s in unconnected:
             self._warn_escape(s, policy)     # None or zeros: say so when a value escaped
@@ -433,7 +446,7 @@ class GradientTape(TapeView, Observable):
         """Per-example Jacobians: shape ``(batch,) + target.shape[1:] + source.shape[1:]``."""
         policy = unconnected_policy(unconnected_gradients)
         self._check_usable("batch_jacobian")
-        with suspended(self):
+        with self._stepping_aside():
             result = tape_batch_jacobian(self, target, source, policy)
         self._finish()
         return result

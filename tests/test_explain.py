@@ -357,3 +357,12 @@ def test_a_rebinding_on_the_tape_is_named_from_the_line_when_the_caller_has_no_n
         x = x + 1
     text = _explain_unnamed(tape, (y, x))
     assert "`x` was rebound" in text and "x.assign_add(...)" in text and "None" not in text
+
+
+def test_a_target_that_is_the_source_is_connected_like_its_gradient():
+    v0 = nt.Variable(2.0, name="v0")
+    with nt.GradientTape() as tape:
+        result = v0                 # reads nothing, yet d(result)/d(v0) = 1, as in TF
+    e = tape.explain(result, v0)
+    assert e.connected and "identity" in str(e)
+    assert float(tape.gradient(result, v0)) == 1.0

@@ -1,4 +1,5 @@
 """nt.ForwardAccumulator: forward-mode Jacobian-vector products."""
+import math
 import threading
 
 import numpy as np
@@ -48,6 +49,16 @@ def test_jvp_of_the_primal_is_the_tangent():
     with nt.ForwardAccumulator(x, np.array([5.0, 6.0])) as acc:
         pass
     np.testing.assert_array_equal(acc.jvp(x).numpy(), [5.0, 6.0])
+
+
+def test_jvp_of_primals_in_a_list_of_targets_are_their_tangents():
+    v, c = nt.Variable([1.0, 2.0]), nt.constant(3.0)
+    with nt.ForwardAccumulator([v, c], [np.array([5.0, 6.0]), 2.0]) as acc:
+        y = v * c
+    jv, jc, jy = acc.jvp([v, c, y])
+    np.testing.assert_array_equal(jv.numpy(), [5.0, 6.0])
+    assert float(jc) == 2.0
+    np.testing.assert_array_equal(jy.numpy(), [17.0, 22.0])
 
 
 def test_several_primals_sum_their_contributions():
@@ -375,3 +386,41 @@ def test_stop_gradient_carries_no_tangent():
     with nt.ForwardAccumulator(x, np.array([1.0, 1.0])) as acc:
         y = nt.stop_gradient(x) * 2.0 + x
     np.testing.assert_array_equal(acc.jvp(y).numpy(), [1.0, 1.0])
+
+
+# --- object arrays: refused as in reverse mode (nbtape.breaks), never a None or partial tangent --
+def _jvp_of(fn, x0=(0.3, 1.7)):
+    x = nt.constant(np.array(x0))
+    with nt.ForwardAccumulator(x, nt.constant([1.0, -2.0])) as acc:
+        y = fn(x)
+    return acc.jvp(y)
+
+
+@pytest.mark.parametrize("line, make", [
+    ("lambda x: x.astype(object)", lambda x: x.astype(object)),
+    ("(math.sin, 1, 1)(x)", lambda x: np.frompyfunc(math.sin, 1, 1)(x)),
+    ("(math.modf, 1, 2)(x)[0]", lambda x: np.frompyfunc(math.modf, 1, 2)(x)[0]),
+])
+@pytest.mark.parametrize("after", [lambda o: o, lambda o: (o * 2).astype(float)])
+def test_a_tangent_through_an_object_array_raises_naming_the_line(line, make, after):
+    with pytest.raises(nt.NoGradientRuleError) as info:
+        _jvp_of(lambda x: after(make(x)))
+    text = str(info.value)
+    assert "object array" in text and "tangent" in text and "test_forward.py" in text
+    assert line in text                 # the user's line, quoted
+
+
+def test_an_object_path_next_to_a_float_path_raises_instead_of_a_partial_tangent():
+    # the float path alone would give 2 x . t: silently wrong without the object path's 2 t
+    with pytest.raises(nt.NoGradientRuleError, match="astype"):
+        _jvp_of(lambda x: np.sum(x ** 2) + np.sum((x.astype(object) * 2).astype(float)))
+
+
+def test_float_values_beside_an_object_array_keep_their_tangents():
+    x = nt.constant([0.3, 1.7])
+    with nt.ForwardAccumulator(x, nt.constant([1.0, -2.0])) as acc:
+        o = x.astype(object)
+        y = np.sin(x)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), np.cos([0.3, 1.7]) * [1.0, -2.0])
+    with pytest.raises(nt.NoGradientRuleError, match="object array"):
+        acc.jvp(o)

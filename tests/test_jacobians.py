@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import nbtape as nt
+from gradcheck import numeric_grad
 
 
 
@@ -364,3 +365,42 @@ def test_jacobian_of_a_plain_array_target_is_a_constant():
         assert tape.jacobian(y, x) is None
     with pytest.raises(TypeError, match="jacobian"):
         nt.GradientTape().jacobian("y", x)
+
+
+@pytest.mark.parametrize("watch", [True, False])
+def test_jacobian_of_a_source_with_respect_to_itself_is_the_identity(watch):
+    v = nt.Variable(np.arange(6.0).reshape(2, 3))
+    other = nt.Variable([1.0, 2.0])
+    with nt.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        if watch:
+            tape.watch(v)
+    J, unconnected = tape.jacobian(v, [v, other])
+    np.testing.assert_array_equal(J.numpy(), np.eye(6).reshape(2, 3, 2, 3))
+    assert unconnected is None
+    B = tape.batch_jacobian(v, v)
+    np.testing.assert_array_equal(B.numpy(), np.broadcast_to(np.eye(3), (2, 3, 3)))
+    with nt.GradientTape():     # under another recorder (the per-row tensor passes)
+        np.testing.assert_array_equal(tape.jacobian(v, v).numpy(), J.numpy())
+        np.testing.assert_array_equal(tape.batch_jacobian(v, v).numpy(), B.numpy())
+
+
+def _jacobian_sum_inside_the_block(x0, batch):
+    """The value and tape gradient of sum(J), J taken inside a persistent tape's own block."""
+    x = nt.constant(x0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.sin(x) * x ** 2
+        J = tape.batch_jacobian(y, x) if batch else tape.jacobian(y, x)
+        s = np.sum(J * J)
+    return float(s), tape.gradient(s, x)
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_a_jacobian_inside_its_own_persistent_tape_is_recorded(batch):
+    # TensorFlow records it, as it records tape.gradient there: a second order works
+    x0 = np.random.default_rng(7).uniform(0.5, 1.5, (2, 3))
+    _, g = _jacobian_sum_inside_the_block(x0, batch)
+    assert g is not None and g.shape == x0.shape
+    num = numeric_grad(lambda x: _jacobian_sum_inside_the_block(np.asarray(x), batch)[0],
+                       [x0], 0, 1e-6)
+    np.testing.assert_allclose(g.numpy(), num, rtol=1e-5, atol=1e-6)

@@ -79,3 +79,49 @@ def test_second_derivative_through_norm(draws):
 
 def test_reverse_over_forward_through_norm(draws):
     check_reverse_over_forward(lambda a: np.linalg.norm(a, axis=0), draws.randn(2, 3))
+
+
+# --- the condition number ------------------------------------------------------------------
+CONDS = [None, 2, -2, "fro", "nuc", 1, -1, np.inf, -np.inf]
+
+
+def _well_conditioned(draws, *shape, complex_=False):
+    a = (draws.crandn if complex_ else draws.randn)(*shape)
+    return a + 3 * np.eye(shape[-1])
+
+
+@pytest.mark.parametrize("p", CONDS)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (2, 1, 3, 3)])
+def test_cond(p, shape, draws):
+    check_both(lambda x: np.linalg.cond(x, p), _well_conditioned(draws, *shape))
+
+
+@pytest.mark.parametrize("p", [None, 2, -2])
+@pytest.mark.parametrize("shape", [(3, 5), (2, 5, 3)])
+def test_cond_of_non_square_matrices_by_singular_values(p, shape, draws):
+    check_both(lambda x: np.linalg.cond(x, p=p), draws.randn(*shape))
+
+
+@pytest.mark.parametrize("p", CONDS)
+def test_complex_cond(p, draws):
+    check_both(lambda x: np.linalg.cond(x, p), _well_conditioned(draws, 2, 3, 3, complex_=True))
+
+
+@pytest.mark.parametrize("p", [None, "fro", 1])
+def test_second_derivative_through_cond(p, draws):
+    check_hvp(lambda x: np.linalg.cond(x, p), _well_conditioned(draws, 3, 3))
+
+
+@pytest.mark.parametrize("p", [None, 2, "fro", 1, np.inf])
+def test_cond_of_a_singular_matrix_refuses_in_both_modes(p):
+    # cond is infinite there (s_min / s_max, p=-2, is 0 and keeps its one-sided gradient)
+    x = nt.constant([[1.0, 0.0], [0.0, 0.0]])
+    with nt.GradientTape() as tape, nt.ForwardAccumulator(x, np.ones((2, 2))) as acc:
+        tape.watch(x)
+        with np.errstate(all="ignore"):
+            y = np.linalg.cond(x, p)
+    assert float(y) == np.inf
+    with pytest.raises(nt.NoGradientRuleError, match="singular"):
+        tape.gradient(y, x)
+    with pytest.raises(nt.NoGradientRuleError, match="singular"):
+        acc.jvp(y)

@@ -1,7 +1,9 @@
 """nbtape.snapshot: what a recorded op keeps is what it saw (issue 11, item 2)."""
 import numpy as np
+import pytest
 
 import nbtape as nt
+from gradcheck import check_reverse, gradients_of_sum
 from nbtape.snapshot import snapshot, snapshot_kwargs
 
 
@@ -47,3 +49,68 @@ def test_keyword_arguments():
     w[:] = 3.0
     np.testing.assert_array_equal(kept["weights"], [1.0, 1.0])
     assert kept["axis"] == 0
+
+
+# An op's outputs that view a plain operand (besides an out= buffer, below, only
+# several-output ops give such views: a sweep of the one-output rules on (plain, tensor)
+# pairs found none) must not change when the user's array does.
+@pytest.mark.parametrize("views", [
+    lambda buf, x: np.broadcast_arrays(buf, x),
+    lambda buf, x: np.meshgrid(buf, x, copy=False, indexing="ij"),
+])
+def test_outputs_that_view_a_plain_operand_keep_what_they_saw(views):
+    def f(buf, x):
+        a, b = views(buf, x)
+        return a * b ** 2, a
+    rng = np.random.default_rng(3)
+    buf, x0 = rng.uniform(0.5, 1.5, 3), rng.uniform(0.5, 1.5, 3)
+    check_reverse(lambda x: f(buf, x)[0], x0)          # the rule itself is right
+    (expected,) = gradients_of_sum(lambda x: f(buf.copy(), x)[0], x0)
+    x = nt.constant(x0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y, a = f(buf, x)
+    seen = np.asarray(a).copy()
+    buf[:] = 100.0                       # a buffer reused, after the op
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected)
+    np.testing.assert_array_equal(np.asarray(a), seen)     # tensors are immutable
+
+
+# numpy returns a function's out= buffer itself: the tensor it becomes must not follow the
+# buffer when the user reuses it (the later op keeps the tensor, not a copy)
+@pytest.mark.parametrize("into", [
+    lambda x, buf: np.clip(x, 0.6, 2.0, out=buf),
+    lambda x, buf: np.clip(x, 0.6, 2.0, buf),
+    lambda x, buf: np.fix(x * 3.0, buf),
+    lambda x, buf: np.sum(np.stack([x, x * x]), 0, None, buf),     # out among the operands
+    lambda x, buf: np.cumsum(x, out=buf),
+    lambda x, buf: np.concatenate([x[:1], x[1:2], x[2:]], 0, buf),
+    lambda x, buf: np.dot(np.diag(x), x, buf),
+])
+def test_a_result_written_into_an_out_buffer_keeps_what_it_saw(into):
+    def f(x, buf):
+        r = into(x, buf)
+        return r * x, r
+    x0 = np.random.default_rng(4).uniform(0.5, 2.5, 3)
+    check_reverse(lambda x: f(x, np.zeros(3))[0], x0)
+    (expected,) = gradients_of_sum(lambda x: f(x, np.zeros(3))[0], x0)
+    x, buf = nt.constant(x0), np.zeros(3)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y, r = f(x, buf)
+    np.testing.assert_array_equal(buf, np.asarray(r))      # numpy's promise is kept
+    buf[:] = 100.0
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected)
+    np.testing.assert_array_less(np.asarray(r), 50.0)      # tensors are immutable
+
+
+def test_a_constant_written_into_an_out_buffer_keeps_what_it_saw():
+    # not connected to the source, but kept by the op that is: d(r * x)/dx = r
+    c, x = nt.constant([0.2, 0.7, 1.4]), nt.constant([1.0, 2.0, 3.0])
+    buf = np.zeros(3)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        r = np.clip(c, 0.5, 1.0, out=buf)
+        y = np.sum(r * x)
+    buf[:] = 100.0
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.5, 0.7, 1.0])

@@ -316,6 +316,48 @@ def test_target_list_including_the_source():
     assert float(tape.gradient([y, x], x)) == 5.0
 
 
+# A target that is also a source: the identity, watched or not (TensorFlow seeds
+# "sources that are targets" with ones; its guide's `result = v0` gives dv0 = 1.0).
+def test_a_variable_that_is_the_target_has_gradient_one():
+    x = nt.constant(1.0)
+    v0, v1 = nt.Variable(2.0), nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        if x > 0.0:
+            result = v0             # reads nothing: v0 is never watched
+        else:
+            result = v1 ** 2
+    dv0, dv1 = tape.gradient(result, [v0, v1])
+    assert float(dv0) == 1.0 and dv1 is None
+    assert tape.watched_variables() == ()     # gradient() does not watch it after the fact
+
+
+@pytest.mark.parametrize("make", [
+    lambda: nt.Variable([1.0, 2.0], trainable=False),
+    lambda: nt.constant([1.0, 2.0]),
+])
+@pytest.mark.parametrize("auto", [True, False])
+def test_an_unwatched_target_that_is_the_source_has_gradient_one(make, auto):
+    x = make()
+    with nt.GradientTape(watch_accessed_variables=auto) as tape:
+        pass
+    g = tape.gradient(x, x)
+    assert g.dtype == x.dtype
+    np.testing.assert_array_equal(g.numpy(), [1.0, 1.0])
+
+
+def test_a_target_list_with_an_unwatched_source_and_output_gradients():
+    v = nt.Variable(3.0)
+    w = nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        y = w * w
+    assert float(tape.gradient([y, v], v)) == 1.0
+    assert float(tape.gradient([y, v], v, output_gradients=[5.0, 7.0])) == 7.0
+    gw, gv = tape.gradient([y, v], [w, v], output_gradients=[5.0, 7.0])
+    assert (float(gw), float(gv)) == (20.0, 7.0)
+    assert tape.gradient([y, v], [w, nt.Variable(1.0)])[1] is None
+
+
 def test_unconnected_target_in_a_list_is_ignored():
     x = nt.constant(2.0)
     other = nt.constant(5.0)

@@ -1,16 +1,19 @@
-"""``np.linalg`` norms: norm, vector_norm, matrix_norm.
+"""``np.linalg`` norms: norm, vector_norm, matrix_norm, and the condition number cond.
 
 Each norm's VJP is g times its gradient D (TensorFlow's convention for complex
 x: d|z|/dz = z/|z|); its JVP is Re <D, t> summed over the reduced axes.  The
 norm of 0 gets the zero subgradient instead of NaN; ties of the max/min norms
-share the gradient equally.
+share the gradient equally.  ``cond(x, p)`` is s_max/s_min for p None/2 (s_min/s_max
+for -2), else ``norm(x, p) * norm(inv(x), p)``; it is infinite at a singular matrix,
+where its gradient refuses.
 """
 import numpy as np
 
+from ..errors import NoGradientRuleError
 from ..extend import defjvp, defvjp
 from .matrix_util import ndim
 from .registry import numpy_function
-from .util import conj, shape_of
+from .util import H, conj, shape_of
 
 
 def _svd(a):
@@ -100,3 +103,31 @@ def _matrix_norm_args(x, keepdims=False, ord="fro"):
 _defnorm(np.linalg.norm, _norm_args)
 _defnorm(numpy_function("linalg.vector_norm"), _vector_norm_args)    # numpy 2 only
 _defnorm(numpy_function("linalg.matrix_norm"), _matrix_norm_args)
+
+
+def _cond_dir(x, ans, p=None):
+    """The gradient of each matrix's condition number (``ans``, one per matrix)."""
+    if not np.all(np.isfinite(ans)):
+        raise NoGradientRuleError(
+            "np.linalg.cond is infinite (or NaN) here: the matrix is singular (or holds "
+            "NaN), and its condition number has no gradient there. Keep the matrix "
+            "invertible (e.g. add a small multiple of the identity).")
+    if p in (None, 2, -2):
+        u, s, vh = _svd(x)
+        big, small = s[..., :1, None], s[..., -1:, None]     # (..., 1, 1)
+        d_big = u[..., :, :1] @ vh[..., :1, :]               # d s_max = <d_big, dx>
+        d_small = u[..., :, -1:] @ vh[..., -1:, :]
+        if p == -2:
+            return d_small / big - small / big ** 2 * d_big
+        return d_big / small - big / small ** 2 * d_small
+    inv = np.linalg.inv(x)
+    axes = (ndim(x) - 2, ndim(x) - 1)
+    n = np.linalg.norm(x, p, axis=(-2, -1), keepdims=True)
+    m = np.linalg.norm(inv, p, axis=(-2, -1), keepdims=True)
+    # d norm(inv(x)) = <D_inv, -inv dx inv> = <-inv^H D_inv inv^H, dx>
+    return m * _matrix_dir(x, n, p, axes) - n * (H(inv) @ _matrix_dir(inv, m, p, axes) @ H(inv))
+
+
+defvjp(np.linalg.cond, lambda g, ans, x, p=None: g[..., None, None] * _cond_dir(x, ans, p))
+defjvp(np.linalg.cond, lambda t, ans, x, p=None:
+       np.sum(np.real(conj(_cond_dir(x, ans, p)) * t), axis=(-2, -1)))

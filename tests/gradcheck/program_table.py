@@ -240,6 +240,9 @@ def special():
                 f, "np.linalg." + n, ok=nd(2, 3), real=n == "svd", extra={
                     "mode": lambda b, s, c: Lit(b.ch.pick(["reduced", "complete", "r"])),
                     "ord": lambda b, s, c: Lit(b.ch.pick(["fro", "nuc", 1, 2, -1, np.inf]))})
+    # on the spd domain: well conditioned, so differences of the condition number are steady
+    out["np.linalg.cond"] = array_fn(linalg.cond, "np.linalg.cond", dom="spd", extra={
+        "p": lambda b, s, c: Lit(b.ch.pick([None, 2, -2, "fro", "nuc", 1, -1, np.inf]))}, **sq)
     out["np.linalg.norm"] = array_fn(linalg.norm, "np.linalg.norm", extra={
         "ord": lambda b, s, c: Lit(b.ch.pick([None, 1, 2, np.inf] + (["fro"] if len(s) == 2
                                                                          else [])))})
