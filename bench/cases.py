@@ -9,7 +9,7 @@ import numpy as np
 
 import nbtape as nt
 
-from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, jac_mlp, rosenbrock
+from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, chain_ops, jac_mlp, rosenbrock
 from timing import clock
 
 NAME = "nbtape"
@@ -22,16 +22,7 @@ def chain(n, x0=CHAIN_X0):
     t0 = clock()
     with nt.GradientTape() as tape:
         y = x
-        for i in range(n):
-            k = i & 3
-            if k == 0:
-                y = y * 1.0001
-            elif k == 1:
-                y = y + 0.0001
-            elif k == 2:
-                y = np.sin(y)
-            else:
-                y = y - 0.0001
+        y = chain_ops(y, n, np.sin)
     t1 = clock()
     g = tape.gradient(y, x)
     t2 = clock()

@@ -6,7 +6,7 @@ a column for each.  Each peer is a small class with the same methods as the
 """
 import numpy as np
 
-from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, jac_mlp, rosenbrock
+from problems import CHAIN_X0, LINE_EPOCHS, LINE_LR, chain_ops, jac_mlp, rosenbrock
 from timing import clock
 
 NAMES = ("autograd", "torch", "jax")
@@ -37,17 +37,7 @@ class Autograd:
         anp = self.anp
 
         def f(y):
-            for i in range(n):
-                k = i & 3
-                if k == 0:
-                    y = y * 1.0001
-                elif k == 1:
-                    y = y + 0.0001
-                elif k == 2:
-                    y = anp.sin(y)
-                else:
-                    y = y - 0.0001
-            return y
+            return chain_ops(y, n, anp.sin)
         t0 = clock()
         vjp, y = self.ag.make_vjp(f)(x0)      # records the forward pass
         t1 = clock()
@@ -111,16 +101,7 @@ class Torch:
         x = torch.tensor(np.asarray(x0), dtype=torch.float64, requires_grad=True)
         t0 = clock()
         y = x
-        for i in range(n):
-            k = i & 3
-            if k == 0:
-                y = y * 1.0001
-            elif k == 1:
-                y = y + 0.0001
-            elif k == 2:
-                y = torch.sin(y)
-            else:
-                y = y - 0.0001
+        y = chain_ops(y, n, torch.sin)
         t1 = clock()
         (g,) = torch.autograd.grad(y, x, torch.ones_like(y))
         t2 = clock()
@@ -196,17 +177,7 @@ class Jax:
         jnp = self.jnp
 
         def f(y):
-            for i in range(n):
-                k = i & 3
-                if k == 0:
-                    y = y * 1.0001
-                elif k == 1:
-                    y = y + 0.0001
-                elif k == 2:
-                    y = jnp.sin(y)
-                else:
-                    y = y - 0.0001
-            return y
+            return chain_ops(y, n, jnp.sin)
         x = jnp.asarray(x0, dtype=jnp.float64)
         t0 = clock()
         y, vjp = self.jax.vjp(f, x)          # records the forward pass

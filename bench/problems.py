@@ -12,6 +12,22 @@ CHAIN_X0 = 0.5
 CHAIN_KINDS = ("y * 1.0001", "y + 0.0001", "np.sin(y)", "y - 0.0001")
 
 
+def chain_ops(y, n, sin):
+    """The chain itself on any array library (``sin`` is that library's): ``n`` ops,
+    the four kinds of ``CHAIN_KINDS`` in turn."""
+    for i in range(n):
+        k = i & 3
+        if k == 0:
+            y = y * 1.0001
+        elif k == 1:
+            y = y + 0.0001
+        elif k == 2:
+            y = sin(y)
+        else:
+            y = y - 0.0001
+    return y
+
+
 # (a'): the same chain on a length-16 vector (every element its own chain, one op each)
 CHAIN_VECTOR = 16
 
