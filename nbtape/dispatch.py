@@ -52,6 +52,26 @@ def _unwrap_nested(a, stack):
     return a, a
 
 
+def operand_ids(operands):
+    """The operands' tensor ids, ``None`` for a constant: a tuple (of ints and None,
+    which the cyclic GC stops tracking), unrolled for the one- and two-operand ops
+    that are nearly all of a tape.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(1.0)
+    >>> operand_ids((x, 2.0)) == (x._id, None)
+    True
+    """
+    n = len(operands)
+    if n == 2:
+        a, b = operands
+        return (a._id if type(a) is Tensor else None, b._id if type(b) is Tensor else None)
+    if n == 1:
+        a = operands[0]
+        return (a._id if type(a) is Tensor else None,)
+    return tuple([a._id if type(a) is Tensor else None for a in operands])
+
+
 def apply(rule, args, kwargs=None, rule_kwargs=True):
     """Compute ``rule.fn(*args, **kwargs)`` and offer the op to every recorder.
 
@@ -108,7 +128,7 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
                     operands = args[:fast]
             if operands is None:
                 rule, operands = _operands(rule, args, None)
-        ids = [a._id if type(a) is Tensor else None for a in operands]
+        ids = operand_ids(operands)
         for rec in stack:
             rec.record(rule, args, None, operands, ids, outs)
     return outs
@@ -139,7 +159,7 @@ def _finish(rule, args, kwargs, out, stack, kw_tensors):
             operands = args
         else:
             rule, operands = _operands(rule, args, kwargs)
-        ids = [a._id if type(a) is Tensor else None for a in operands]
+        ids = operand_ids(operands)
         for rec in stack:
             rec.record(rule, args, kwargs, operands, ids, outs)
     return outs
@@ -242,7 +262,7 @@ def _special_args(rule, args, stack):
         elif t is list:
             a = _as_operand(_read_nested(a, stack), k < n)
         out.append(a)
-    return out
+    return tuple(out)       # the recorded arguments: a tuple, which the GC can untrack
 
 
 def _several_outputs(rule):

@@ -8,7 +8,7 @@ from . import _where
 from ._state import next_id, suspended, tls
 from . import pictures
 from .arrays import is_foreign as _is_foreign
-from .backward import Op, backward, forward_reach
+from .backward import Op, backward, forward_reach, free_ops
 from .display import tape_html, tape_repr
 from .explain import explain
 from .breaks import break_message, object_rule, off_float_path
@@ -200,11 +200,12 @@ class GradientTape(TapeView, Observable):
                 constant_operand = True
         if not connected:
             return
-        all_ids = ids
+        all_ids = None
         if constant_operand:
             # an operand this tape does not watch (yet) is a constant for this op,
             # even if it gets watched later (TensorFlow's semantics)
-            ids = [i if i in tracked else None for i in ids]
+            all_ids = ids
+            ids = tuple([i if i in tracked else None for i in ids])
         if rule.multi:
             out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
                             for o in outs)
@@ -220,26 +221,31 @@ class GradientTape(TapeView, Observable):
         save = rule.save
         if save is not None and not rule.save_all:
             # Python numbers are kept even when unused: they label pictures, and cost nothing
-            saved = [a if (k < len(save) and save[k]) or type(a) in _NUMBERS else None
-                     for k, a in enumerate(args)]
+            saved = tuple([a if (k < len(save) and save[k]) or type(a) in _NUMBERS else None
+                           for k, a in enumerate(args)])
         else:
             saved = args
         for a in saved:
             if type(a) not in KEPT_AS_IS:
                 # a plain array the user may change later (a buffer reused in a loop):
                 # the rule must see it as it was now (tensors are immutable)
-                saved = snapshot(saved)
+                saved = tuple(snapshot(saved))
                 break
         if kwargs:
             kwargs = snapshot_kwargs(kwargs)
-        metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
-                 for a in operands]
+        # tuples of (shape, dtype): once the GC has seen them it stops tracking them
+        if len(operands) == 1:
+            a = operands[0]
+            metas = ((a._value.shape, a._value.dtype) if type(a) is Tensor else None,)
+        else:
+            metas = tuple([(a._value.shape, a._value.dtype) if type(a) is Tensor else None
+                           for a in operands])
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
             where = _where.caller_raw(2)
             out = outs if type(outs) is not Tensor or outs._value.nbytes <= _KEEP_BYTES else None
         else:       # a long tape is a loop: its lines are those of its first ops
-            where = _where.caller_raw(2) if not rule.has_vjp else None
+            where = _where.caller_raw(2) if not rule.vjps and not rule.has_vjp else None
             out = None
         ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
                       out_ids, where, out, all_ids))
@@ -403,8 +409,7 @@ class GradientTape(TapeView, Observable):
             self._consumed = True
             ops = self._ops
             small = self._small if self._small is not None else _small_tape(ops)
-            for op in ops:
-                op.free(keep_output=small)
+            free_ops(ops, keep_output=small)
             self._pop()
 
     def _tell_observers(self, sources, results):
