@@ -128,7 +128,11 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
                     operands = args[:fast]
             if operands is None:
                 rule, operands = _operands(rule, args, None)
-        ids = operand_ids(operands)
+        if len(operands) == 2:      # operand_ids inlined
+            a, b = operands
+            ids = (a._id if type(a) is Tensor else None, b._id if type(b) is Tensor else None)
+        else:
+            ids = operand_ids(operands)
         for rec in stack:
             rec.record(rule, args, None, operands, ids, outs)
     return outs

@@ -221,8 +221,13 @@ class GradientTape(TapeView, Observable):
         save = rule.save
         if save is not None and not rule.save_all:
             # Python numbers are kept even when unused: they label pictures, and cost nothing
-            saved = tuple([a if (k < len(save) and save[k]) or type(a) in _NUMBERS else None
-                           for k, a in enumerate(args)])
+            if len(args) == 2 and len(save) >= 2:      # x + 1.0: no list to build
+                a, b = args
+                saved = (a if save[0] or type(a) in _NUMBERS else None,
+                         b if save[1] or type(b) in _NUMBERS else None)
+            else:
+                saved = tuple([a if (k < len(save) and save[k]) or type(a) in _NUMBERS
+                               else None for k, a in enumerate(args)])
         else:
             saved = args
         for a in saved:
@@ -234,7 +239,12 @@ class GradientTape(TapeView, Observable):
         if kwargs:
             kwargs = snapshot_kwargs(kwargs)
         # tuples of (shape, dtype): once the GC has seen them it stops tracking them
-        if len(operands) == 1:
+        n = len(operands)
+        if n == 2:
+            a, b = operands
+            metas = ((a._value.shape, a._value.dtype) if type(a) is Tensor else None,
+                     (b._value.shape, b._value.dtype) if type(b) is Tensor else None)
+        elif n == 1:
             a = operands[0]
             metas = ((a._value.shape, a._value.dtype) if type(a) is Tensor else None,)
         else:
