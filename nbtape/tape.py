@@ -81,9 +81,14 @@ _NUMBERS = (int, float, complex)
 
 def _small_tape(ops):
     """A classroom-sized tape: it kept every output, and they add up to little."""
-    if len(ops) > DISPLAY_OPS or any(not op.kept_output for op in ops):
+    if len(ops) > DISPLAY_OPS:
         return False
-    return _nbytes(op.out for op in ops) <= DISPLAY_BYTES
+    outs = []
+    for op in ops:
+        if not op.kept_output:
+            return False
+        outs.append(op.out)
+    return _nbytes(outs) <= DISPLAY_BYTES
 
 
 
@@ -371,9 +376,13 @@ class GradientTape(TapeView, Observable):
         # A persistent tape asked inside its own `with` block records the pass itself
         # (as TensorFlow's does), so the gradient can be differentiated again; otherwise
         # the tape steps aside while it computes.
-        with nullcontext() if self._persistent and self in tls.stack else suspended(self):
-            tensor_mode = bool(tls.stack)
-            adj = backward(ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
+        if not seeds:
+            adj = {}
+        elif not tls.stack:         # the usual case: nothing records, nothing to set aside
+            adj = backward(ops, seeds, ids, False, keep_all)
+        else:
+            with nullcontext() if self._persistent and self in tls.stack else suspended(self):
+                adj = backward(ops, seeds, ids, bool(tls.stack), keep_all)
         kept = adj if keep_all else {i: adj[i] for i in ids if i in adj}
         self.last_gradient = GradientRecord(
             list(seeds), ids, {k: (v._value if isinstance(v, Tensor) else v)
@@ -388,6 +397,8 @@ class GradientTape(TapeView, Observable):
         if not _float_dtype(dtype):
             warn_user(int_source_message(source))
             return None
+        if type(g) is np.ndarray:       # the common case: a plain array from the pass
+            return Tensor(g if g.dtype == dtype else g.astype(dtype))
         if g is None:
             self._warn_escape(source, policy)
             if policy is UnconnectedGradients.ZERO:
@@ -498,7 +509,9 @@ class _StopRecording:
 def _nbytes(values):
     total = 0
     for v in values:
-        if isinstance(v, tuple):
+        if type(v) is Tensor:
+            total += getattr(v._value, "nbytes", 8)
+        elif isinstance(v, tuple):
             total += _nbytes(v)
         elif v is not None:
             total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)

@@ -150,7 +150,7 @@ class Variable(TensorLike, Observable):
         arr = _plain(value)
         arr = arr if _is_foreign(arr) else np.asarray(arr)
         dtype = self.dtype
-        if not np.can_cast(arr.dtype, dtype, casting="same_kind"):
+        if arr.dtype != dtype and not np.can_cast(arr.dtype, dtype, casting="same_kind"):
             raise InvalidArgumentError(_dtype_message(self, arr, how))
         if how != "assign" and arr.shape != self.shape:
             try:
