@@ -248,8 +248,7 @@ def _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached):
             g = [x if x is not None else np.zeros_like(a) for x, a in zip(gs, ans)]
             g = type(ans)(*g) if hasattr(ans, "_fields") else type(ans)(g)
         vjps = rule.vjps
-        if vjps and not tensor_mode and rule.vjp_all is None and not rule.zero \
-                and not op.kwargs:
+        if vjps and not tensor_mode and rule.vjp_all is None and not rule.zero:
             # reverse_step inlined for its common case (a positional rule on plain
             # arrays): this loop runs once per op of a pass, and each call shows
             _positional_step(op, vjps, g, reach, adj)
@@ -282,6 +281,9 @@ def _positional_step(op, vjps, g, reach, adj):
     else:
         args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
                 for a in args]
+    kwargs = op.kwargs
+    if kwargs:
+        kwargs = {k: raw_value(v) for k, v in kwargs.items()}
     metas = op.metas
     k = 0
     for i in op.in_ids:
@@ -289,7 +291,7 @@ def _positional_step(op, vjps, g, reach, adj):
             f = vjps[k]
             if f is not None:
                 try:
-                    gi = f(g, ans, *args)
+                    gi = f(g, ans, *args, **kwargs) if kwargs else f(g, ans, *args)
                 except FutureWarning as w:      # raised only in a lazy pass (see backward)
                     if UNIMPLEMENTED not in str(w):
                         raise

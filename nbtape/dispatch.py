@@ -88,21 +88,31 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         raw.extend(_val(a) for a in rest)
         args = (items, *rest)
     else:
-        raw = []
-        special = False         # a Variable to read, or a list operand to make an array
-        for a in args:
-            t = type(a)
-            if t is Tensor:
-                raw.append(a._value)
-            elif t is Variable:
-                special = True
-                raw.append(a._tensor._value)
-            else:
-                special = special or t is list
-                raw.append(a)
+        n = len(args)
+        if n == 2:          # x * y and np.sin(x), unrolled: nearly every op is one of them
+            a, b = args
+            ta, tb = type(a), type(b)
+            # a Variable to read, or a list operand to make an array
+            special = ta is Variable or tb is Variable or ta is list or tb is list
+            raw = (a._value if ta is Tensor else a, b._value if tb is Tensor else b)
+        elif n == 1:
+            a = args[0]
+            ta = type(a)
+            special = ta is Variable or ta is list
+            raw = (a._value if ta is Tensor else a,)
+        else:
+            raw = []
+            special = False
+            for a in args:
+                t = type(a)
+                if t is Tensor:
+                    raw.append(a._value)
+                else:
+                    special = special or t is Variable or t is list
+                    raw.append(a)
         if special:
             args = _special_args(rule, args, stack)
-            raw = [_val(a) for a in args]
+            raw = [a._value if type(a) is Tensor else a for a in args]
     try:
         out = rule.compute(*raw)
     except (TypeError, ValueError) as e:    # free until raised (Python 3.11)
