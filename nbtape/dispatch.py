@@ -138,9 +138,13 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
                     operands = args[:fast]
             if operands is None:
                 rule, operands = _operands(rule, args, None)
-        if len(operands) == 2:      # operand_ids inlined
+        n = len(operands)
+        if n == 2:          # operand_ids inlined
             a, b = operands
             ids = (a._id if type(a) is Tensor else None, b._id if type(b) is Tensor else None)
+        elif n == 1:
+            a = operands[0]
+            ids = (a._id if type(a) is Tensor else None,)
         else:
             ids = operand_ids(operands)
         for rec in stack:
