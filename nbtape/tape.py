@@ -126,6 +126,7 @@ class GradientTape(TapeView, Observable):
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
         self._notes = []          # Notes (tape_view.py): escapes, assigns, pauses, dtypes
         self._object_origins = {}  # id of an object array -> (op name, where) that made it
+        self._shared_metas = {}   # operand metas -> the one tuple of them the ops keep
         self.last_gradient = None  # GradientRecord of the latest gradient() call
 
     @property
@@ -255,6 +256,9 @@ class GradientTape(TapeView, Observable):
         else:
             metas = tuple([(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                            for a in operands])
+        # ops of a loop share their metas: one tuple per kind of op, not three per op,
+        # so a long tape leaves the collector fewer objects to count
+        metas = self._shared_metas.setdefault(metas, metas)
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
             where = _where.caller_raw(2)
