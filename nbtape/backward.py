@@ -278,6 +278,10 @@ def _positional_step(op, vjps, g, reach, adj):
         ta, tb = type(a), type(b)
         args = (a._value if ta is Tensor else (raw_value(a) if ta is list else a),
                 b._value if tb is Tensor else (raw_value(b) if tb is list else b))
+    elif len(args) == 1:
+        a = args[0]
+        ta = type(a)
+        args = (a._value if ta is Tensor else (raw_value(a) if ta is list else a),)
     else:
         args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
                 for a in args]
