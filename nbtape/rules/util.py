@@ -30,6 +30,11 @@ def unbroadcast(g, shape, dtype):
     if gshape is None:
         g = np.asarray(g)
         gshape = g.shape
+    if gshape != shape and not shape:
+        # down to a scalar (a loss's parameter): one full sum (ndarray.sum's Python
+        # wrapper costs more than the sum of a small array)
+        g = np.add.reduce(g, axis=None) if type(g) is np.ndarray else g.sum()
+        gshape = ()
     if gshape != shape:
         lead = len(gshape) - len(shape)
         # g.sum: the ndarray method is cheaper than np.sum's dispatch, and a Tensor's
