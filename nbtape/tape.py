@@ -19,7 +19,7 @@ from .structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .tape_args import (UnconnectedGradients, int_source_message, not_a_tensor_message,
                         output_gradient, unconnected_policy)
-from .tape_records import Note, Watched
+from .tape_records import GradientRecord, Note, Watched, small_tape
 from .tape_view import TapeView
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -35,20 +35,6 @@ DISPLAY_OPS = 1000
 DISPLAY_BYTES = 1 << 20
 # A picture shows a summary of a big array anyway: outputs above this are not kept.
 _KEEP_BYTES = DISPLAY_BYTES // 16
-
-
-class GradientRecord:
-    """What the latest ``gradient`` call computed: targets, sources and adjoints.
-
-    ``adjoints`` maps tensor ids to plain arrays; it holds every adjoint on the
-    path for tapes of at most ``DISPLAY_OPS`` ops, and only the sources' otherwise.
-    """
-
-    def __init__(self, target_ids, source_ids, adjoints, complete):
-        self.target_ids = target_ids
-        self.source_ids = source_ids
-        self.adjoints = adjoints
-        self.complete = complete
 
 
 class _Paused:
@@ -77,20 +63,6 @@ class _Paused:
 
 
 _NUMBERS = (int, float, complex)
-
-
-def _small_tape(ops):
-    """A classroom-sized tape: it kept every output, and they add up to little."""
-    if len(ops) > DISPLAY_OPS:
-        return False
-    outs = []
-    for op in ops:
-        if not op.kept_output:
-            return False
-        outs.append(op.out)
-    return _nbytes(outs) <= DISPLAY_BYTES
-
-
 
 
 def _float_dtype(dt):
@@ -376,7 +348,7 @@ class GradientTape(TapeView, Observable):
         # every adjoint is kept for pictures only on a small tape (its adjoints are
         # about the size of its outputs), so the pass never doubles a big tape's memory
         ops = self._ops
-        keep_all = self._small = _small_tape(ops)
+        keep_all = self._small = small_tape(ops, DISPLAY_OPS, DISPLAY_BYTES)
         # A persistent tape asked inside its own `with` block records the pass itself
         # (as TensorFlow's does), so the gradient can be differentiated again; otherwise
         # the tape steps aside while it computes.
@@ -433,7 +405,9 @@ class GradientTape(TapeView, Observable):
         if not self._persistent:
             self._consumed = True
             ops = self._ops
-            small = self._small if self._small is not None else _small_tape(ops)
+            small = self._small
+            if small is None:
+                small = small_tape(ops, DISPLAY_OPS, DISPLAY_BYTES)
             free_ops(ops, keep_output=small)
             self._pop()
 
@@ -508,15 +482,3 @@ class _StopRecording:
                 stack[k] = self.tape
                 break
         return False
-
-
-def _nbytes(values):
-    total = 0
-    for v in values:
-        if type(v) is Tensor:
-            total += getattr(v._value, "nbytes", 8)
-        elif isinstance(v, tuple):
-            total += _nbytes(v)
-        elif v is not None:
-            total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)
-    return total
