@@ -247,6 +247,12 @@ def _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached):
             ans = op.ans if tensor_mode else raw_output(op.ans)
             g = [x if x is not None else np.zeros_like(a) for x, a in zip(gs, ans)]
             g = type(ans)(*g) if hasattr(ans, "_fields") else type(ans)(g)
+        vjps = rule.vjps
+        if vjps and not tensor_mode and rule.vjp_all is None and not rule.zero:
+            # reverse_step inlined for its common case (a positional rule on plain
+            # arrays): this loop runs once per op of a pass, and each call shows
+            _positional_step(op, vjps, g, reach, adj)
+            continue
         if not rule.has_vjp:
             raise _no_rule(op)
         in_ids = op.in_ids
@@ -258,3 +264,58 @@ def _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached):
                 else:
                     adj[i] = gi
     return adj
+
+
+def _positional_step(op, vjps, g, reach, adj):
+    """``reverse_step`` for a positional rule on plain arrays, adding each operand's
+    adjoint into ``adj``: what ``call_vjp`` and ``reverse_step`` do, without the lists."""
+    ans = op.ans
+    if ans is not None:
+        ans = raw_output(ans)
+    args = op.args
+    if len(args) == 2:
+        a, b = args
+        ta, tb = type(a), type(b)
+        args = (a._value if ta is Tensor else (raw_value(a) if ta is list else a),
+                b._value if tb is Tensor else (raw_value(b) if tb is list else b))
+    elif len(args) == 1:
+        a = args[0]
+        ta = type(a)
+        args = (a._value if ta is Tensor else (raw_value(a) if ta is list else a),)
+    else:
+        args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
+                for a in args]
+    kwargs = op.kwargs
+    if kwargs:
+        kwargs = {k: raw_value(v) for k, v in kwargs.items()}
+    metas = op.metas
+    k = 0
+    for i in op.in_ids:
+        if i is not None and i in reach:
+            f = vjps[k]
+            if f is not None:
+                try:
+                    gi = f(g, ans, *args, **kwargs) if kwargs else f(g, ans, *args)
+                except FutureWarning as w:      # raised only in a lazy pass (see backward)
+                    if UNIMPLEMENTED not in str(w):
+                        raise
+                    raise unimplemented_error(op.rule.name, w) from None
+                if gi is not None:
+                    m = metas[k]
+                    if getattr(gi, "shape", None) != m[0] or gi.dtype != m[1]:
+                        gi = unbroadcast(gi, m[0], m[1])
+                    if i in adj:
+                        adj[i] = adj[i] + gi
+                    else:
+                        adj[i] = gi
+        k += 1
+
+
+def free_ops(ops, keep_output=False):
+    """``op.free(keep_output)`` for every op of a tape, in one loop (a used
+    non-persistent tape frees all its ops at once)."""
+    for op in ops:
+        op.args = op.kwargs = op.ans = None
+        if not keep_output:
+            out = op._out
+            op._out = weakref.ref(out) if type(out) is Tensor else None

@@ -52,6 +52,26 @@ def _unwrap_nested(a, stack):
     return a, a
 
 
+def operand_ids(operands):
+    """The operands' tensor ids, ``None`` for a constant: a tuple (of ints and None,
+    which the cyclic GC stops tracking), unrolled for the one- and two-operand ops
+    that are nearly all of a tape.
+
+    >>> import nbtape as nt
+    >>> x = nt.constant(1.0)
+    >>> operand_ids((x, 2.0)) == (x._id, None)
+    True
+    """
+    n = len(operands)
+    if n == 2:
+        a, b = operands
+        return (a._id if type(a) is Tensor else None, b._id if type(b) is Tensor else None)
+    if n == 1:
+        a = operands[0]
+        return (a._id if type(a) is Tensor else None,)
+    return tuple([a._id if type(a) is Tensor else None for a in operands])
+
+
 def apply(rule, args, kwargs=None, rule_kwargs=True):
     """Compute ``rule.fn(*args, **kwargs)`` and offer the op to every recorder.
 
@@ -68,21 +88,31 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         raw.extend(_val(a) for a in rest)
         args = (items, *rest)
     else:
-        raw = []
-        special = False         # a Variable to read, or a list operand to make an array
-        for a in args:
-            t = type(a)
-            if t is Tensor:
-                raw.append(a._value)
-            elif t is Variable:
-                special = True
-                raw.append(a._tensor._value)
-            else:
-                special = special or t is list
-                raw.append(a)
+        n = len(args)
+        if n == 2:          # x * y and np.sin(x), unrolled: nearly every op is one of them
+            a, b = args
+            ta, tb = type(a), type(b)
+            # a Variable to read, or a list operand to make an array
+            special = ta is Variable or tb is Variable or ta is list or tb is list
+            raw = (a._value if ta is Tensor else a, b._value if tb is Tensor else b)
+        elif n == 1:
+            a = args[0]
+            ta = type(a)
+            special = ta is Variable or ta is list
+            raw = (a._value if ta is Tensor else a,)
+        else:
+            raw = []
+            special = False
+            for a in args:
+                t = type(a)
+                if t is Tensor:
+                    raw.append(a._value)
+                else:
+                    special = special or t is Variable or t is list
+                    raw.append(a)
         if special:
             args = _special_args(rule, args, stack)
-            raw = [_val(a) for a in args]
+            raw = [a._value if type(a) is Tensor else a for a in args]
     try:
         out = rule.compute(*raw)
     except (TypeError, ValueError) as e:    # free until raised (Python 3.11)
@@ -108,7 +138,15 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
                     operands = args[:fast]
             if operands is None:
                 rule, operands = _operands(rule, args, None)
-        ids = [a._id if type(a) is Tensor else None for a in operands]
+        n = len(operands)
+        if n == 2:          # operand_ids inlined
+            a, b = operands
+            ids = (a._id if type(a) is Tensor else None, b._id if type(b) is Tensor else None)
+        elif n == 1:
+            a = operands[0]
+            ids = (a._id if type(a) is Tensor else None,)
+        else:
+            ids = operand_ids(operands)
         for rec in stack:
             rec.record(rule, args, None, operands, ids, outs)
     return outs
@@ -139,7 +177,7 @@ def _finish(rule, args, kwargs, out, stack, kw_tensors):
             operands = args
         else:
             rule, operands = _operands(rule, args, kwargs)
-        ids = [a._id if type(a) is Tensor else None for a in operands]
+        ids = operand_ids(operands)
         for rec in stack:
             rec.record(rule, args, kwargs, operands, ids, outs)
     return outs
@@ -242,7 +280,7 @@ def _special_args(rule, args, stack):
         elif t is list:
             a = _as_operand(_read_nested(a, stack), k < n)
         out.append(a)
-    return out
+    return tuple(out)       # the recorded arguments: a tuple, which the GC can untrack
 
 
 def _several_outputs(rule):

@@ -12,6 +12,7 @@ import numpy as np
 from .arrays import is_foreign
 from .dispatch import apply, array_function, array_ufunc
 from .rules.core_ops import OPERATOR_RULES as _R
+from .rules.registry import RULES
 from .tensor import TensorLike
 
 # one module global per operator rule: a dict lookup less on every operator call
@@ -48,6 +49,10 @@ class _Operators:
 
     # numpy protocol --------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if not kwargs and method == "__call__":     # np.sin(x): straight to apply
+            rule = RULES.get(ufunc)
+            if rule is not None:
+                return apply(rule, inputs)
         return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):

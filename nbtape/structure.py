@@ -7,6 +7,8 @@ def flatten(x):
     >>> flatten([1, {"a": 2, "b": (3, 4)}])
     [1, 2, 3, 4]
     """
+    if not isinstance(x, _NESTS):
+        return [x]                  # one tensor: the common case of every gradient call
     out = []
     _flatten(x, out)
     return out
@@ -29,8 +31,16 @@ def unflatten(structure, leaves):
     >>> unflatten([0, {"a": 0, "b": (0, 0)}], [1, 2, 3, 4])
     [1, {'a': 2, 'b': (3, 4)}]
     """
+    if not isinstance(structure, _NESTS):
+        return leaves[0]
+    t = type(structure)
+    if (t is list or t is tuple) and not any(isinstance(x, _NESTS) for x in structure):
+        return t(leaves)            # a flat list of sources, as a training step has
     it = iter(leaves)
     return _rebuild(structure, it)
+
+
+_NESTS = (dict, list, tuple)
 
 
 def _rebuild(x, it):

@@ -8,7 +8,7 @@ from . import _where
 from ._state import next_id, suspended, tls
 from . import pictures
 from .arrays import is_foreign as _is_foreign
-from .backward import Op, backward, forward_reach
+from .backward import Op, backward, forward_reach, free_ops
 from .display import tape_html, tape_repr
 from .explain import explain
 from .breaks import break_message, object_rule, off_float_path
@@ -19,7 +19,7 @@ from .structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .tape_args import (UnconnectedGradients, int_source_message, not_a_tensor_message,
                         output_gradient, unconnected_policy)
-from .tape_records import Note, Watched
+from .tape_records import GradientRecord, Note, Watched, small_tape
 from .tape_view import TapeView
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -35,20 +35,6 @@ DISPLAY_OPS = 1000
 DISPLAY_BYTES = 1 << 20
 # A picture shows a summary of a big array anyway: outputs above this are not kept.
 _KEEP_BYTES = DISPLAY_BYTES // 16
-
-
-class GradientRecord:
-    """What the latest ``gradient`` call computed: targets, sources and adjoints.
-
-    ``adjoints`` maps tensor ids to plain arrays; it holds every adjoint on the
-    path for tapes of at most ``DISPLAY_OPS`` ops, and only the sources' otherwise.
-    """
-
-    def __init__(self, target_ids, source_ids, adjoints, complete):
-        self.target_ids = target_ids
-        self.source_ids = source_ids
-        self.adjoints = adjoints
-        self.complete = complete
 
 
 class _Paused:
@@ -77,15 +63,6 @@ class _Paused:
 
 
 _NUMBERS = (int, float, complex)
-
-
-def _small_tape(ops):
-    """A classroom-sized tape: it kept every output, and they add up to little."""
-    if len(ops) > DISPLAY_OPS or any(not op.kept_output for op in ops):
-        return False
-    return _nbytes(op.out for op in ops) <= DISPLAY_BYTES
-
-
 
 
 def _float_dtype(dt):
@@ -121,6 +98,7 @@ class GradientTape(TapeView, Observable):
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
         self._notes = []          # Notes (tape_view.py): escapes, assigns, pauses, dtypes
         self._object_origins = {}  # id of an object array -> (op name, where) that made it
+        self._shared_metas = {}   # operand metas -> the one tuple of them the ops keep
         self.last_gradient = None  # GradientRecord of the latest gradient() call
 
     @property
@@ -204,11 +182,12 @@ class GradientTape(TapeView, Observable):
                 constant_operand = True
         if not connected:
             return
-        all_ids = ids
+        all_ids = None
         if constant_operand:
             # an operand this tape does not watch (yet) is a constant for this op,
             # even if it gets watched later (TensorFlow's semantics)
-            ids = [i if i in tracked else None for i in ids]
+            all_ids = ids
+            ids = tuple([i if i in tracked else None for i in ids])
         if rule.multi:
             own_outputs(outs, args, kwargs)     # np.broadcast_arrays(buf, x) views buf
             out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
@@ -225,26 +204,44 @@ class GradientTape(TapeView, Observable):
         save = rule.save
         if save is not None and not rule.save_all:
             # Python numbers are kept even when unused: they label pictures, and cost nothing
-            saved = [a if (k < len(save) and save[k]) or type(a) in _NUMBERS else None
-                     for k, a in enumerate(args)]
+            if len(args) == 2 and len(save) >= 2:      # x + 1.0: no list to build
+                a, b = args
+                saved = (a if save[0] or type(a) in _NUMBERS else None,
+                         b if save[1] or type(b) in _NUMBERS else None)
+            else:
+                saved = tuple([a if (k < len(save) and save[k]) or type(a) in _NUMBERS
+                               else None for k, a in enumerate(args)])
         else:
             saved = args
         for a in saved:
             if type(a) not in KEPT_AS_IS:
                 # a plain array the user may change later (a buffer reused in a loop):
                 # the rule must see it as it was now (tensors are immutable)
-                saved = snapshot(saved)
+                saved = tuple(snapshot(saved))
                 break
         if kwargs:
             kwargs = snapshot_kwargs(kwargs)
-        metas = [(a._value.shape, a._value.dtype) if type(a) is Tensor else None
-                 for a in operands]
+        # tuples of (shape, dtype): once the GC has seen them it stops tracking them
+        n = len(operands)
+        if n == 2:
+            a, b = operands
+            metas = ((a._value.shape, a._value.dtype) if type(a) is Tensor else None,
+                     (b._value.shape, b._value.dtype) if type(b) is Tensor else None)
+        elif n == 1:
+            a = operands[0]
+            metas = ((a._value.shape, a._value.dtype) if type(a) is Tensor else None,)
+        else:
+            metas = tuple([(a._value.shape, a._value.dtype) if type(a) is Tensor else None
+                           for a in operands])
+        # ops of a loop share their metas: one tuple per kind of op, not three per op,
+        # so a long tape leaves the collector fewer objects to count
+        metas = self._shared_metas.setdefault(metas, metas)
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
             where = _where.caller_raw(2)
             out = outs if type(outs) is not Tensor or outs._value.nbytes <= _KEEP_BYTES else None
         else:       # a long tape is a loop: its lines are those of its first ops
-            where = _where.caller_raw(2) if not rule.has_vjp else None
+            where = _where.caller_raw(2) if not rule.vjps and not rule.has_vjp else None
             out = None
         ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
                       out_ids, where, out, all_ids))
@@ -359,13 +356,17 @@ class GradientTape(TapeView, Observable):
         # every adjoint is kept for pictures only on a small tape (its adjoints are
         # about the size of its outputs), so the pass never doubles a big tape's memory
         ops = self._ops
-        keep_all = self._small = _small_tape(ops)
+        keep_all = self._small = small_tape(ops, DISPLAY_OPS, DISPLAY_BYTES)
         # A persistent tape asked inside its own `with` block records the pass itself
         # (as TensorFlow's does), so the gradient can be differentiated again; otherwise
         # the tape steps aside while it computes.
-        with nullcontext() if self._persistent and self in tls.stack else suspended(self):
-            tensor_mode = bool(tls.stack)
-            adj = backward(ops, seeds, ids, tensor_mode, keep_all) if seeds else {}
+        if not seeds:
+            adj = {}
+        elif not tls.stack:         # the usual case: nothing records, nothing to set aside
+            adj = backward(ops, seeds, ids, False, keep_all)
+        else:
+            with nullcontext() if self._persistent and self in tls.stack else suspended(self):
+                adj = backward(ops, seeds, ids, bool(tls.stack), keep_all)
         kept = adj if keep_all else {i: adj[i] for i in ids if i in adj}
         self.last_gradient = GradientRecord(
             list(seeds), ids, {k: (v._value if isinstance(v, Tensor) else v)
@@ -385,6 +386,8 @@ class GradientTape(TapeView, Observable):
         if not _float_dtype(dtype):
             warn_user(int_source_message(source))
             return None
+        if type(g) is np.ndarray:       # the common case: a plain array from the pass
+            return Tensor(g if g.dtype == dtype else g.astype(dtype))
         if g is None:
             self._warn_escape(source, policy)
             if policy is UnconnectedGradients.ZERO:
@@ -415,9 +418,10 @@ class GradientTape(TapeView, Observable):
         if not self._persistent:
             self._consumed = True
             ops = self._ops
-            small = self._small if self._small is not None else _small_tape(ops)
-            for op in ops:
-                op.free(keep_output=small)
+            small = self._small
+            if small is None:
+                small = small_tape(ops, DISPLAY_OPS, DISPLAY_BYTES)
+            free_ops(ops, keep_output=small)
             self._pop()
 
     def _tell_observers(self, sources, results):
@@ -491,13 +495,3 @@ class _StopRecording:
                 stack[k] = self.tape
                 break
         return False
-
-
-def _nbytes(values):
-    total = 0
-    for v in values:
-        if isinstance(v, tuple):
-            total += _nbytes(v)
-        elif v is not None:
-            total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)
-    return total

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ._where import decode
+from .tensor import Tensor, TensorLike
 
 
 class Watched:
@@ -87,3 +88,51 @@ class OpsView(Sequence):
 
     def __repr__(self):
         return f"<{len(self._ops)} recorded ops>"
+
+
+class GradientRecord:
+    """What the latest ``gradient`` call computed: targets, sources and adjoints.
+
+    ``adjoints`` maps tensor ids to plain arrays; it holds every adjoint on the
+    path for tapes of at most ``DISPLAY_OPS`` ops, and only the sources' otherwise.
+    """
+
+    def __init__(self, target_ids, source_ids, adjoints, complete):
+        self.target_ids = target_ids
+        self.source_ids = source_ids
+        self.adjoints = adjoints
+        self.complete = complete
+
+
+def small_tape(ops, max_ops, max_bytes):
+    """A classroom-sized tape: at most ``max_ops`` ops, each kept its output, and the
+    outputs add up to at most ``max_bytes`` (so every adjoint is kept for pictures).
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.constant(np.ones(4))
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.sin(x)
+    >>> small_tape(tape.ops, 1000, 1 << 20), small_tape(tape.ops, 1000, 16)
+    (True, False)
+    """
+    if len(ops) > max_ops:
+        return False
+    outs = []
+    for op in ops:
+        if not op.kept_output:
+            return False
+        outs.append(op.out)
+    return _nbytes(outs) <= max_bytes
+
+
+def _nbytes(values):
+    total = 0
+    for v in values:
+        if type(v) is Tensor:
+            total += getattr(v._value, "nbytes", 8)
+        elif isinstance(v, tuple):
+            total += _nbytes(v)
+        elif v is not None:
+            total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)
+    return total

@@ -94,7 +94,7 @@ class Variable(TensorLike, Observable):
             arr = arr if arr.dtype == self.dtype else arr.astype(self.dtype)
         else:
             # a numpy variable holds numpy: a Dask or CuPy value is computed/copied in
-            arr = np.array(_to_numpy(arr) if _is_foreign(arr) else arr, dtype=self.dtype)
+            arr = np.array(_to_numpy(arr) if _is_foreign(arr) else arr, dtype=cur.dtype)
             arr.flags.writeable = False
         for rec in tls.stack:
             rec.on_assign(self, source, how)
@@ -149,10 +149,11 @@ class Variable(TensorLike, Observable):
         """``value`` as a plain array, after checking the variable can hold it."""
         arr = _plain(value)
         arr = arr if _is_foreign(arr) else np.asarray(arr)
-        dtype = self.dtype
-        if not np.can_cast(arr.dtype, dtype, casting="same_kind"):
+        cur = self._tensor._value
+        dtype = cur.dtype
+        if arr.dtype != dtype and not np.can_cast(arr.dtype, dtype, casting="same_kind"):
             raise InvalidArgumentError(_dtype_message(self, arr, how))
-        if how != "assign" and arr.shape != self.shape:
+        if how != "assign" and arr.shape != cur.shape:
             try:
                 fits = np.broadcast_shapes(arr.shape, self.shape) == self.shape
             except ValueError:

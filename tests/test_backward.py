@@ -127,3 +127,60 @@ def test_forward_reach_is_what_the_reverse_pass_visits():
     positions, reach = forward_reach(tape.ops, [xid])
     assert positions == [1] and reach[xid] is None and reach[tape.ops[1].out_ids[0]] == 1
     assert tape.gradient(c, x) is None
+
+
+def _step_by_step(ops, seeds, source_ids):
+    """The reverse pass written with the general ``reverse_step`` only (no fast path)."""
+    from nbtape.backward import forward_reach, reverse_step
+    positions, reach = forward_reach(ops, source_ids)
+    adj = dict(seeds)
+    for k in reversed(positions):
+        op = ops[k]
+        g = adj.get(op.out_ids[0])
+        if g is None:
+            continue
+        needs = [i is not None and i in reach for i in op.in_ids]
+        for i, gi in zip(op.in_ids, reverse_step(op, g, needs)):
+            if gi is not None:
+                adj[i] = adj[i] + gi if i in adj else gi
+    return adj
+
+
+def test_the_pass_fast_path_gives_what_the_general_reverse_step_gives():
+    # positional rules on plain arrays take an inlined step in backward(); it must give
+    # the same adjoints, shapes and dtypes as reverse_step (broadcasting, float32
+    # operands, keyword arguments, a repeated operand, constants, saved outputs)
+    from nbtape.backward import backward
+    rng = np.random.default_rng(3)
+    x = nt.constant(rng.normal(size=(3, 1)).astype(np.float32))
+    w = nt.constant(rng.normal(size=(4,)))
+    c = rng.normal(size=(3, 4))
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch([x, w])
+        a = x * w + c                       # (3,1) float32 and (4,) float64 broadcast
+        b = np.exp(a) / (a * a + 1.0)       # a saved output, a repeated operand
+        s = np.sum(b, axis=1, keepdims=True) - np.mean(b ** 2, axis=0)   # keywords
+        y = np.sum(np.tanh(s) * x)
+    seeds = {y._id: np.ones(())}
+    ids = [x._id, w._id]
+    fast = backward(tape.ops, seeds, ids, False, keep_all=True)
+    general = _step_by_step(tape.ops, seeds, ids)
+    assert set(fast) == set(general)
+    for i in general:
+        assert type(fast[i]) is type(general[i])
+        assert np.shape(fast[i]) == np.shape(general[i])
+        assert np.asarray(fast[i]).dtype == np.asarray(general[i]).dtype
+        np.testing.assert_array_equal(fast[i], general[i])
+    gx, gw = tape.gradient(y, [x, w])
+    assert gx.dtype == np.float32 and gx.shape == (3, 1) and gw.shape == (4,)
+    np.testing.assert_array_equal(gw.numpy(), general[w._id])
+
+
+def test_a_used_non_persistent_tape_drops_every_saved_value():
+    x = nt.Variable(np.linspace(0.1, 1.0, 5))
+    with nt.GradientTape() as tape:
+        y = np.sum(np.sin(x * 2.0) * x, axis=0)
+    ops = tape.ops
+    assert any(op.args is not None for op in ops)
+    tape.gradient(y, x)
+    assert all(op.args is None and op.kwargs is None and op.ans is None for op in ops)

@@ -61,7 +61,11 @@ def reduce_back(v, x, axis, keepdims):
 # --- mean ---------------------------------------------------------------------------------
 def _mean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, where=NV):
     if not masked(where):
-        return spread(g, x, axis, keepdims) / _count(shape_of(x), axis)
+        shape = shape_of(x)
+        if axis is None and isinstance(g, (np.ndarray, np.generic)):
+            # np.mean(loss): one filled array (a broadcast view and a divide cost 4x more)
+            return np.full(shape, g / math.prod(shape))
+        return spread(g, x, axis, keepdims) / _count(shape, axis)
     w = np.broadcast_to(where, shape_of(x))
     n = np.sum(w, axis=normalize_axis(axis, len(shape_of(x))), keepdims=True)
     return spread(g, x, axis, keepdims) * w / n

@@ -30,12 +30,18 @@ def unbroadcast(g, shape, dtype):
     if gshape is None:
         g = np.asarray(g)
         gshape = g.shape
+    if gshape != shape and not shape:
+        # down to a scalar (a loss's parameter): one full sum (ndarray.sum's Python
+        # wrapper costs more than the sum of a small array)
+        g = np.add.reduce(g, axis=None) if type(g) is np.ndarray else g.sum()
+        gshape = ()
     if gshape != shape:
         lead = len(gshape) - len(shape)
         # g.sum: the ndarray method is cheaper than np.sum's dispatch, and a Tensor's
-        # method records the same op
+        # method records the same op (np.add.reduce, what ndarray.sum calls, cheaper still)
         if lead > 0:
-            g = g.sum(axis=tuple(range(lead)))
+            lead = tuple(range(lead))
+            g = np.add.reduce(g, axis=lead) if type(g) is np.ndarray else g.sum(axis=lead)
             gshape = g.shape
         axes = tuple(i for i, (s, gs) in enumerate(zip(shape, gshape)) if s == 1 and gs != 1)
         if axes:
