@@ -69,6 +69,21 @@ def decode(raw):
     return (code.co_filename, lineno, code.co_name)
 
 
+class LazyWhere:
+    """A ``where`` property that decodes the raw ``(code, lasti)`` form kept in ``_where``
+    the first time it is asked for (recording stays cheap; explain and pictures pay)."""
+
+    __slots__ = ()
+
+    @property
+    def where(self):
+        """``(filename, lineno, function)`` of the user's line, or None."""
+        w = self._where
+        if w is not None and type(w[0]) is not str:
+            w = self._where = decode(w)
+        return w
+
+
 def describe(where):
     """'line 3 of <cell>' style text for a ``caller()`` result."""
     where = decode(where)

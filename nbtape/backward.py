@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 
-from ._where import decode, describe, source_line
+from ._where import LazyWhere, describe, source_line
 from .arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .breaks import ObjectArrayRule, object_array_error
 from .errors import NoGradientRuleError
@@ -17,7 +17,7 @@ from .rules.util import unbroadcast
 from .tensor import Tensor
 
 
-class Op:
+class Op(LazyWhere):
     """One recorded operation: what its VJP needs, and where it happened."""
 
     __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "_where", "_out",
@@ -41,13 +41,6 @@ class Op:
     def name(self):
         return self.rule.name
 
-    @property
-    def where(self):
-        """``(filename, lineno, function)`` of the user's line that ran this op."""
-        w = self._where
-        if w is not None and type(w[0]) is not str:
-            w = self._where = decode(w)
-        return w
 
     @property
     def kept_output(self):
@@ -206,6 +199,18 @@ def reverse_step(op, g, needs, tensor_mode=False):
     return grads
 
 
+def take_adjoint(adj, op, keep):
+    """``op``'s output adjoint, taken out of ``adj`` (left there for the ids in ``keep``):
+    one array, or for a several-output op a list with None where none arrived; None
+    when nothing arrived."""
+    if not op.rule.multi:
+        o = op.out_ids[0]
+        return adj.get(o) if o in keep else adj.pop(o, None)
+    gs = [(adj.get(o) if o in keep else adj.pop(o, None)) if o is not None else None
+          for o in op.out_ids]
+    return None if all(x is None for x in gs) else gs
+
+
 def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, reached=None):
     """Run the reverse pass; return ``{id: adjoint}`` for the sources reached.
 
@@ -234,15 +239,14 @@ def _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached):
         op = ops[k]
         rule = op.rule
         out_ids = op.out_ids
-        if not rule.multi:
+        if not rule.multi:       # take_adjoint, inlined: this runs once per op of a pass
             oid = out_ids[0]
             g = adj.get(oid) if oid in keep else adj.pop(oid, None)
             if g is None:
                 continue
         else:
-            gs = [(adj.get(o) if o in keep else adj.pop(o, None)) if o is not None else None
-                  for o in out_ids]
-            if all(x is None for x in gs):
+            gs = take_adjoint(adj, op, keep)
+            if gs is None:
                 continue
             ans = op.ans if tensor_mode else raw_output(op.ans)
             g = [x if x is not None else np.zeros_like(a) for x, a in zip(gs, ans)]

@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from .backward import backward, call_vjp
+from .backward import backward, call_vjp, take_adjoint
 from .rules.index_primitives import add_at_index, index_value
 from .rules.registry import POSITIONAL, RULES
 from .rules.util import normalize_axis
@@ -66,18 +66,9 @@ def backward_batched(ops, seeds, source_ids, reached):
     batch = next(iter(seeds.values())).shape[0]
     for k in reversed(positions):
         op = ops[k]
-        rule = op.rule
-        out_ids = op.out_ids
-        if not rule.multi:
-            oid = out_ids[0]
-            g = adj.get(oid) if oid in keep else adj.pop(oid, None)
-            if g is None:
-                continue
-        else:
-            g = [(adj.get(o) if o in keep else adj.pop(o, None)) if o is not None else None
-                 for o in out_ids]
-            if all(x is None for x in g):
-                continue
+        g = take_adjoint(adj, op, keep)
+        if g is None:
+            continue
         in_ids = op.in_ids
         needs = [i is not None and i in reach for i in in_ids]
         try:

@@ -8,11 +8,11 @@ position, so the tape can change how it stores things without breaking them.
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from ._where import decode
+from ._where import LazyWhere
 from .tensor import Tensor, TensorLike
 
 
-class Watched:
+class Watched(LazyWhere):
     """One value the tape watches: when (``serial``), where, and what ``kind``.
 
     ``serial`` orders watches against tensor ids (a tensor made before the watch has
@@ -31,12 +31,6 @@ class Watched:
         self.kind = kind
         self._where = where     # auto-watched variables keep the cheap raw form until asked
 
-    @property
-    def where(self):
-        w = self._where
-        if w is not None and type(w[0]) is not str:
-            w = self._where = decode(w)
-        return w
 
     def __repr__(self):
         return f"Watched(serial={self.serial}, kind={self.kind!r}, where={self.where!r})"
