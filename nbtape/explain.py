@@ -77,8 +77,11 @@ def _at(where):
 
 
 def _label(obj, fallback):
+    # a Variable's own name first; an unnamed one ("Variable") by the user's name for it
     if isinstance(obj, Variable):
-        return f"variable {obj.name!r}" if obj.name != "Variable" else "the source variable"
+        if obj.name != "Variable":
+            return f"variable {obj.name!r}"
+        return fallback if fallback != "the source" else "the source variable"
     return fallback
 
 
