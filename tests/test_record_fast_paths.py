@@ -64,3 +64,15 @@ def test_the_where_of_an_op_is_the_users_line():
     assert [op.where for op in tape.ops] == [
         (__file__, line, "test_the_where_of_an_op_is_the_users_line")] * 2
     assert float(tape.gradient(y, x)) == pytest.approx(2.0 * np.cos(3.0))
+
+
+def test_apply_makes_the_same_tensor_as_the_constructor():
+    # dispatch.apply fills a Tensor's slots itself (no __init__ frame): a new slot in
+    # Tensor.__init__ must be set there too, so this pins the slots it fills
+    from nbtape.tensor import Tensor
+    assert Tensor.__slots__ == ("_value", "_id", "__weakref__")
+    x = nt.constant(np.arange(3.0))
+    y = x * 2.0
+    z = Tensor(np.arange(3.0) * 2.0)
+    assert type(y) is Tensor and x._id < y._id < z._id
+    np.testing.assert_array_equal(y.numpy(), z.numpy())
