@@ -7,6 +7,9 @@ import numpy as _np
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NUMPY = os.path.dirname(os.path.abspath(_np.__file__)) + os.sep
 _SKIP = (_HERE, _NUMPY)
+# the file-name prefixes that are not the user's (the tape inlines caller_raw's walk)
+SKIP_PREFIXES = _SKIP
+frame_at = sys._getframe
 
 
 def caller(depth=2):

@@ -22,6 +22,13 @@ import numpy as np
 _PLAIN = frozenset({np.ndarray, float, int, complex, bool, type(None), list, tuple, dict, str}
                    | {t for t in np.sctypeDict.values() if isinstance(t, type)})
 
+# numpy's number scalars -> their (shape, dtype): a scalar's shape and dtype are fixed by
+# its type, and reading them off a scalar costs more than this lookup (the tape keeps
+# them per operand of every recorded op)
+SCALAR_METAS = {t: ((), np.dtype(t)) for t in set(np.sctypeDict.values())
+                if isinstance(t, type) and issubclass(t, (np.number, np.bool_))
+                and not issubclass(t, (np.datetime64, np.timedelta64))}
+
 
 def is_foreign(x):
     """True for an array of another library that numpy dispatches to (NEP 13 and 18):

@@ -6,13 +6,16 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 """
 import numpy as np
 
-from ._state import tls
+from ._state import next_id, tls
 from .arrays import is_foreign as _is_foreign, mixed_backends_error as _mixed_backends_error
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
 from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
 from .variable import Variable
+
+
+_new = object.__new__
 
 
 def _read(a, stack):
@@ -122,7 +125,9 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         raise err from e
     if rule.multi or not isinstance(out, _ARRAYS):
         return _finish(rule, args, None, out, stack, False)
-    outs = Tensor(out)
+    outs = _new(Tensor)     # Tensor(out) without its __init__ frame (a call per op shows)
+    outs._value = out
+    outs._id = next_id()
     if stack and not rule.nondiff:
         # the common case inlined (a call per op shows): positional operands in place
         fast = rule.fast

@@ -5,9 +5,10 @@ from contextlib import nullcontext
 import numpy as np
 
 from . import _where
+from ._where import SKIP_PREFIXES, frame_at
 from ._state import next_id, suspended, tls
 from . import pictures
-from .arrays import is_foreign as _is_foreign
+from .arrays import SCALAR_METAS, is_foreign as _is_foreign
 from .backward import Op, backward, forward_reach, free_ops
 from .display import tape_html, tape_repr
 from .explain import explain
@@ -63,10 +64,7 @@ class _Paused:
 
 
 _NUMBERS = (int, float, complex)
-
-
-def _float_dtype(dt):
-    return dt.kind in "fc"
+_meta = SCALAR_METAS.get    # a numpy scalar's (shape, dtype) without reading it off the scalar
 
 
 class GradientTape(TapeView, Observable):
@@ -173,15 +171,23 @@ class GradientTape(TapeView, Observable):
             # second): the tensor gets its own copy, connected or not (snapshot.py)
             own_result(outs, args, kwargs)
         tracked = self._tracked
-        connected = False
-        constant_operand = False
-        for i in ids:
+        if len(ids) == 2:       # x * y, unrolled
+            i, j = ids
             if i in tracked:
-                connected = True
-            elif i is not None:
-                constant_operand = True
-        if not connected:
-            return
+                constant_operand = j is not None and j not in tracked
+            elif j in tracked:
+                constant_operand = i is not None
+            else:
+                return
+        else:
+            connected = constant_operand = False
+            for i in ids:
+                if i in tracked:
+                    connected = True
+                elif i is not None:
+                    constant_operand = True
+            if not connected:
+                return
         all_ids = None
         if constant_operand:
             # an operand this tape does not watch (yet) is a constant for this op,
@@ -225,11 +231,14 @@ class GradientTape(TapeView, Observable):
         n = len(operands)
         if n == 2:
             a, b = operands
-            metas = ((a._value.shape, a._value.dtype) if type(a) is Tensor else None,
-                     (b._value.shape, b._value.dtype) if type(b) is Tensor else None)
+            metas = (_meta(type(a._value)) or (a._value.shape, a._value.dtype)
+                     if type(a) is Tensor else None,
+                     _meta(type(b._value)) or (b._value.shape, b._value.dtype)
+                     if type(b) is Tensor else None)
         elif n == 1:
             a = operands[0]
-            metas = ((a._value.shape, a._value.dtype) if type(a) is Tensor else None,)
+            metas = (_meta(type(a._value)) or (a._value.shape, a._value.dtype)
+                     if type(a) is Tensor else None,)
         else:
             metas = tuple([(a._value.shape, a._value.dtype) if type(a) is Tensor else None
                            for a in operands])
@@ -238,8 +247,18 @@ class GradientTape(TapeView, Observable):
         metas = self._shared_metas.setdefault(metas, metas)
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
-            where = _where.caller_raw(2)
-            out = outs if type(outs) is not Tensor or outs._value.nbytes <= _KEEP_BYTES else None
+            # _where.caller_raw(2) inlined (a call per op shows); record is always called
+            # from a function inside nbtape, so that frame's caller exists
+            where = None
+            f = frame_at(2)
+            while f is not None:
+                code = f.f_code
+                if not code.co_filename.startswith(SKIP_PREFIXES):
+                    where = (code, f.f_lasti)
+                    break
+                f = f.f_back
+            out = (outs if type(outs) is not Tensor or type(outs._value) in SCALAR_METAS
+                   or outs._value.nbytes <= _KEEP_BYTES else None)
         else:       # a long tape is a loop: its lines are those of its first ops
             where = _where.caller_raw(2) if not rule.vjps and not rule.has_vjp else None
             out = None
@@ -298,7 +317,7 @@ class GradientTape(TapeView, Observable):
             if not isinstance(s, TensorLike):
                 raise TypeError(not_a_tensor_message("gradient", s, role="source"))
         targets = flatten(target)
-        int_sources = any(not _float_dtype(s.dtype) for s in flat_sources)
+        int_sources = any(s.dtype.kind not in "fc" for s in flat_sources)
         seeds = self._seeds(targets, output_gradients, int_sources, flat_sources)
         results = self._run(seeds, flat_sources, policy)
         self._finish()
@@ -329,7 +348,7 @@ class GradientTape(TapeView, Observable):
                 if isinstance(t, (int, float, complex, np.ndarray, np.generic)):
                     continue    # a plain value (it left the tape): a constant, as in TF
                 raise TypeError(not_a_tensor_message("gradient", t, role="target"))
-            if not _float_dtype(t.dtype):
+            if t.dtype.kind not in "fc":
                 if not int_sources:
                     warn_user(
                         f"The target's dtype is {t.dtype}; only float and complex targets have "
@@ -383,7 +402,7 @@ class GradientTape(TapeView, Observable):
 
     def _result(self, source, g, policy):
         dtype = source.dtype
-        if not _float_dtype(dtype):
+        if dtype.kind not in "fc":
             warn_user(int_source_message(source))
             return None
         if type(g) is np.ndarray:       # the common case: a plain array from the pass

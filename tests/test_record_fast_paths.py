@@ -1,0 +1,78 @@
+"""The recorder's unrolled fast paths keep exactly what the general path keeps.
+
+``GradientTape.record`` reads a numpy scalar's ``(shape, dtype)`` from a table keyed by
+its type, tests two operand ids without a loop, and walks to the user's line inline;
+these tests pin each against the general computation.
+"""
+import sys
+
+import numpy as np
+import pytest
+
+import nbtape as nt
+from nbtape.arrays import SCALAR_METAS
+
+
+def test_every_scalar_type_in_the_table_has_that_shape_and_dtype():
+    assert np.float64 in SCALAR_METAS and np.float32 in SCALAR_METAS
+    for t, (shape, dtype) in SCALAR_METAS.items():
+        value = t(1)
+        assert (value.shape, value.dtype) == (shape, dtype), t
+
+
+@pytest.mark.parametrize("value", [np.float64(0.5), np.float32(0.5), np.complex64(1 + 2j),
+                                   np.arange(6.0).reshape(2, 3), np.ones(4, np.float32)])
+def test_op_metas_are_each_operands_shape_and_dtype(value):
+    x = nt.constant(value)
+    c = nt.constant(value)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * c
+        z = np.sin(y)
+        w = x + 2.0
+    general = (np.shape(value), np.asarray(value).dtype)
+    assert tape.ops[0].metas == (general, general)
+    assert tape.ops[1].metas == ((np.shape(y.numpy()), y.dtype),)
+    assert tape.ops[2].metas == (general, None)
+    assert [op.name for op in tape.ops] == ["np.multiply", "np.sin", "np.add"]
+    assert z.dtype == np.asarray(value).dtype and w.shape == np.shape(value)
+
+
+def test_two_operand_ids_constant_and_unconnected():
+    x = nt.constant(2.0)
+    c = nt.constant(3.0)        # never watched: a constant for every op
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        a = x * c
+        b = c * x
+        c * c                   # unconnected: not recorded
+        d = x * x
+    ops = tape.ops
+    assert len(ops) == 3
+    assert ops[0].in_ids == (x._id, None) and ops[0].all_ids == (x._id, c._id)
+    assert ops[1].in_ids == (None, x._id) and ops[1].all_ids == (c._id, x._id)
+    assert ops[2].in_ids == (x._id, x._id) and ops[2].all_ids == (x._id, x._id)
+    assert [float(g) for g in tape.gradient([a, b, d], [x, c], unconnected_gradients="zero")] \
+        == [3.0 + 3.0 + 4.0, 0.0]
+
+
+def test_the_where_of_an_op_is_the_users_line():
+    x = nt.Variable(1.5)
+    with nt.GradientTape() as tape:
+        line = sys._getframe().f_lineno + 1
+        y = np.sin(x * 2.0)
+    assert [op.where for op in tape.ops] == [
+        (__file__, line, "test_the_where_of_an_op_is_the_users_line")] * 2
+    assert float(tape.gradient(y, x)) == pytest.approx(2.0 * np.cos(3.0))
+
+
+def test_apply_makes_the_same_tensor_as_the_constructor():
+    # dispatch.apply fills a Tensor's slots itself (no __init__ frame): a new slot in
+    # Tensor.__init__ must be set there too, so this pins the slots it fills
+    from nbtape.tensor import Tensor
+    assert Tensor.__slots__ == ("_value", "_id", "__weakref__")
+    x = nt.constant(np.arange(3.0))
+    y = x * 2.0
+    z = Tensor(np.arange(3.0) * 2.0)
+    assert type(y) is Tensor and x._id < y._id < z._id
+    np.testing.assert_array_equal(y.numpy(), z.numpy())
