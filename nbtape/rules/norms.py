@@ -128,6 +128,9 @@ def _cond_dir(x, ans, p=None):
     return m * _matrix_dir(x, n, p, axes) - n * (H(inv) @ _matrix_dir(inv, m, p, axes) @ H(inv))
 
 
-defvjp(np.linalg.cond, lambda g, ans, x, p=None: g[..., None, None] * _cond_dir(x, ans, p))
+# cond is real-valued, but numpy 1 returns it as complex for a complex matrix (except for
+# p None/2): the imaginary part of its adjoint meets a constant zero, hence np.real(g)
+defvjp(np.linalg.cond,
+       lambda g, ans, x, p=None: np.real(g)[..., None, None] * _cond_dir(x, ans, p))
 defjvp(np.linalg.cond, lambda t, ans, x, p=None:
        np.sum(np.real(conj(_cond_dir(x, ans, p)) * t), axis=(-2, -1)))
