@@ -101,11 +101,15 @@ def measure(repeats, number, ops_per_tape=20):
 
 def _child(path, repeats, number):
     env = dict(os.environ, PYTHONPATH=str(path))
-    code = (f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import ops; "
-            f"print(json.dumps(ops.measure({repeats}, {number})))")
-    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    code = (f"import sys, json; sys.path.insert(0, {str(HERE)!r}); import ops, nbtape; "
+            f"print(json.dumps([nbtape.__file__, ops.measure({repeats}, {number})]))")
+    # cwd too: ``python -c`` puts the working directory ahead of PYTHONPATH on sys.path
+    res = subprocess.run([sys.executable, "-c", code], env=env, cwd=str(path), capture_output=True,
+                         text=True, check=True)
+    where, got = json.loads(res.stdout.strip().splitlines()[-1])
+    if not pathlib.Path(where).resolve().is_relative_to(path):
+        raise RuntimeError(f"the child for {path} imported nbtape from {where}")
+    return got
 
 
 def main(argv=None):
