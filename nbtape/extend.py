@@ -116,11 +116,7 @@ def defvjp(fn, *vjps, name=None):
     """
     if fn is None:
         return None
-    user = _from_user()
-    key = _target(fn, "defvjp", user)
-    if user:
-        _check_arity(fn, key, vjps, 2, "defvjp", "VJP", "g, ans")
-        vjps = [_checked_vjp(f, fn, key, k) for k, f in enumerate(vjps)]
+    key, vjps = _prepared(fn, vjps, "defvjp", 2, "VJP", "g, ans", _checked_vjp)
     return _registry.defvjp(key, *vjps, name=name)
 
 
@@ -144,11 +140,7 @@ def defjvp(fn, *jvps):
     """
     if fn is None:
         return None
-    user = _from_user()
-    key = _target(fn, "defjvp", user)
-    if user:
-        _check_arity(fn, key, jvps, 2, "defjvp", "JVP", "t, ans")
-        jvps = [_checked_jvp(f, fn, key, k) for k, f in enumerate(jvps)]
+    key, jvps = _prepared(fn, jvps, "defjvp", 2, "JVP", "t, ans", _checked_jvp)
     return _registry.defjvp(key, *jvps)
 
 
@@ -169,11 +161,8 @@ def defderiv(fn, *derivs, name=None):
     """
     if fn is None:
         return None
-    user = _from_user()
-    key = _target(fn, "defderiv", user)
-    if user:
-        _check_arity(fn, key, derivs, 1, "defderiv", "derivative", "ans")
-        derivs = [_checked_derivative(d, fn, key, k) for k, d in enumerate(derivs)]
+    key, derivs = _prepared(fn, derivs, "defderiv", 1, "derivative", "ans",
+                            _checked_derivative)
     return _registry.defderiv(key, *derivs, name=name)
 
 
@@ -197,13 +186,10 @@ def deflinear(fn, vjp=None):
     """
     if fn is None:
         return None
-    user = _from_user()
-    key = _target(fn, "deflinear", user)
-    if user and vjp is not None:
-        _check_arity(fn, key, (vjp,), 2, "deflinear", "VJP", "g, ans")
-        vjp = _checked_vjp(vjp, fn, key, 0)
+    key, vjps = _prepared(fn, (vjp,) if vjp is not None else (), "deflinear", 2, "VJP",
+                          "g, ans", _checked_vjp)
     # the JVP calls fn as the user calls it, so that on tensors it is recorded too
-    return _registry.deflinear(key, vjp, call=fn)
+    return _registry.deflinear(key, vjps[0] if vjps else None, call=fn)
 
 
 @user_facing
@@ -268,6 +254,17 @@ def _target(fn, what, user):
         f"would never be used. Make it a primitive first: put @nbtape.extend.primitive "
         f"above 'def {name}' (or write {name} = primitive({name})), then give its rule. "
         "numpy's own functions and ufuncs need no primitive.")
+
+
+def _prepared(fn, rules, what, lead, kind, params, checked):
+    """The registry key of ``fn`` and its ``rules``; rules given from outside nbtape are
+    checked here (arity) and wrapped to check what they return (``checked``)."""
+    user = _from_user(depth=3)      # the def* function's caller, past this helper
+    key = _target(fn, what, user)
+    if user:
+        _check_arity(fn, key, rules, lead, what, kind, params)
+        rules = [checked(f, fn, key, k) for k, f in enumerate(rules)]
+    return key, rules
 
 
 def _from_user(depth=2):
