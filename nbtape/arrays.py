@@ -28,6 +28,8 @@ _PLAIN = frozenset({np.ndarray, float, int, complex, bool, type(None), list, tup
 SCALAR_METAS = {t: ((), np.dtype(t)) for t in set(np.sctypeDict.values())
                 if isinstance(t, type) and issubclass(t, (np.number, np.bool_))
                 and not issubclass(t, (np.datetime64, np.timedelta64))}
+# ... those of them a gradient can flow through (float and complex)
+FLOAT_SCALARS = frozenset(t for t, (_, dtype) in SCALAR_METAS.items() if dtype.kind in "fc")
 
 
 def is_foreign(x):

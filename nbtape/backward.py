@@ -17,14 +17,17 @@ from .rules.util import unbroadcast
 from .tensor import Tensor
 
 
+_new = object.__new__
+
+
 class Op(LazyWhere):
     """One recorded operation: what its VJP needs, and where it happened."""
 
     __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "_where", "_out",
-                 "all_ids")
+                 "all_ids", "raw_args")
 
     def __init__(self, rule, args, kwargs, ans, in_ids, metas, out_ids, where, out=None,
-                 all_ids=None):
+                 all_ids=None, raw_args=False):
         self.rule = rule
         self.args = args
         self.kwargs = kwargs
@@ -36,6 +39,9 @@ class Op(LazyWhere):
         self._out = out         # the output tensor(s), kept on small tapes for pictures
         # operand ids before untracked ones became None (pictures link them to their ops)
         self.all_ids = all_ids if all_ids is not None else in_ids
+        # True: args[k] is the array of the tensor all_ids[k] where that is not None (a
+        # single output's ans is always its array; saved_tensors rebuilds the tensors)
+        self.raw_args = raw_args
 
     @property
     def name(self):
@@ -61,6 +67,52 @@ class Op(LazyWhere):
         out = self._out
         if not keep_output:
             self._out = weakref.ref(out) if type(out) is Tensor else None
+
+
+def new_op(rule, args, kwargs, ans, in_ids, metas, out_ids, where, out, all_ids, raw_args):
+    """``Op(...)`` without ``__init__``'s frame: a tape makes one for every recorded op
+    (all arguments given, ``all_ids`` None when it equals ``in_ids``)."""
+    op = _new(Op)
+    op.rule = rule
+    op.args = args
+    op.kwargs = kwargs
+    op.ans = ans
+    op.in_ids = in_ids
+    op.metas = metas
+    op.out_ids = out_ids
+    op._where = where
+    op._out = out
+    op.all_ids = all_ids if all_ids is not None else in_ids
+    op.raw_args = raw_args
+    return op
+
+
+def _tensor_with_id(value, tid):
+    t = Tensor(value)
+    t._id = tid     # the recorded tensor again: a recorder sees the same id
+    return t
+
+
+def saved_tensors(op):
+    """``(args, ans)`` of ``op`` with its operands and output as the recorded tensors
+    (the tape saves their arrays), for a pass that records itself.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * 3.0
+    >>> args, _ = saved_tensors(tape.ops[0])
+    >>> args[0]._id == tape.ops[0].in_ids[0], float(args[0]), args[1]
+    (True, 2.0, 3.0)
+    """
+    args, ans = op.args, op.ans
+    if op.raw_args:
+        ids = op.all_ids
+        args = tuple(_tensor_with_id(a, ids[k]) if ids[k] is not None and a is not None
+                     and type(a) is not Tensor else a for k, a in enumerate(args))
+    if ans is not None and not op.rule.multi and type(ans) is not Tensor:
+        ans = _tensor_with_id(ans, op.out_ids[0])
+    return args, ans
 
 
 def raw_value(a):
@@ -172,10 +224,11 @@ def reverse_step(op, g, needs, tensor_mode=False):
     In ``tensor_mode`` the rule computes on the saved Tensors (so that a recorder
     sees it); otherwise on plain arrays.
     """
-    args = op.args
     kwargs = op.kwargs
-    ans = op.ans
-    if not tensor_mode:
+    if tensor_mode:
+        args, ans = saved_tensors(op)
+    else:
+        args, ans = op.args, op.ans
         if ans is not None:         # most rules keep no output: spare the call
             ans = raw_output(ans)
         args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)

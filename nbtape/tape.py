@@ -7,11 +7,8 @@ import numpy as np
 from . import _where
 from ._where import SKIP_PREFIXES, frame_at
 from ._state import next_id, suspended, tls
-from . import pictures
-from .arrays import SCALAR_METAS, is_foreign as _is_foreign
-from .backward import Op, backward, forward_reach, free_ops
-from .display import tape_html, tape_repr
-from .explain import explain
+from .arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
+from .backward import backward, forward_reach, free_ops, new_op
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable, notify
@@ -200,7 +197,8 @@ class GradientTape(TapeView, Observable):
                             for o in outs)
             if any(isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs):
                 rule = object_rule(rule, ids, out_ids, self._object_origins)
-        elif type(outs) is Tensor and outs._value.dtype.kind in "fc":
+        elif type(outs) is Tensor and (type(outs._value) in FLOAT_SCALARS
+                                       or outs._value.dtype.kind in "fc"):
             out_ids = (outs._id,)
         else:
             rule = off_float_path(rule, ids, outs, self._notes, self._object_origins)
@@ -208,23 +206,31 @@ class GradientTape(TapeView, Observable):
                 return
             out_ids = (outs._id,)
         save = rule.save
-        if save is not None and not rule.save_all:
+        sel = save is not None and not rule.save_all    # keep only what the rule needs
+        # an operand tensor is saved as its array (all_ids says whose), so a long tape keeps
+        # no Tensor for the cyclic GC to walk (backward.saved_tensors rebuilds them)
+        raw = operands is args      # x * y, np.sin(x): every argument an operand
+        if raw and len(args) == 2 and (not sel or len(save) >= 2) and \
+                type(args[0]) in KEPT_AS_IS and type(args[1]) in KEPT_AS_IS:
+            a, b = args
+            ta, tb = type(a), type(b)
             # Python numbers are kept even when unused: they label pictures, and cost nothing
-            if len(args) == 2 and len(save) >= 2:      # x + 1.0: no list to build
-                a, b = args
-                saved = (a if save[0] or type(a) in _NUMBERS else None,
-                         b if save[1] or type(b) in _NUMBERS else None)
-            else:
-                saved = tuple([a if (k < len(save) and save[k]) or type(a) in _NUMBERS
-                               else None for k, a in enumerate(args)])
+            saved = ((a._value if ta is Tensor else a) if not sel or save[0] or ta in _NUMBERS
+                     else None,
+                     (b._value if tb is Tensor else b) if not sel or save[1] or tb in _NUMBERS
+                     else None)
+        elif raw and len(args) == 1 and type(args[0]) is Tensor and (not sel or save):
+            saved = (args[0]._value if not sel or save[0] else None,)
         else:
-            saved = args
-        for a in saved:
-            if type(a) not in KEPT_AS_IS:
-                # a plain array the user may change later (a buffer reused in a loop):
-                # the rule must see it as it was now (tensors are immutable)
-                saved = tuple(snapshot(saved))
-                break
+            raw = False
+            saved = tuple([a if (k < len(save) and save[k]) or type(a) in _NUMBERS else None
+                           for k, a in enumerate(args)]) if sel else args
+            for a in saved:
+                if type(a) not in KEPT_AS_IS:
+                    # a plain array the user may change later (a buffer reused in a loop):
+                    # the rule must see it as it was now (tensors are immutable)
+                    saved = tuple(snapshot(saved))
+                    break
         if kwargs:
             kwargs = snapshot_kwargs(kwargs)
         # tuples of (shape, dtype): once the GC has seen them it stops tracking them
@@ -262,8 +268,11 @@ class GradientTape(TapeView, Observable):
         else:       # a long tape is a loop: its lines are those of its first ops
             where = _where.caller_raw(2) if not rule.vjps and not rule.has_vjp else None
             out = None
-        ops.append(Op(rule, saved, kwargs, outs if rule.save_ans else None, ids, metas,
-                      out_ids, where, out, all_ids))
+        ans = None
+        if rule.save_ans:
+            ans = outs._value if type(outs) is Tensor else outs
+        ops.append(new_op(rule, saved, kwargs, ans, ids, metas, out_ids, where, out, all_ids,
+                          raw))
         if not rule.stop:
             if len(out_ids) == 1:
                 tracked.add(out_ids[0])
@@ -474,23 +483,8 @@ class GradientTape(TapeView, Observable):
         self._finish()
         return result
 
-    def graph(self, target=None, sources=None, **options):
-        """A ``graphviz.Digraph`` of what this tape recorded (see ``nbtape.notebook.graph``)."""
-        return pictures.draw_tape(self, target=target, sources=sources, **options)
-
-    def explain(self, target, source):
-        """Why d(target)/d(source) is what it is: the recorded path, or where it breaks."""
-        return explain(self, target, source)
-
-    # display -----------------------------------------------------------------------------------
     def __len__(self):
         return len(self._ops)
-
-    def __repr__(self):
-        return tape_repr(self)
-
-    def _repr_html_(self):
-        return tape_html(self)
 
 
 class _StopRecording:

@@ -7,7 +7,10 @@ stores things without breaking them.
 """
 from types import MappingProxyType
 
+from . import pictures
 from .backward import backward_steps
+from .display import tape_html, tape_repr
+from .explain import explain
 from .structure import flatten
 from .tape_args import not_a_tensor_message
 from .tape_records import OpsView
@@ -120,6 +123,21 @@ class TapeView:
         else:
             source_ids = list(self._watched)
         return backward_steps(self._ops, target_ids, source_ids)
+
+
+    def graph(self, target=None, sources=None, **options):
+        """A ``graphviz.Digraph`` of what this tape recorded (see ``nbtape.notebook.graph``)."""
+        return pictures.draw_tape(self, target=target, sources=sources, **options)
+
+    def explain(self, target, source):
+        """Why d(target)/d(source) is what it is: the recorded path, or where it breaks."""
+        return explain(self, target, source)
+
+    def __repr__(self):
+        return tape_repr(self)
+
+    def _repr_html_(self):
+        return tape_html(self)
 
 
 def _tensors_of(value, role):

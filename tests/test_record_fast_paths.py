@@ -76,3 +76,53 @@ def test_apply_makes_the_same_tensor_as_the_constructor():
     z = Tensor(np.arange(3.0) * 2.0)
     assert type(y) is Tensor and x._id < y._id < z._id
     np.testing.assert_array_equal(y.numpy(), z.numpy())
+
+
+def test_new_op_fills_every_slot_as_the_constructor_does():
+    # the tape makes its ops with backward.new_op (no __init__ frame): a new slot in
+    # Op.__init__ must be filled there too
+    from nbtape.backward import Op, new_op
+    fields = ("rule", [1.0], None, 2.0, (7, None), ((), None), (9,), ("code", 3), 4.0)
+    for all_ids, raw in (((7, 8), True), (None, False)):
+        a, b = Op(*fields, all_ids, raw), new_op(*fields, all_ids, raw)
+        for slot in Op.__slots__:
+            assert getattr(a, slot) == getattr(b, slot), slot
+
+
+def test_float_scalar_table_is_the_float_and_complex_scalar_types():
+    from nbtape.arrays import FLOAT_SCALARS
+    assert FLOAT_SCALARS == {t for t, (_, d) in SCALAR_METAS.items() if d.kind in "fc"}
+    assert np.float64 in FLOAT_SCALARS and np.int64 not in FLOAT_SCALARS
+
+
+def test_operands_are_saved_as_arrays_and_rebuilt_as_the_recorded_tensors():
+    # ops keep their operand tensors' arrays (a long tape then holds no Tensor objects for
+    # the cyclic GC); a pass that records itself gets the tensors back, with their ids
+    from nbtape.backward import saved_tensors
+    x = nt.Variable(np.array([0.5, 1.5]))
+    c = nt.constant(np.array([2.0, 3.0]))      # unwatched: a constant operand
+    with nt.GradientTape() as outer:
+        with nt.GradientTape(persistent=True) as inner:     # keeps its ops for the asserts
+            y = np.sin(x * c)
+            total = np.sum(y)
+        g = inner.gradient(total, x)            # recorded by outer: tensor mode
+    mul, sin = inner.ops[0], inner.ops[1]
+    assert mul.raw_args and type(mul.args[0]) is np.ndarray and mul.args[1] is c._value
+    args, _ = saved_tensors(mul)
+    assert [a._id for a in args] == [x._id, c._id] and mul.in_ids == (x._id, None)
+    assert sin.raw_args and type(sin.args[0]) is np.ndarray
+    np.testing.assert_allclose(g.numpy(), c.numpy() * np.cos(x.numpy() * c.numpy()))
+    h = outer.gradient(g, x)        # d/dx of c cos(c x), summed: -c^2 sin(c x)
+    np.testing.assert_allclose(h.numpy(), -c.numpy() ** 2 * np.sin(x.numpy() * c.numpy()))
+
+
+def test_a_plain_array_operand_is_still_copied_when_saved():
+    # the raw fast path takes tensors and numbers only; a writeable array the user may
+    # change later goes through the general path, which saves a copy
+    x = nt.Variable(np.array([1.0, 2.0]))
+    buf = np.array([3.0, 4.0])
+    with nt.GradientTape() as tape:
+        y = np.sum(x * buf)
+    buf[:] = 0.0
+    assert not tape.ops[0].raw_args
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 4.0])

@@ -211,9 +211,12 @@ class TapeModel:
         # the latest use first: a variable read in a loop shows the value the last
         # (drawn) iteration used
         for j, k in reversed(self.consumers.get(tid, ())):
-            arg = operand_arg(self.ops[j], k)
+            op = self.ops[j]
+            arg = operand_arg(op, k)
             if isinstance(arg, Tensor):
                 return arg._value
+            if arg is not None and op.raw_args and op.all_ids[k] == tid:
+                return arg      # the tape saved the operand's array
         var = self._variable(tid)
         return var._value if var is not None else None
 
