@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 
 from ._where import LazyWhere, describe, source_line
-from .arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
+from .arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
 from .breaks import ObjectArrayRule, object_array_error
 from .errors import NoGradientRuleError
 from .rules.util import unbroadcast
@@ -18,6 +18,8 @@ from .tensor import Tensor
 
 
 _new = object.__new__
+_meta = SCALAR_METAS.get
+_ndarray = np.ndarray
 
 
 class Op(LazyWhere):
@@ -359,7 +361,14 @@ def _positional_step(op, vjps, g, reach, adj):
                     raise unimplemented_error(op.rule.name, w) from None
                 if gi is not None:
                     m = metas[k]
-                    if getattr(gi, "shape", None) != m[0] or gi.dtype != m[1]:
+                    t = type(gi)
+                    if t is _ndarray:
+                        if gi.shape != m[0] or gi.dtype != m[1]:
+                            gi = unbroadcast(gi, m[0], m[1])
+                    # a numpy scalar of the operand's own type has the (shape, dtype) of
+                    # the table the tape took the metas from: no need to read them off it
+                    elif _meta(t) is not m and (
+                            getattr(gi, "shape", None) != m[0] or gi.dtype != m[1]):
                         gi = unbroadcast(gi, m[0], m[1])
                     if i in adj:
                         adj[i] = adj[i] + gi

@@ -94,6 +94,7 @@ class GradientTape(TapeView, Observable):
         self._notes = []          # Notes (tape_view.py): escapes, assigns, pauses, dtypes
         self._object_origins = {}  # id of an object array -> (op name, where) that made it
         self._shared_metas = {}   # operand metas -> the one tuple of them the ops keep
+        self._inside = {}         # file name -> whether the user's line is further out
         self.last_gradient = None  # GradientRecord of the latest gradient() call
 
     @property
@@ -257,9 +258,13 @@ class GradientTape(TapeView, Observable):
             # from a function inside nbtape, so that frame's caller exists
             where = None
             f = frame_at(2)
+            inside = self._inside       # file name -> inside nbtape or numpy? (a cache)
             while f is not None:
                 code = f.f_code
-                if not code.co_filename.startswith(SKIP_PREFIXES):
+                skip = inside.get(code.co_filename)
+                if skip is None:
+                    skip = inside[code.co_filename] = code.co_filename.startswith(SKIP_PREFIXES)
+                if not skip:
                     where = (code, f.f_lasti)
                     break
                 f = f.f_back
