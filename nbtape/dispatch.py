@@ -7,7 +7,8 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 import numpy as np
 
 from ._state import next_id, tls
-from .arrays import is_foreign as _is_foreign, mixed_backends_error as _mixed_backends_error
+from .arrays import SCALAR_METAS, is_foreign as _is_foreign
+from .arrays import mixed_backends_error as _mixed_backends_error
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
 from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
@@ -123,7 +124,7 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         if err is None:
             raise
         raise err from e
-    if rule.multi or not isinstance(out, _ARRAYS):
+    if rule.multi or (type(out) not in _ARRAY_TYPES and not isinstance(out, _ARRAYS)):
         return _finish(rule, args, None, out, stack, False)
     outs = _new(Tensor)     # Tensor(out) without its __init__ frame (a call per op shows)
     outs._value = out
@@ -270,6 +271,8 @@ def _stacked(items):
 
 
 _ARRAYS = (np.ndarray, np.generic)
+# the exact types of nearly every result: a set lookup, cheaper than isinstance on a scalar
+_ARRAY_TYPES = frozenset(SCALAR_METAS) | {np.ndarray}
 
 
 def _special_args(rule, args, stack):
