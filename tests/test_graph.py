@@ -98,6 +98,17 @@ def test_names_label_results_and_leaves():
         tape.graph(names=["y"])
 
 
+def test_a_constant_tensor_operand_keeps_its_name():
+    # the tape saves an operand tensor's array, not the tensor: the picture finds the
+    # constant's name by the id the op recorded
+    x = nt.Variable(2.0, name="x")
+    c = nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        y = x * c
+    assert tape.ops[0].raw_args and not hasattr(tape.ops[0].args[1], "_id")
+    assert lines(tape.graph(names={"c": c, "y": y}), "op0c1") == ["c = 3.0"]
+
+
 def test_multi_output_ops_have_one_port_per_output():
     w = nt.Variable([[2.0, 1.0], [1.0, 3.0]], name="w")
     with nt.GradientTape() as tape:

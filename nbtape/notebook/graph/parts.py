@@ -222,7 +222,9 @@ def _op(ctx, d, i):
         if tid is None and ctx.link(i, k) is None:
             value = operand_arg(op, k)
             text = "constant" if value is None else _const_text(value)
-            name = model.name(value._id) if hasattr(value, "_id") else None
+            # a constant tensor's id (the tape may have saved only its array)
+            cid = value._id if hasattr(value, "_id") else op.all_ids[k] if op.raw_args else None
+            name = model.name(cid) if cid is not None else None
             consts.append(f"op{i}c{k}")
             d.node(consts[-1], "const", [("value", f"{name} = {text}" if name else text)],
                    [OTHER_STYLE["const"]], ctx.state(False))
