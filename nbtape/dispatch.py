@@ -11,6 +11,7 @@ from .arrays import SCALAR_METAS, is_foreign as _is_foreign
 from .arrays import mixed_backends_error as _mixed_backends_error
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
+from .snapshot import own_result
 from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
 from .variable import Variable
@@ -129,6 +130,10 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     outs = _new(Tensor)     # Tensor(out) without its __init__ frame (a call per op shows)
     outs._value = out
     outs._id = next_id()
+    if len(raw) > 2 or (rule.zero and len(raw) == 2):
+        # np.clip(c, a, b, buf) returns buf, np.fix(x, buf) too: a tensor is immutable, so
+        # it gets its own copy, whether a tape records the call or not
+        own_result(outs, raw, None)
     if stack and not rule.nondiff:
         # the common case inlined (a call per op shows): positional operands in place
         fast = rule.fast
@@ -177,6 +182,8 @@ def _finish(rule, args, kwargs, out, stack, kw_tensors):
         outs = _wrap_multi(out)
     else:
         outs = out
+    if kwargs or len(args) > 2 or (rule.zero and len(args) == 2):
+        own_result(outs, args, kwargs)      # an out= buffer (see apply)
     if stack and not rule.nondiff:
         # the common case inlined: positional operands only (a call per op shows)
         if len(args) <= rule.fast and not kw_tensors:

@@ -12,7 +12,7 @@ from .backward import backward, forward_reach, free_ops, new_op
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable, notify
-from .snapshot import KEPT_AS_IS, own_outputs, own_result, snapshot, snapshot_kwargs
+from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .tape_args import (UnconnectedGradients, int_source_message, not_a_tensor_message,
@@ -164,10 +164,6 @@ class GradientTape(TapeView, Observable):
             self._watch_variable(v)
 
     def record(self, rule, args, kwargs, operands, ids, outs):
-        if kwargs or len(args) > 2 or (rule.zero and len(args) == 2):
-            # np.clip(c, a, b, buf) returns buf (out= comes past the operands; np.fix(x, buf)
-            # second): the tensor gets its own copy, connected or not (snapshot.py)
-            own_result(outs, args, kwargs)
         tracked = self._tracked
         if len(ids) == 2:       # x * y, unrolled
             i, j = ids

@@ -104,6 +104,26 @@ def test_a_result_written_into_an_out_buffer_keeps_what_it_saw(into):
     np.testing.assert_array_less(np.asarray(r), 50.0)      # tensors are immutable
 
 
+@pytest.mark.parametrize("into", [
+    lambda x, buf: np.clip(x, 0.6, 2.0, out=buf),
+    lambda x, buf: np.clip(x, 0.6, 2.0, buf),
+    lambda x, buf: np.fix(x * 3.0, buf),
+    lambda x, buf: np.cumsum(x, out=buf),
+])
+def test_a_tensor_made_outside_any_tape_from_an_out_buffer_is_its_own(into):
+    # no tape records the call, yet the result is a tensor a tape may use (and keep) later
+    x, buf = nt.constant([0.7, 1.2, 2.6]), np.zeros(3)
+    r = into(x, buf)
+    seen = np.asarray(r).copy()
+    np.testing.assert_array_equal(buf, seen)                # numpy's promise is kept
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(r * x)
+    buf[:] = 100.0
+    np.testing.assert_array_equal(np.asarray(r), seen)      # tensors are immutable
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), seen)
+
+
 def test_a_constant_written_into_an_out_buffer_keeps_what_it_saw():
     # not connected to the source, but kept by the op that is: d(r * x)/dx = r
     c, x = nt.constant([0.2, 0.7, 1.4]), nt.constant([1.0, 2.0, 3.0])
