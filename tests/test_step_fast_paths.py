@@ -1,0 +1,130 @@
+"""The fast paths a training step takes give exactly what the general code gives.
+
+A layer's step (matmuls, a bias, relu, log_softmax, a sum over the classes, a mean)
+runs rules with shortcuts for plain numpy arrays: the matmul adjoints use ``.T``, a
+reduction's adjoint reshapes an ndarray by its method, ``unbroadcast`` sums a bias's
+batch axis with ``np.add.reduce``, log_softmax reduces with the ufuncs' ``reduce``.
+Each test here pins a shortcut to the general formula it replaces: the same values
+(bit for bit), shapes, dtypes and errors.
+"""
+import numpy as np
+import pytest
+
+import nbtape as nt
+from nbtape.rules.core_ops import matmul_vjp_x, matmul_vjp_y, primitive
+from nbtape.rules.util import conj, expand_reduced, unbroadcast
+from nbtape.training import nn
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shapes", [((5, 3), (3, 4)), ((2, 5, 3), (3, 4)), ((5, 3), (2, 3, 4))])
+def test_matmul_adjoints_of_plain_arrays_are_the_general_formula(dtype, shapes):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shapes[0]).astype(dtype)
+    y = rng.standard_normal(shapes[1]).astype(dtype)
+    g = rng.standard_normal(np.matmul(x, y).shape).astype(dtype)
+    _same(matmul_vjp_x(g, None, x, y), np.matmul(g, conj(np.swapaxes(y, -1, -2))))
+    _same(matmul_vjp_y(g, None, x, y), np.matmul(conj(np.swapaxes(x, -1, -2)), g))
+
+
+def test_matmul_adjoints_keep_their_other_forms():
+    # 1-d operands and complex ones do not take the shortcut
+    rng = np.random.default_rng(1)
+    m = rng.standard_normal((3, 4))
+    v3, v4 = rng.standard_normal(3), rng.standard_normal(4)
+    g4, g3 = rng.standard_normal(4), rng.standard_normal(3)
+    _same(matmul_vjp_x(g4, None, v3, m), np.matmul(m, g4[..., None])[..., 0])
+    _same(matmul_vjp_y(g4, None, v3, m), v3[:, None] * g4[..., None, :])
+    _same(matmul_vjp_y(g3, None, m, v4), np.matmul(m.T, g3[..., None])[..., 0])
+    xc = rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))
+    c = m + 1j * rng.standard_normal((3, 4))
+    gc = rng.standard_normal((2, 4)) + 1j * rng.standard_normal((2, 4))
+    _same(matmul_vjp_x(gc, None, xc, c), np.matmul(gc, np.conj(c).T))
+    _same(matmul_vjp_y(gc, None, xc, c), np.matmul(np.conj(xc).T, gc))
+
+
+@pytest.mark.parametrize("shape,axis", [((4, 3), 1), ((4, 3), -1), ((4, 3), 0),
+                                        ((2, 3, 4), 1), ((2, 3, 4), -3), ((5,), 0)])
+def test_a_reductions_adjoint_over_one_int_axis_is_the_tuple_axis_one(shape, axis):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape)
+    g = np.sum(x, axis=axis)
+    fast = expand_reduced(g, shape, axis, False)
+    general = expand_reduced(g, shape, (axis,), False)
+    _same(fast, general)
+    _same(fast, np.broadcast_to(np.expand_dims(g, axis), shape))
+    assert not fast.flags.writeable         # a broadcast view, as before
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("gshape,shape", [((4, 3), (3,)), ((2, 4, 3), (3,)), ((4, 3), (1, 3)),
+                                          ((4, 3), (4, 1)), ((4, 3), ()), ((2, 4, 3), (4, 1))])
+def test_unbroadcast_sums_as_np_sum_does(dtype, gshape, shape):
+    rng = np.random.default_rng(3)
+    g = rng.standard_normal(gshape).astype(dtype)
+    lead = len(gshape) - len(shape)
+    want = np.sum(g, axis=tuple(range(lead))) if lead else g
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and want.shape[i] != 1)
+    want = np.sum(want, axis=axes, keepdims=True) if axes else want
+    _same(unbroadcast(g, shape, np.dtype(dtype)), want)
+    _same(unbroadcast(g, shape, np.dtype("float64")), want.astype("float64"))
+
+
+def _log_softmax_general(x, axis=-1):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("axis", [-1, 0, None, (0, 1)])
+def test_log_softmax_reduces_as_np_max_and_np_sum(dtype, axis):
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((4, 5)) * 30).astype(dtype)
+    ans = nn._log_softmax.raw(x, axis=axis)
+    _same(ans, _log_softmax_general(x, axis))
+    g = rng.standard_normal((4, 5)).astype(dtype)
+    _same(nn._log_softmax_vjp(g, ans, x, axis),
+          g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True))
+    with pytest.raises(ValueError, match="zero-size"):
+        nn._log_softmax.raw(np.ones((0, 3)), axis=0)
+
+
+def test_log_softmax_gradient_and_its_second_derivative():
+    x = nt.constant(np.array([[0.5, -1.0, 2.0], [3.0, 0.0, 1.0]]))
+    w = np.array([[1.0, 0.0, 2.0], [0.5, 1.5, 0.0]])
+    with nt.GradientTape() as outer:
+        outer.watch(x)
+        with nt.GradientTape() as inner:
+            inner.watch(x)
+            y = np.sum(w * nt.nn.log_softmax(x))
+        g = inner.gradient(y, x)       # computed on tensors: the outer tape records it
+        z = np.sum(g * g)
+    s = np.exp(_log_softmax_general(x.numpy()))
+    want_g = w - s * w.sum(axis=-1, keepdims=True)
+    np.testing.assert_allclose(g.numpy(), want_g, rtol=1e-12)
+    assert outer.gradient(z, x) is not None
+
+
+def test_a_primitive_runs_plain_values_and_records_tensors():
+    calls = []
+
+    @primitive
+    def twice(x, scale=1.0):
+        calls.append(type(x))
+        return 2 * scale * np.asarray(x)
+
+    assert twice(3.0) == 6.0 and twice(1.0, scale=nt.constant(2.0)).numpy() == 4.0
+    x = nt.constant(1.5)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = twice(x)
+    assert calls == [float, float, np.ndarray]
+    assert [op.name for op in tape.ops] == ["twice"]
+    with pytest.raises(nt.NoGradientRuleError, match="twice"):
+        tape.gradient(y, x)
