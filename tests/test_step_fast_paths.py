@@ -128,3 +128,37 @@ def test_a_primitive_runs_plain_values_and_records_tensors():
     assert [op.name for op in tape.ops] == ["twice"]
     with pytest.raises(nt.NoGradientRuleError, match="twice"):
         tape.gradient(y, x)
+
+
+@pytest.mark.parametrize("structure", [[1, 2, 3], (1, 2), [], (), [1, [2, 3]], (1, {"a": 2}),
+                                       {"a": 1, "b": (2, 3)}, 5])
+def test_flat_lists_flatten_and_rebuild_as_nested_ones_do(structure):
+    from nbtape.structure import flatten, unflatten
+
+    def general(x, out):        # the recursion flatten uses for nested structures
+        if isinstance(x, dict):
+            for v in x.values():
+                general(v, out)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                general(v, out)
+        else:
+            out.append(x)
+        return out
+
+    flat = flatten(structure)
+    assert type(flat) is list and flat == general(structure, [])
+    back = unflatten(structure, flat)
+    assert back == structure and type(back) is type(structure)
+
+
+def test_gradient_checks_its_sources_in_order():
+    x, k = nt.Variable(1.0), nt.Variable(2)
+    with nt.GradientTape(persistent=True) as tape:
+        y = x * 3.0
+    with pytest.raises(TypeError, match="plain float as its source"):
+        tape.gradient(y, [k, 2.0])
+    with pytest.warns(UserWarning, match="int64"):
+        gx, gk = tape.gradient(y, (x, k))
+    assert float(gx) == 3.0 and gk is None
+    assert [float(g) for g in tape.gradient(y, [x, x])] == [3.0, 3.0]
