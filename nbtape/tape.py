@@ -163,7 +163,11 @@ class GradientTape(TapeView, Observable):
     # recorder protocol (called by nbtape.dispatch) ----------------------------------------
     def on_variable_read(self, v):
         if self._watch_accessed and v.trainable and v._id not in self._variables:
-            self._watch_variable(v)
+            # _watch_variable inlined (a step reads each weight once); the user's line is
+            # looked for from Variable._read's caller on (its frames are nbtape's)
+            self._variables[v._id] = v
+            self._tracked.add(v._id)
+            self._watched[v._id] = Watched(next_id(), _where.caller_raw(3), "variable")
 
     def record(self, rule, args, kwargs, operands, ids, outs):
         if kwargs or len(args) > 2 or (rule.zero and len(args) == 2):

@@ -162,3 +162,69 @@ def test_gradient_checks_its_sources_in_order():
         gx, gk = tape.gradient(y, (x, k))
     assert float(gx) == 3.0 and gk is None
     assert [float(g) for g in tape.gradient(y, [x, x])] == [3.0, 3.0]
+
+
+def test_an_auto_watch_keeps_the_users_line_on_every_read_path():
+    import sys
+    w = nt.Variable(np.eye(2))
+    v = nt.Variable(np.ones(2))
+    u = nt.Variable(2.0)
+    lists = nt.Variable(np.ones(2))
+    x = nt.constant(np.ones((3, 2)))
+    with nt.GradientTape() as tape:
+        first = sys._getframe().f_lineno + 1
+        y = x @ w                   # two operands, a variable: the unrolled read
+        z = np.sin(v.value())       # an explicit read
+        s = u * [1.0, 2.0]          # a list operand: the general read
+        t = np.sum(lists, axis=0)   # a keyword call
+    here = __file__, "test_an_auto_watch_keeps_the_users_line_on_every_read_path"
+    assert [tape.watched[i._id].where for i in (w, v, u, lists)] == [
+        (here[0], first + k, here[1]) for k in range(4)]
+    assert [k.kind for k in tape.watched.values()] == ["variable"] * 4
+    grads = tape.gradient([y, z, s, t], [w, v, u, lists])
+    assert [g.shape for g in grads] == [(2, 2), (2,), (), (2,)]
+    assert float(grads[2]) == 3.0
+
+
+def _small_tape_general(ops, max_ops, max_bytes):
+    # what small_tape computed before its one-loop form
+    if len(ops) > max_ops:
+        return False
+    total = 0
+    for op in ops:
+        if not op.kept_output:
+            return False
+        out = op.out
+        outs = out if isinstance(out, tuple) else (out,)
+        total += sum(getattr(getattr(o, "_value", o), "nbytes", 8) for o in outs
+                     if o is not None)
+    return total <= max_bytes
+
+
+@pytest.mark.parametrize("size", [1, 100, 5000])
+def test_small_tape_counts_as_before(size):
+    from nbtape.tape_records import small_tape
+    x = nt.constant(np.ones(size))
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np.sin(x) * 2.0
+        a, b = np.split(y, 2) if size % 2 == 0 else (y, y)
+        z = np.sum(a) + np.sum(b)
+    for limit in (10, 8 * size, 8 * 3 * size, 1 << 20):
+        assert small_tape(tape.ops, 1000, limit) == _small_tape_general(tape.ops, 1000, limit)
+    assert small_tape(tape.ops, 2, 1 << 20) is False
+
+
+def test_small_tape_counts_freed_outputs_as_before():
+    from nbtape.tape_records import small_tape
+    x = nt.constant(np.ones(8000))      # 64,000 bytes: each output is kept while recording
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        ys = [x * float(k) for k in range(20)]     # 1.28 MB in all: not a small tape
+        z = np.sum(ys[-1])
+    tape.gradient(z, x)                 # frees the ops: outputs become weak references
+    del ys[:10]
+    ops = tape.ops
+    assert sum(op.kept_output and op.out is None for op in ops) == 10
+    for limit in (10, 1 << 20, 1 << 30):
+        assert small_tape(ops, 1000, limit) == _small_tape_general(ops, 1000, limit)
