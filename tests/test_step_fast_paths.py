@@ -54,12 +54,22 @@ def test_matmul_adjoints_keep_their_other_forms():
 def test_a_reductions_adjoint_over_one_int_axis_is_the_tuple_axis_one(shape, axis):
     rng = np.random.default_rng(2)
     x = rng.standard_normal(shape)
-    g = np.sum(x, axis=axis)
+    g = np.asarray(np.sum(x, axis=axis))
     fast = expand_reduced(g, shape, axis, False)
     general = expand_reduced(g, shape, (axis,), False)
     _same(fast, general)
-    _same(fast, np.broadcast_to(np.expand_dims(g, axis), shape))
+    view = np.broadcast_to(np.expand_dims(g, axis), shape)
+    _same(fast, view)
+    assert fast.strides == view.strides and np.shares_memory(fast, g)
     assert not fast.flags.writeable         # a broadcast view, as before
+    with pytest.raises(ValueError, match="read-only"):
+        fast[...] = 0.0
+    strided = [np.asfortranarray(g)] if g.ndim > 1 else [g[::-1]] if g.ndim else []
+    for other in strided + [g.astype(np.complex64), g.astype(np.float16), g[()]]:
+        _same(expand_reduced(other, shape, axis, False),
+              np.broadcast_to(np.expand_dims(other, axis), shape))
+    with pytest.raises(ValueError, match="reshape"):
+        expand_reduced(np.ones(g.size + 1), shape, axis, False)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

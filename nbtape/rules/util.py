@@ -76,6 +76,9 @@ def expand_reduced(g, shape, axis, keepdims):
     if not keepdims:
         if type(axis) is int and shape:     # np.sum(x, axis=1): the reduced axis back as 1
             a = axis % len(shape)
+            if type(g) is np.ndarray and g.flags.c_contiguous and g.dtype.kind in "fc" \
+                    and g.size and g.shape == shape[:a] + shape[a + 1:]:
+                return _stretched(g, shape, a)
             kept = shape[:a] + (1,) + shape[a + 1:]
         else:
             axes = normalize_axis(axis, len(shape))
@@ -83,6 +86,16 @@ def expand_reduced(g, shape, axis, keepdims):
         if kept is not None:
             g = g.reshape(kept) if type(g) is np.ndarray else np.reshape(g, kept)
     return np.broadcast_to(g, shape)
+
+
+def _stretched(g, shape, axis):
+    """``np.broadcast_to(np.expand_dims(g, axis), shape)`` for a contiguous float array:
+    the same read-only view (stride 0 along ``axis``), made without broadcast_to's
+    iterator, which costs several times the view itself on a training step's arrays."""
+    strides = g.strides
+    out = np.ndarray(shape, g.dtype, g, 0, strides[:axis] + (0,) + strides[axis:])
+    out.flags.writeable = False
+    return out
 
 
 def H(a):
