@@ -262,3 +262,16 @@ def test_numpy_functions_record_what_array_function_records(call, monkeypatch):
     assert {op.where[1] for op in fast.ops} == {call.__code__.co_firstlineno}
     _same(y1.numpy(), y2.numpy())
     _same(fast.gradient(y1, x).numpy(), general.gradient(y2, x).numpy())
+
+
+@pytest.mark.parametrize("g", [np.array(1.5, np.float32), np.float64(2.0), np.array(1 + 2j),
+                               np.complex64(1j), np.array(3.0, np.float16), np.float32(-0.0)])
+def test_the_mean_of_everything_spreads_its_adjoint_as_np_full(g):
+    from nbtape.rules.reductions import _mean_vjp
+    x = np.ones((4, 3), np.float32)
+    out = _mean_vjp(g, None, x)
+    _same(out, np.full(x.shape, g / 12))
+    g11 = np.reshape(g, (1, 1))
+    _same(_mean_vjp(g11, None, x, keepdims=True), np.full(x.shape, g11 / 12))
+    assert out.flags.writeable and out.flags.c_contiguous
+    assert (np.signbit(np.real(out)) == np.signbit(np.real(g / 12))).all()
