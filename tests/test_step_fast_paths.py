@@ -275,3 +275,17 @@ def test_the_mean_of_everything_spreads_its_adjoint_as_np_full(g):
     _same(_mean_vjp(g11, None, x, keepdims=True), np.full(x.shape, g11 / 12))
     assert out.flags.writeable and out.flags.c_contiguous
     assert (np.signbit(np.real(out)) == np.signbit(np.real(g / 12))).all()
+
+
+@pytest.mark.parametrize("value", [np.arange(6.0).reshape(2, 3), np.float32(1.5),
+                                   np.arange(4, dtype=np.float32)[::2]])
+def test_a_tensor_as_an_array_is_a_read_only_view_of_its_value(value):
+    t = nt.constant(value) if isinstance(value, np.generic) else nt.Tensor(value)
+    a = np.asarray(t)
+    _same(a, np.asarray(value))
+    assert type(a) is np.ndarray and not a.flags.writeable
+    if isinstance(value, np.ndarray):
+        assert np.shares_memory(a, value)       # a view, not a copy
+    _same(np.asarray(t, dtype=np.float64), np.asarray(value, dtype=np.float64))
+    c = np.array(t, copy=True)
+    assert c.flags.writeable and not np.shares_memory(c, t._value)
