@@ -289,3 +289,21 @@ def test_a_tensor_as_an_array_is_a_read_only_view_of_its_value(value):
     _same(np.asarray(t, dtype=np.float64), np.asarray(value, dtype=np.float64))
     c = np.array(t, copy=True)
     assert c.flags.writeable and not np.shares_memory(c, t._value)
+
+
+def test_gradients_are_tensors_of_each_sources_dtype():
+    w32 = nt.Variable(np.ones((2, 2), np.float32))
+    w64 = nt.Variable(np.ones(2))
+    c = nt.Variable(np.ones(2, np.complex128))
+    k = nt.Variable(np.arange(2))
+    unused = nt.Variable(np.ones(3, np.float32))
+    with nt.GradientTape() as tape:
+        y = np.sum(w32 @ w64) + np.sum(np.real(c * 2.0)) + np.sum(k * 1.0)
+    with pytest.warns(UserWarning, match="int64"):
+        grads = tape.gradient(y, [w32, w64, c, k, unused])
+    assert [type(g) for g in grads[:3]] == [nt.Tensor] * 3 and grads[3:] == [None, None]
+    assert [(g.dtype, g.shape) for g in grads[:3]] == [
+        (np.dtype(np.float32), (2, 2)), (np.dtype(np.float64), (2,)),
+        (np.dtype(np.complex128), (2,))]
+    np.testing.assert_array_equal(grads[0].numpy(), np.ones((2, 2)))
+    np.testing.assert_array_equal(grads[2].numpy(), np.full(2, 2.0 + 0j))
