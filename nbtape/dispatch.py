@@ -286,6 +286,12 @@ def _special_args(rule, args, stack):
     """Variables become their (recorded) reads; list operands become arrays, which
     is what the rules expect of a constant operand (``x @ [1.0, 2.0]``), or, when
     they hold tensors, a recorded ``np.stack`` of them."""
+    if len(args) == 2:          # x @ w with w a variable: no list operand, no loop
+        a, b = args
+        ta, tb = type(a), type(b)
+        if ta is not list and tb is not list:
+            return (a._read(stack) if ta is Variable else a,
+                    b._read(stack) if tb is Variable else b)
     n = rule.nargs if rule.kind is POSITIONAL else 0
     out = []
     for k, a in enumerate(args):

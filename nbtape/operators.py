@@ -56,6 +56,9 @@ class _Operators:
         return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
+        rule = RULES.get(func)
+        if rule is not None and rule.choose is None and rule.composite is None:
+            return apply(rule, args, kwargs)       # np.sum(x, axis=1): straight to apply
         return array_function(func, args, kwargs)
 
     @property

@@ -9,6 +9,13 @@ def flatten(x):
     """
     if not isinstance(x, _NESTS):
         return [x]                  # one tensor: the common case of every gradient call
+    t = type(x)
+    if t is list or t is tuple:     # a flat list of sources, as a training step has
+        for v in x:
+            if isinstance(v, _NESTS):
+                break
+        else:
+            return list(x)
     out = []
     _flatten(x, out)
     return out
@@ -34,8 +41,12 @@ def unflatten(structure, leaves):
     if not isinstance(structure, _NESTS):
         return leaves[0]
     t = type(structure)
-    if (t is list or t is tuple) and not any(isinstance(x, _NESTS) for x in structure):
-        return t(leaves)            # a flat list of sources, as a training step has
+    if t is list or t is tuple:
+        for x in structure:
+            if isinstance(x, _NESTS):
+                break
+        else:
+            return t(leaves)        # a flat list of sources, as a training step has
     it = iter(leaves)
     return _rebuild(structure, it)
 

@@ -15,8 +15,8 @@ from .observe import Observable, notify
 from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
 from .structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
-from .tape_args import (UnconnectedGradients, int_source_message, not_a_tensor_message,
-                        output_gradient, unconnected_policy)
+from .tape_args import (UnconnectedGradients, checked_sources, int_source_message,
+                        not_a_tensor_message, output_gradient, unconnected_policy)
 from .tape_records import GradientRecord, Note, Watched, small_tape
 from .tape_view import TapeView
 from .tensor import Tensor, TensorLike
@@ -161,7 +161,11 @@ class GradientTape(TapeView, Observable):
     # recorder protocol (called by nbtape.dispatch) ----------------------------------------
     def on_variable_read(self, v):
         if self._watch_accessed and v.trainable and v._id not in self._variables:
-            self._watch_variable(v)
+            # _watch_variable inlined (a step reads each weight once); the user's line is
+            # looked for from Variable._read's caller on (its frames are nbtape's)
+            self._variables[v._id] = v
+            self._tracked.add(v._id)
+            self._watched[v._id] = Watched(next_id(), _where.caller_raw(3), "variable")
 
     def record(self, rule, args, kwargs, operands, ids, outs):
         tracked = self._tracked
@@ -322,12 +326,8 @@ class GradientTape(TapeView, Observable):
         """
         policy = unconnected_policy(unconnected_gradients)
         self._check_usable("gradient")
-        flat_sources = flatten(sources)
-        for s in flat_sources:
-            if not isinstance(s, TensorLike):
-                raise TypeError(not_a_tensor_message("gradient", s, role="source"))
+        flat_sources, int_sources = checked_sources(sources)
         targets = flatten(target)
-        int_sources = any(s.dtype.kind not in "fc" for s in flat_sources)
         seeds = self._seeds(targets, output_gradients, int_sources, flat_sources)
         results = self._run(seeds, flat_sources, policy)
         self._finish()
@@ -372,7 +372,7 @@ class GradientTape(TapeView, Observable):
                 continue
             if og is None:
                 v = t._value
-                g = (np.ones(t.shape, dtype=t.dtype) if t.shape else np.array(1, dtype=t.dtype)) \
+                g = (np.ones(v.shape, dtype=v.dtype) if v.shape else np.array(1, dtype=v.dtype)) \
                     if not _is_foreign(v) else np.ones_like(v)    # a Dask seed stays lazy
             else:
                 g = output_gradient(og, t)
@@ -400,10 +400,7 @@ class GradientTape(TapeView, Observable):
         self.last_gradient = GradientRecord(
             list(seeds), ids, {k: (v._value if isinstance(v, Tensor) else v)
                                for k, v in kept.items()}, keep_all)
-        results = []
-        for s, i in zip(flat_sources, ids):
-            results.append(self._result(s, adj.get(i), policy))
-        return results
+        return [self._result(s, adj.get(i), policy) for s, i in zip(flat_sources, ids)]
 
     def _stepping_aside(self):
         """As ``_run`` for gradient: a persistent tape records its Jacobians inside its

@@ -7,6 +7,7 @@ import enum
 import numpy as np
 
 from .arrays import is_foreign
+from .structure import flatten
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 
@@ -30,6 +31,26 @@ def unconnected_policy(value):
     except ValueError:
         raise ValueError(f"unconnected_gradients must be nt.UnconnectedGradients.NONE or "
                          f".ZERO (or 'none' / 'zero'), not {value!r}") from None
+
+
+def checked_sources(sources):
+    """``gradient``'s sources as a flat list, and whether one of them is not a float
+    (an int source's gradient is None, with a warning); a source that is not a
+    tensor or variable raises.
+
+    >>> import nbtape as nt
+    >>> flat, int_sources = checked_sources([nt.constant(1.0), nt.constant(2)])
+    >>> len(flat), int_sources
+    (2, True)
+    """
+    flat = flatten(sources)
+    int_sources = False
+    for s in flat:
+        if not isinstance(s, TensorLike):
+            raise TypeError(not_a_tensor_message("gradient", s, role="source"))
+        if s.dtype.kind not in "fc":
+            int_sources = True
+    return flat, int_sources
 
 
 def not_a_tensor_message(method, value, role="value"):

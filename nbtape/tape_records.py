@@ -112,12 +112,16 @@ def small_tape(ops, max_ops, max_bytes):
     """
     if len(ops) > max_ops:
         return False
-    outs = []
+    total = 0
     for op in ops:
-        if not op.kept_output:
+        out = op.out
+        if type(out) is Tensor:     # a kept output (the common case), counted inline
+            total += getattr(out._value, "nbytes", 8)
+        elif out is None and not op.kept_output:
             return False
-        outs.append(op.out)
-    return _nbytes(outs) <= max_bytes
+        else:
+            total += _nbytes((out,))
+    return total <= max_bytes
 
 
 def _nbytes(values):

@@ -29,7 +29,8 @@ class TensorLike:
         if tls.stack:
             _note_escape(self._leaf(tls.stack), "np.asarray")
         v = self._value
-        v = np.asarray(v) if not _is_foreign(v) else _to_numpy(v)   # explicit: computes
+        if type(v) is not np.ndarray:       # (an ndarray is its own np.asarray)
+            v = np.asarray(v) if not _is_foreign(v) else _to_numpy(v)   # explicit: computes
         if dtype is not None and v.dtype != dtype:
             return v.astype(dtype)
         if copy:

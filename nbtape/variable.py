@@ -61,6 +61,10 @@ class Variable(TensorLike, Observable):
     def _value(self):
         return self._tensor._value
 
+    @property
+    def dtype(self):
+        return self._tensor._value.dtype     # TensorLike's, without the _value property
+
     def _leaf(self, stack=None):
         # inside a tape, np.asarray(v) is a read (so the tape watches v) that escapes
         return self._read(stack) if stack else self._tensor

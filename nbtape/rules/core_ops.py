@@ -35,23 +35,22 @@ def primitive(fn):
 
     rule = rule_for(fn)
 
-    def recorded(args, kwargs):
-        # Until a rule is given, every tensor argument is an operand with no gradient
-        # rule, so a gradient through the call raises instead of skipping it.
-        if rule.has_vjp or rule.has_jvp or rule.nondiff:
-            return _apply(rule, args, kwargs)
-        return _apply(_without_rule(fn, rule.name), args, kwargs)
-
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         for a in args:
             if isinstance(a, _TensorLike):
-                return recorded(args, kwargs)
-        if kwargs:
+                break
+        else:
             for a in kwargs.values():
                 if isinstance(a, _TensorLike):
-                    return recorded(args, kwargs)
-        return fn(*args, **kwargs)
+                    break
+            else:
+                return fn(*args, **kwargs)
+        # Until a rule is given, every tensor argument is an operand with no gradient
+        # rule, so a gradient through the call raises instead of skipping it.
+        if rule.vjps or rule.jvps or rule.nondiff or rule.has_vjp or rule.has_jvp:
+            return _apply(rule, args, kwargs)
+        return _apply(_without_rule(fn, rule.name), args, kwargs)
     wrapper.raw = fn
     return wrapper
 
@@ -142,6 +141,8 @@ def matmul_vjp_x(g, ans, x, y):
     >>> matmul_vjp_x(np.ones((1, 2)), None, np.ones((1, 3)), np.arange(6.0).reshape(3, 2))
     array([[1., 5., 9.]])
     """
+    if type(y) is np.ndarray and y.ndim == 2 and y.dtype.kind != "c" and x.ndim >= 2:
+        return np.matmul(g, y.T)    # a layer's weights: y.T is swapaxes(y), conj(y) is y
     if y.ndim == 1:
         return g[..., None] * conj(y)
     if x.ndim == 1:
@@ -157,6 +158,8 @@ def matmul_vjp_y(g, ans, x, y):
            [2., 2.],
            [3., 3.]])
     """
+    if type(x) is np.ndarray and x.ndim == 2 and x.dtype.kind != "c" and y.ndim >= 2:
+        return np.matmul(x.T, g)    # a batch of inputs: x.T is swapaxes(x), conj(x) is x
     if x.ndim == 1 and y.ndim == 1:
         return g * conj(x)
     if x.ndim == 1:

@@ -63,8 +63,12 @@ def _mean_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, *, whe
     if not masked(where):
         shape = shape_of(x)
         if axis is None and isinstance(g, (np.ndarray, np.generic)):
-            # np.mean(loss): one filled array (a broadcast view and a divide cost 4x more)
-            return np.full(shape, g / math.prod(shape))
+            # np.mean(loss): one filled array (a broadcast view and a divide cost 4x more);
+            # np.full's own steps, without its Python wrapper
+            v = g / math.prod(shape)
+            out = np.empty(shape, v.dtype)
+            out[...] = v        # (g has ones for axes with keepdims=True)
+            return out
         return spread(g, x, axis, keepdims) / _count(shape, axis)
     w = np.broadcast_to(where, shape_of(x))
     n = np.sum(w, axis=normalize_axis(axis, len(shape_of(x))), keepdims=True)

@@ -40,15 +40,19 @@ def unbroadcast(g, shape, dtype):
         # g.sum: the ndarray method is cheaper than np.sum's dispatch, and a Tensor's
         # method records the same op (np.add.reduce, what ndarray.sum calls, cheaper still)
         if lead > 0:
-            lead = tuple(range(lead))
-            g = np.add.reduce(g, axis=lead) if type(g) is np.ndarray else g.sum(axis=lead)
+            if type(g) is np.ndarray:
+                g = np.add.reduce(g, axis=0 if lead == 1 else tuple(range(lead)))
+            else:
+                g = g.sum(axis=tuple(range(lead)))
             gshape = g.shape
-        axes = tuple(i for i, (s, gs) in enumerate(zip(shape, gshape)) if s == 1 and gs != 1)
-        if axes:
-            g = g.sum(axis=axes, keepdims=True)
-            gshape = g.shape
-        if gshape != shape:
-            g = np.broadcast_to(g, shape)
+        if gshape != shape:     # (a bias's adjoint is done: its batch axis is summed)
+            axes = tuple(i for i, (s, gs) in enumerate(zip(shape, gshape))
+                         if s == 1 and gs != 1)
+            if axes:
+                g = g.sum(axis=axes, keepdims=True)
+                gshape = g.shape
+            if gshape != shape:
+                g = np.broadcast_to(g, shape)
     gd = g.dtype
     if gd != dtype:
         if gd.kind == "c" and dtype.kind != "c":
@@ -70,10 +74,28 @@ def normalize_axis(axis, ndim):
 def expand_reduced(g, shape, axis, keepdims):
     """Broadcast a reduction's adjoint back over the reduced axes."""
     if not keepdims:
-        axes = normalize_axis(axis, len(shape))
-        if axes:
-            g = np.reshape(g, tuple(1 if i in axes else s for i, s in enumerate(shape)))
+        if type(axis) is int and shape:     # np.sum(x, axis=1): the reduced axis back as 1
+            a = axis % len(shape)
+            if type(g) is np.ndarray and g.flags.c_contiguous and g.dtype.kind in "fc" \
+                    and g.size and g.shape == shape[:a] + shape[a + 1:]:
+                return _stretched(g, shape, a)
+            kept = shape[:a] + (1,) + shape[a + 1:]
+        else:
+            axes = normalize_axis(axis, len(shape))
+            kept = tuple(1 if i in axes else s for i, s in enumerate(shape)) if axes else None
+        if kept is not None:
+            g = g.reshape(kept) if type(g) is np.ndarray else np.reshape(g, kept)
     return np.broadcast_to(g, shape)
+
+
+def _stretched(g, shape, axis):
+    """``np.broadcast_to(np.expand_dims(g, axis), shape)`` for a contiguous float array:
+    the same read-only view (stride 0 along ``axis``), made without broadcast_to's
+    iterator, which costs several times the view itself on a training step's arrays."""
+    strides = g.strides
+    out = np.ndarray(shape, g.dtype, g, 0, strides[:axis] + (0,) + strides[axis:])
+    out.flags.writeable = False
+    return out
 
 
 def H(a):

@@ -189,12 +189,18 @@ def logsumexp(x, axis=None, keepdims=False):
 @primitive
 def _log_softmax(x, axis=-1):
     x = np.asarray(x)
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    # the ufuncs' reduce: what np.max and np.sum call on an ndarray, without their wrappers
+    shifted = x - np.maximum.reduce(x, axis, keepdims=True)
+    return shifted - np.log(np.add.reduce(np.exp(shifted), axis, keepdims=True))
 
 
-defvjp(_log_softmax.raw, lambda g, ans, x, axis=-1:
-       g - np.exp(ans) * np.sum(g, axis=axis, keepdims=True), name="nn.log_softmax")
+def _log_softmax_vjp(g, ans, x, axis=-1):
+    total = (np.add.reduce(g, axis, keepdims=True) if type(g) is np.ndarray   # as np.sum
+             else np.sum(g, axis=axis, keepdims=True))
+    return g - np.exp(ans) * total
+
+
+defvjp(_log_softmax.raw, _log_softmax_vjp, name="nn.log_softmax")
 defjvp(_log_softmax.raw, lambda t, ans, x, axis=-1:
        t - np.sum(np.exp(ans) * t, axis=axis, keepdims=True))
 
