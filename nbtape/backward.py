@@ -23,27 +23,11 @@ _ndarray = np.ndarray
 
 
 class Op(LazyWhere):
-    """One recorded operation: what its VJP needs, and where it happened."""
+    """One recorded operation: what its VJP needs, and where it happened (made by
+    ``new_op``, which a tape calls for every op it records)."""
 
     __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "_where", "_out",
                  "all_ids", "raw_args")
-
-    def __init__(self, rule, args, kwargs, ans, in_ids, metas, out_ids, where, out=None,
-                 all_ids=None, raw_args=False):
-        self.rule = rule
-        self.args = args
-        self.kwargs = kwargs
-        self.ans = ans
-        self.in_ids = in_ids
-        self.metas = metas
-        self.out_ids = out_ids
-        self._where = where     # (code, lasti) until first asked for, then decoded
-        self._out = out         # the output tensor(s), kept on small tapes for pictures
-        # operand ids before untracked ones became None (pictures link them to their ops)
-        self.all_ids = all_ids if all_ids is not None else in_ids
-        # True: args[k] is the array of the tensor all_ids[k] where that is not None (a
-        # single output's ans is always its array; saved_tensors rebuilds the tensors)
-        self.raw_args = raw_args
 
     @property
     def name(self):
@@ -72,8 +56,19 @@ class Op(LazyWhere):
 
 
 def new_op(rule, args, kwargs, ans, in_ids, metas, out_ids, where, out, all_ids, raw_args):
-    """``Op(...)`` without ``__init__``'s frame: a tape makes one for every recorded op
-    (all arguments given, ``all_ids`` None when it equals ``in_ids``)."""
+    """An ``Op``, its slots filled without an ``__init__`` frame (one per recorded op).
+
+    ``where`` is ``(code, lasti)`` until first asked for, then decoded; ``out`` the
+    output tensor(s), kept on small tapes for pictures; ``all_ids`` the operand ids
+    before untracked ones became None (pictures link them to their ops), None when equal
+    to ``in_ids``; ``raw_args`` True when ``args[k]`` is the array of the tensor
+    ``all_ids[k]`` where that is not None (a single output's ``ans`` is always its
+    array; ``saved_tensors`` rebuilds the tensors).
+
+    >>> op = new_op(None, (1.0,), None, None, (7,), None, (8,), None, None, None, False)
+    >>> op.all_ids, op.out_ids, op.kept_output
+    ((7,), (8,), False)
+    """
     op = _new(Op)
     op.rule = rule
     op.args = args

@@ -139,7 +139,7 @@ class GradientTape(TapeView, Observable):
         """Ensure ``tensor`` (or a list/tuple/dict of them) is traced by this tape."""
         for t in flatten(tensor):
             if isinstance(t, Variable):
-                self._watch_variable(t, explicit=True)
+                self._watch_variable(t)
             elif isinstance(t, Tensor):
                 if t._id not in self._tracked:
                     self._tracked.add(t._id)
@@ -148,11 +148,12 @@ class GradientTape(TapeView, Observable):
             else:
                 raise TypeError(not_a_tensor_message("watch", t))
 
-    def _watch_variable(self, v, explicit=False):
+    def _watch_variable(self, v, depth=3):
+        # the user's line is looked for from ``depth`` frames up (caller_raw's own frame is 0)
         if v._id not in self._variables:
             self._variables[v._id] = v
             self._tracked.add(v._id)
-            self._watched[v._id] = Watched(next_id(), _where.caller_raw(), "variable")
+            self._watched[v._id] = Watched(next_id(), _where.caller_raw(depth), "variable")
 
     def watched_variables(self):
         """The variables this tape watched, in the order they were created."""
@@ -161,11 +162,8 @@ class GradientTape(TapeView, Observable):
     # recorder protocol (called by nbtape.dispatch) ----------------------------------------
     def on_variable_read(self, v):
         if self._watch_accessed and v.trainable and v._id not in self._variables:
-            # _watch_variable inlined (a step reads each weight once); the user's line is
-            # looked for from Variable._read's caller on (its frames are nbtape's)
-            self._variables[v._id] = v
-            self._tracked.add(v._id)
-            self._watched[v._id] = Watched(next_id(), _where.caller_raw(3), "variable")
+            # from Variable._read's caller on: the frames below it are nbtape's
+            self._watch_variable(v, 4)
 
     def record(self, rule, args, kwargs, operands, ids, outs):
         tracked = self._tracked
