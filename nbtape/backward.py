@@ -34,6 +34,12 @@ class Op(LazyWhere):
         return self.rule.name
 
 
+    def saved_id(self, k):
+        """The id of the tensor whose array the tape saved as ``args[k]`` (it keeps an
+        operand tensor's array, not the tensor), or None."""
+        ids = self.all_ids
+        return ids[k] if self.raw_args and k < len(ids) else None
+
     @property
     def kept_output(self):
         """False when the op did not keep its output (a long tape, a big array)."""
@@ -104,9 +110,9 @@ def saved_tensors(op):
     """
     args, ans = op.args, op.ans
     if op.raw_args:
-        ids = op.all_ids
-        args = tuple(_tensor_with_id(a, ids[k]) if ids[k] is not None and a is not None
-                     and type(a) is not Tensor else a for k, a in enumerate(args))
+        args = tuple(_tensor_with_id(a, op.saved_id(k)) if op.saved_id(k) is not None
+                     and a is not None and type(a) is not Tensor else a
+                     for k, a in enumerate(args))
     if ans is not None and not op.rule.multi and type(ans) is not Tensor:
         ans = _tensor_with_id(ans, op.out_ids[0])
     return args, ans

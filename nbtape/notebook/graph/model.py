@@ -215,7 +215,7 @@ class TapeModel:
             arg = operand_arg(op, k)
             if isinstance(arg, Tensor):
                 return arg._value
-            if arg is not None and op.raw_args and op.all_ids[k] == tid:
+            if arg is not None and op.saved_id(k) == tid:
                 return arg      # the tape saved the operand's array
         var = self._variable(tid)
         return var._value if var is not None else None

@@ -223,7 +223,7 @@ def _op(ctx, d, i):
             value = operand_arg(op, k)
             text = "constant" if value is None else _const_text(value)
             # a constant tensor's id (the tape may have saved only its array)
-            cid = value._id if hasattr(value, "_id") else op.all_ids[k] if op.raw_args else None
+            cid = value._id if hasattr(value, "_id") else op.saved_id(k)
             name = model.name(cid) if cid is not None else None
             consts.append(f"op{i}c{k}")
             d.node(consts[-1], "const", [("value", f"{name} = {text}" if name else text)],
