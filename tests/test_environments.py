@@ -2,9 +2,9 @@
 
 The rest of the suite runs on the development environment's IPython and
 ipywidgets.  Here each environment below is built from scratch (pip's cache keeps
-that quick), this checkout is installed into it the way a user installs nbtape,
-and the magic tests, the widget tests and the real-kernel runs of the tutorials
-(``test_kernel_cells.py``, nbclient) run inside it:
+that quick), a wheel built once from this checkout is installed into each the way a
+user installs nbtape, and the magic tests, the widget tests and the real-kernel runs
+of the tutorials (``test_kernel_cells.py``, nbclient) run inside it:
 
 - ``colab``: Google Colab's pinned stack, IPython 7.34.0 and ipywidgets 7.7.1;
   installing nbtape must change neither.
@@ -32,6 +32,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from gradcheck import build_dist
 
 pytestmark = pytest.mark.slow
 
@@ -47,8 +48,8 @@ ENVIRONMENTS = {
 # What the tests below need besides IPython and ipywidgets (the tutorials draw with
 # matplotlib); nothing else of the development extras.
 TOOLS = ["ipykernel", "nbclient", "nbformat", "pytest", "matplotlib"]
-# nbtape's own requirements and its build backend, so that it installs offline too
-NBTAPE = ["numpy>=1.26,<3", "graphviz>=0.20", "graphviz-pure>=0.2", "setuptools>=64", "wheel"]
+# nbtape's own requirements, so that its wheel installs offline too
+NBTAPE = ["numpy>=1.26,<3", "graphviz>=0.20", "graphviz-pure>=0.2"]
 WHEELHOUSE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",
                   "nbtape-tests", "wheels")
 INSIDE = (["tests/test_magics.py", "tests/test_cell_runner.py", "tests/test_kernel_cells.py"]
@@ -95,8 +96,9 @@ def run(cmd, env, cwd=ROOT, timeout=900):
     return proc.stdout
 
 
-def build_and_test(name, python, folder):
-    """Build environment ``name`` in ``folder`` with ``python``; run the tests in it."""
+def build_and_test(name, python, folder, wheel):
+    """Build environment ``name`` in ``folder`` with ``python``, install nbtape's
+    ``wheel`` in it, and run the tests there."""
     _, requirements, _ = ENVIRONMENTS[name]
     env_dir = folder / name
     run([python, "-m", "venv", env_dir], env=os.environ.copy())
@@ -111,12 +113,12 @@ def build_and_test(name, python, folder):
     offline = ["install", "-q", "--no-compile", "--no-index", "--find-links", downloads]
     run(pip + offline + [*requirements, *TOOLS], env)
     before = json.loads(run([py, "-c", VERSIONS], env, cwd=folder))
-    run(pip + offline + [ROOT], env)                    # what `pip install nbtape` does
+    run(pip + offline + [wheel], env)                   # what `pip install nbtape` does
     after = json.loads(run([py, "-c", VERSIONS], env, cwd=folder))
     # and what `pip install "nbtape[notebook]"` would do to IPython and ipywidgets
     report = folder / f"{name}-notebook-extra.json"
     run(pip + ["install", "-q", "--dry-run", "--find-links", WHEELHOUSE, "--report", report,
-               f"{ROOT}[notebook]"], env)
+               f"{wheel}[notebook]"], env)
     changes = {p["metadata"]["name"].lower(): p["metadata"]["version"]
                for p in json.loads(report.read_text())["install"]}
     out = run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
@@ -138,11 +140,14 @@ def keep(downloads):
 @pytest.fixture(scope="module")
 def environments(tmp_path_factory):
     folder = tmp_path_factory.mktemp("environments")
+    # One wheel for all: pip installing the checkout itself would build it in the
+    # checkout's build/ folder, and three of those builds side by side collide there.
+    wheel = build_dist(folder / "dist")
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(ENVIRONMENTS))
     jobs = {}
     for name, (minor, _, _) in ENVIRONMENTS.items():
         python = find_python(minor)
-        jobs[name] = (minor, python and pool.submit(build_and_test, name, python, folder))
+        jobs[name] = (minor, python and pool.submit(build_and_test, name, python, folder, wheel))
     yield jobs
     pool.shutdown(wait=True, cancel_futures=True)
 

@@ -21,7 +21,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 import nbtape as nt
-from gradcheck import run_checked
+from gradcheck import build_dist, run_checked
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -232,11 +232,11 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
     clean = {k: v for k, v in os.environ.items()
              if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NBTAPE_GRAPHVIZ")}
     dist = tmp_path / "dist"
-    run_checked([sys.executable, "-m", "build", "--outdir", dist, ROOT], cwd=tmp_path, env=clean)
+    wheel = build_dist(dist)
     version = PROJECT["version"]
-    wheel = dist / f"nbtape-{version}-py3-none-any.whl"
     sdist = dist / f"nbtape-{version}.tar.gz"
-    assert wheel.is_file() and sdist.is_file(), sorted(p.name for p in dist.iterdir())
+    assert wheel.name == f"nbtape-{version}-py3-none-any.whl" and sdist.is_file(), \
+        sorted(p.name for p in dist.iterdir())
 
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())

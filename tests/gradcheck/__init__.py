@@ -17,8 +17,10 @@ tests).
 """
 import os
 import subprocess
+import sys
 import traceback
 import venv
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -315,6 +317,21 @@ def run_checked(cmd, **kw):
         raise AssertionError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n"
                              f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
+
+
+def build_dist(outdir):
+    """Build nbtape's sdist, then its wheel from that sdist, into ``outdir`` with
+    ``python -m build``: the wheel's path.  The build runs in a copy unpacked from the
+    sdist, never in the checkout, so builds running side by side cannot collide in
+    its ``build/`` folder."""
+    root = Path(__file__).resolve().parents[2]
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NBTAPE_GRAPHVIZ")}
+    run_checked([sys.executable, "-m", "build", "--outdir", outdir, root], cwd=outdir.parent,
+                env=clean)
+    wheels = sorted(Path(outdir).glob("nbtape-*-py3-none-any.whl"))
+    assert len(wheels) == 1, sorted(p.name for p in Path(outdir).iterdir())
+    return wheels[0]
 
 
 def fresh_venv(env_dir):
