@@ -5,89 +5,20 @@ a source are visited, and an op's output adjoint is dropped as soon as the op
 has passed it on, so memory stays at what is live.
 """
 import warnings
-import weakref
 
 import numpy as np
 
-from ._where import LazyWhere, describe, source_line
+from ._where import describe, source_line
 from .arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
 from .breaks import ObjectArrayRule, object_array_error
 from .errors import NoGradientRuleError
+from .op_records import saved_id
 from .rules.util import unbroadcast
 from .tensor import Tensor
 
 
-_new = object.__new__
 _meta = SCALAR_METAS.get
 _ndarray = np.ndarray
-
-
-class Op(LazyWhere):
-    """One recorded operation: what its VJP needs, and where it happened (made by
-    ``new_op``, which a tape calls for every op it records)."""
-
-    __slots__ = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "_where", "_out",
-                 "all_ids", "raw_args")
-
-    @property
-    def name(self):
-        return self.rule.name
-
-
-    def saved_id(self, k):
-        """The id of the tensor whose array the tape saved as ``args[k]`` (it keeps an
-        operand tensor's array, not the tensor), or None."""
-        ids = self.all_ids
-        return ids[k] if self.raw_args and k < len(ids) else None
-
-    @property
-    def kept_output(self):
-        """False when the op did not keep its output (a long tape, a big array)."""
-        return self._out is not None
-
-    @property
-    def out(self):
-        """The op's output (Tensor or tuple), or None once freed and collected."""
-        out = self._out
-        return out() if type(out) is weakref.ref else out
-
-    def free(self, keep_output=False):
-        """Drop saved values; the structure stays (for explain and pictures).  The
-        output stays if ``keep_output``, else only while something else (the
-        user's own variable) keeps it alive."""
-        self.args = self.kwargs = self.ans = None
-        out = self._out
-        if not keep_output:
-            self._out = weakref.ref(out) if type(out) is Tensor else None
-
-
-def new_op(rule, args, kwargs, ans, in_ids, metas, out_ids, where, out, all_ids, raw_args):
-    """An ``Op``, its slots filled without an ``__init__`` frame (one per recorded op).
-
-    ``where`` is ``(code, lasti)`` until first asked for, then decoded; ``out`` the
-    output tensor(s), kept on small tapes for pictures; ``all_ids`` the operand ids
-    before untracked ones became None (pictures link them to their ops), None when equal
-    to ``in_ids``; ``raw_args`` True when ``args[k]`` is the array of the tensor
-    ``all_ids[k]`` where that is not None (a single output's ``ans`` is always its
-    array; ``saved_tensors`` rebuilds the tensors).
-
-    >>> op = new_op(None, (1.0,), None, None, (7,), None, (8,), None, None, None, False)
-    >>> op.all_ids, op.out_ids, op.kept_output
-    ((7,), (8,), False)
-    """
-    op = _new(Op)
-    op.rule = rule
-    op.args = args
-    op.kwargs = kwargs
-    op.ans = ans
-    op.in_ids = in_ids
-    op.metas = metas
-    op.out_ids = out_ids
-    op._where = where
-    op._out = out
-    op.all_ids = all_ids if all_ids is not None else in_ids
-    op.raw_args = raw_args
-    return op
 
 
 def _tensor_with_id(value, tid):
@@ -97,8 +28,8 @@ def _tensor_with_id(value, tid):
 
 
 def saved_tensors(op):
-    """``(args, ans)`` of ``op`` with its operands and output as the recorded tensors
-    (the tape saves their arrays), for a pass that records itself.
+    """``(args, ans)`` of ``op`` (an ``Op`` view) with its operands and output as the
+    recorded tensors (the tape saves their arrays), for a pass that records itself.
 
     >>> import nbtape as nt
     >>> x = nt.Variable(2.0)
@@ -108,13 +39,17 @@ def saved_tensors(op):
     >>> args[0]._id == tape.ops[0].in_ids[0], float(args[0]), args[1]
     (True, 2.0, 3.0)
     """
-    args, ans = op.args, op.ans
-    if op.raw_args:
-        args = tuple(_tensor_with_id(a, op.saved_id(k)) if op.saved_id(k) is not None
+    return _saved(op.rule, op.record)
+
+
+def _saved(rule, rec):
+    args, ans = rec[1], rec[3]
+    if rec[10]:
+        args = tuple(_tensor_with_id(a, saved_id(rec, k)) if saved_id(rec, k) is not None
                      and a is not None and type(a) is not Tensor else a
                      for k, a in enumerate(args))
-    if ans is not None and not op.rule.multi and type(ans) is not Tensor:
-        ans = _tensor_with_id(ans, op.out_ids[0])
+    if ans is not None and not rule.multi and type(ans) is not Tensor:
+        ans = _tensor_with_id(ans, rec[6][0])
     return args, ans
 
 
@@ -162,13 +97,14 @@ def _no_rule(op):
         "nt.stop_gradient if no gradient should flow there.")
 
 
-def forward_reach(ops, source_ids):
+def forward_reach(records, source_ids):
     """The ops downstream of the sources, and every id they reach.
 
     Returns ``(positions, reach)``: the tape positions of those ops in tape order,
     and ``{id: position of the op that first reached it}`` (``None`` for a source).
     ``backward`` visits only these ops; a Jacobian computes them once for all its
-    rows; explain and the pictures follow the same reach.
+    rows; explain and the pictures follow the same reach.  ``records`` is the tape's
+    ``Records`` (``tape.op_records``), as for every pass below.
 
     >>> import nbtape as nt
     >>> x = nt.Variable(2.0)
@@ -176,25 +112,26 @@ def forward_reach(ops, source_ids):
     ...     y = x * x
     ...     z = y + 1.0
     >>> x_id, = tape.watched            # the ids of what the tape watches
-    >>> forward_reach(tape.ops, [x_id])[0]
+    >>> forward_reach(tape.op_records, [x_id])[0]
     [0, 1]
     """
     reach = dict.fromkeys(source_ids)
     positions = []
-    for k, op in enumerate(ops):
-        if op.rule.stop:
+    stops = [r.stop for r in records.rules]
+    for k, rec in enumerate(records):
+        if stops[rec[0]]:
             continue
-        for i in op.in_ids:
+        for i in rec[4]:
             if i is not None and i in reach:
                 positions.append(k)
-                for o in op.out_ids:
+                for o in rec[6]:
                     if o is not None and o not in reach:
                         reach[o] = k
                 break
     return positions, reach
 
 
-def backward_steps(ops, target_ids, source_ids):
+def backward_steps(records, target_ids, source_ids):
     """Positions of the ops the reverse pass visits from the targets back to the
     sources, in its order (newest first).
 
@@ -205,33 +142,38 @@ def backward_steps(ops, target_ids, source_ids):
     ...     z = y + x
     >>> x_id, = tape.watched
     >>> z_id = tape.ops[-1].out_ids[0]
-    >>> backward_steps(tape.ops, [z_id], [x_id])
+    >>> backward_steps(tape.op_records, [z_id], [x_id])
     [1, 0]
     """
-    positions, _ = forward_reach(ops, source_ids)
+    positions, _ = forward_reach(records, source_ids)
     need = set(target_ids)
     steps = []
     for k in reversed(positions):
-        op = ops[k]
-        if any(o is not None and o in need for o in op.out_ids):
+        rec = records[k]
+        if any(o is not None and o in need for o in rec[6]):
             steps.append(k)
-            need.update(i for i in op.in_ids if i is not None)
+            need.update(i for i in rec[4] if i is not None)
     return steps
 
 
 def reverse_step(op, g, needs, tensor_mode=False):
     """One step of the reverse pass: the adjoint ``g`` of ``op``'s output (a tuple
     for a multi-output op) becomes one adjoint per operand, ``None`` where ``needs``
-    says it is not wanted, each with its operand's shape and dtype.
+    says it is not wanted, each with its operand's shape and dtype.  ``op`` is an
+    ``Op`` view (``tape.ops[k]``).
 
     In ``tensor_mode`` the rule computes on the saved Tensors (so that a recorder
     sees it); otherwise on plain arrays.
     """
-    kwargs = op.kwargs
+    return _step(op.rule, op.record, g, needs, tensor_mode)
+
+
+def _step(rule, rec, g, needs, tensor_mode):
+    kwargs = rec[2]
     if tensor_mode:
-        args, ans = saved_tensors(op)
+        args, ans = _saved(rule, rec)
     else:
-        args, ans = op.args, op.ans
+        args, ans = rec[1], rec[3]
         if ans is not None:         # most rules keep no output: spare the call
             ans = raw_output(ans)
         args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
@@ -239,12 +181,12 @@ def reverse_step(op, g, needs, tensor_mode=False):
         if kwargs:
             kwargs = {k: raw_value(v) for k, v in kwargs.items()}
     try:
-        grads = call_vjp(op.rule, g, ans, args, kwargs, needs)     # a new list
+        grads = call_vjp(rule, g, ans, args, kwargs, needs)     # a new list
     except FutureWarning as w:      # raised only in a lazy pass (see backward)
         if UNIMPLEMENTED not in str(w):
             raise
-        raise unimplemented_error(op.rule.name, w) from None
-    metas = op.metas
+        raise unimplemented_error(rule.name, w) from None
+    metas = rec[5]
     k = 0
     for gi in grads:    # in place, with no inner function: this runs for every op of a pass
         if gi is not None:
@@ -255,26 +197,26 @@ def reverse_step(op, g, needs, tensor_mode=False):
     return grads
 
 
-def take_adjoint(adj, op, keep):
-    """``op``'s output adjoint, taken out of ``adj`` (left there for the ids in ``keep``):
-    one array, or for a several-output op a list with None where none arrived; None
-    when nothing arrived."""
-    if not op.rule.multi:
-        o = op.out_ids[0]
+def take_adjoint(adj, rule, rec, keep):
+    """The output adjoint of the op recorded as ``rec``, taken out of ``adj`` (left there
+    for the ids in ``keep``): one array, or for a several-output op a list with None
+    where none arrived; None when nothing arrived."""
+    if not rule.multi:
+        o = rec[6][0]
         return adj.get(o) if o in keep else adj.pop(o, None)
     gs = [(adj.get(o) if o in keep else adj.pop(o, None)) if o is not None else None
-          for o in op.out_ids]
+          for o in rec[6]]
     return None if all(x is None for x in gs) else gs
 
 
-def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, reached=None):
+def backward(records, seeds, source_ids, tensor_mode, keep_all=False, reached=None):
     """Run the reverse pass; return ``{id: adjoint}`` for the sources reached.
 
     ``seeds`` maps target ids to their output gradients; with ``keep_all`` every
     adjoint is kept (for pictures), not just the sources'.  In ``tensor_mode``
     (another recorder is active) the rules compute on Tensors so that the outer
     recorder sees this pass; otherwise they run on plain arrays.  ``reached`` is
-    ``forward_reach(ops, source_ids)`` when the caller already has it.
+    ``forward_reach(records, source_ids)`` when the caller already has it.
     """
     for s in seeds.values():
         if is_foreign(s._value if type(s) is Tensor else s):
@@ -283,41 +225,41 @@ def backward(ops, seeds, source_ids, tensor_mode, keep_all=False, reached=None):
             with warnings.catch_warnings():
                 warnings.filterwarnings("error", message=".*" + UNIMPLEMENTED,
                                         category=FutureWarning)
-                return _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached)
-    return _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached)
+                return _backward(records, seeds, source_ids, tensor_mode, keep_all, reached)
+    return _backward(records, seeds, source_ids, tensor_mode, keep_all, reached)
 
 
-def _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached):
-    positions, reach = reached if reached is not None else forward_reach(ops, source_ids)
+def _backward(records, seeds, source_ids, tensor_mode, keep_all, reached):
+    positions, reach = reached if reached is not None else forward_reach(records, source_ids)
     keep = reach if keep_all else set(source_ids)
     adj = dict(seeds)
+    rules = records.rules
     for k in reversed(positions):
-        op = ops[k]
-        rule = op.rule
-        out_ids = op.out_ids
+        rec = records[k]
+        rule = rules[rec[0]]
         if not rule.multi:       # take_adjoint, inlined: this runs once per op of a pass
-            oid = out_ids[0]
+            oid = rec[6][0]
             g = adj.get(oid) if oid in keep else adj.pop(oid, None)
             if g is None:
                 continue
         else:
-            gs = take_adjoint(adj, op, keep)
+            gs = take_adjoint(adj, rule, rec, keep)
             if gs is None:
                 continue
-            ans = op.ans if tensor_mode else raw_output(op.ans)
+            ans = rec[3] if tensor_mode else raw_output(rec[3])
             g = [x if x is not None else np.zeros_like(a) for x, a in zip(gs, ans)]
             g = type(ans)(*g) if hasattr(ans, "_fields") else type(ans)(g)
         vjps = rule.vjps
         if vjps and not tensor_mode and rule.vjp_all is None and not rule.zero:
-            # reverse_step inlined for its common case (a positional rule on plain
+            # _step inlined for its common case (a positional rule on plain
             # arrays): this loop runs once per op of a pass, and each call shows
-            _positional_step(op, vjps, g, reach, adj)
+            _positional_step(rec, rule, vjps, g, reach, adj)
             continue
         if not rule.has_vjp:
-            raise _no_rule(op)
-        in_ids = op.in_ids
+            raise _no_rule(records.view(k))
+        in_ids = rec[4]
         needs = [i is not None and i in reach for i in in_ids]
-        for i, gi in zip(in_ids, reverse_step(op, g, needs, tensor_mode)):
+        for i, gi in zip(in_ids, _step(rule, rec, g, needs, tensor_mode)):
             if gi is not None:
                 if i in adj:
                     adj[i] = adj[i] + gi
@@ -326,13 +268,13 @@ def _backward(ops, seeds, source_ids, tensor_mode, keep_all, reached):
     return adj
 
 
-def _positional_step(op, vjps, g, reach, adj):
-    """``reverse_step`` for a positional rule on plain arrays, adding each operand's
-    adjoint into ``adj``: what ``call_vjp`` and ``reverse_step`` do, without the lists."""
-    ans = op.ans
+def _positional_step(rec, rule, vjps, g, reach, adj):
+    """``_step`` for a positional rule on plain arrays, adding each operand's
+    adjoint into ``adj``: what ``call_vjp`` and ``_step`` do, without the lists."""
+    ans = rec[3]
     if ans is not None:
         ans = raw_output(ans)
-    args = op.args
+    args = rec[1]
     if len(args) == 2:
         a, b = args
         ta, tb = type(a), type(b)
@@ -345,12 +287,12 @@ def _positional_step(op, vjps, g, reach, adj):
     else:
         args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
                 for a in args]
-    kwargs = op.kwargs
+    kwargs = rec[2]
     if kwargs:
         kwargs = {k: raw_value(v) for k, v in kwargs.items()}
-    metas = op.metas
+    metas = rec[5]
     k = 0
-    for i in op.in_ids:
+    for i in rec[4]:
         if i is not None and i in reach:
             f = vjps[k]
             if f is not None:
@@ -359,7 +301,7 @@ def _positional_step(op, vjps, g, reach, adj):
                 except FutureWarning as w:      # raised only in a lazy pass (see backward)
                     if UNIMPLEMENTED not in str(w):
                         raise
-                    raise unimplemented_error(op.rule.name, w) from None
+                    raise unimplemented_error(rule.name, w) from None
                 if gi is not None:
                     m = metas[k]
                     t = type(gi)
@@ -376,13 +318,3 @@ def _positional_step(op, vjps, g, reach, adj):
                     else:
                         adj[i] = gi
         k += 1
-
-
-def free_ops(ops, keep_output=False):
-    """``op.free(keep_output)`` for every op of a tape, in one loop (a used
-    non-persistent tape frees all its ops at once)."""
-    for op in ops:
-        op.args = op.kwargs = op.ans = None
-        if not keep_output:
-            out = op._out
-            op._out = weakref.ref(out) if type(out) is Tensor else None

@@ -47,26 +47,26 @@ class _Unbatched(Exception):
     """This call of a rule cannot take the batch axis: run it row by row."""
 
 
-def chunk_size(rows, ops, reached, target_size):
+def chunk_size(rows, records, reached, target_size):
     """How many rows one pass takes: all of them unless the adjoints would be large."""
-    largest = max([target_size] + [math.prod(m[0]) for k in reached[0] for m in ops[k].metas
+    largest = max([target_size] + [math.prod(m[0]) for k in reached[0] for m in records[k][5]
                                    if m is not None], default=1)
     return max(1, min(rows, CHUNK_ELEMENTS // max(1, largest)))
 
 
-def backward_batched(ops, seeds, source_ids, reached):
+def backward_batched(records, seeds, source_ids, reached):
     """The reverse pass of ``backward`` on plain arrays, for a batch of cotangents.
 
     ``seeds`` maps target ids to arrays of shape ``(B,) + target.shape``; returns
     ``{source id: adjoint of shape (B,) + source.shape}`` for the sources reached.
     """
-    positions, reach = reached      # forward_reach(ops, source_ids)
+    positions, reach = reached      # forward_reach(records, source_ids)
     keep = set(source_ids)
     adj = dict(seeds)
     batch = next(iter(seeds.values())).shape[0]
     for k in reversed(positions):
-        op = ops[k]
-        g = take_adjoint(adj, op, keep)
+        op = records.view(k)        # a pass over a batch: a view per op costs little
+        g = take_adjoint(adj, op.rule, op.record, keep)
         if g is None:
             continue
         in_ids = op.in_ids
@@ -76,7 +76,7 @@ def backward_batched(ops, seeds, source_ids, reached):
         except Exception:
             # _Unbatched, or a rule that failed on the batch axis: the row-by-row step
             # gives the per-row pass's numbers, or raises its error (e.g. no rule)
-            grads = _vjp_rows(op, g, needs, reach, batch)
+            grads = _vjp_rows(records, k, g, needs, reach, batch)
         for i, need, gi in zip(in_ids, needs, grads):
             if not need or gi is None:
                 continue
@@ -85,8 +85,11 @@ def backward_batched(ops, seeds, source_ids, reached):
     return adj
 
 
-def _vjp_rows(op, g, needs, reach, batch):
-    """The op's usual reverse step, once per row (any rule, multi-output ones too)."""
+def _vjp_rows(records, k, g, needs, reach, batch):
+    """The usual reverse step of the op at ``k``, once per row (any rule, multi-output
+    ones too)."""
+    op = records.view(k)
+    one = records.only(k)
     wanted = [i for i, n in zip(op.in_ids, needs) if n]
     rows = []
     for b in range(batch):
@@ -94,7 +97,7 @@ def _vjp_rows(op, g, needs, reach, batch):
             seeds = {o: x[b] for o, x in zip(op.out_ids, g) if x is not None}
         else:
             seeds = {op.out_ids[0]: g[b]}
-        rows.append(backward([op], seeds, wanted, False, reached=([0], reach)))
+        rows.append(backward(one, seeds, wanted, False, reached=([0], reach)))
     grads, done = [], set()
     for i, need, meta in zip(op.in_ids, needs, op.metas):
         # one entry per operand id: backward already summed an id used twice (x * x)

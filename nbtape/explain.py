@@ -141,7 +141,7 @@ def explain(tape, target, source):
         return Explanation(title_none, False, [], _unwatched_reasons(tape, source, src, name),
                            fix=_unwatched_fix(tape, source, name))
 
-    reach = forward_reach(ops, [sid])[1]
+    reach = forward_reach(tape.op_records, [sid])[1]
     blocked = _without_gradient(ops, reach, tid) if tid in reach else []
     if blocked:
         return Explanation(

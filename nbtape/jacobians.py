@@ -65,7 +65,7 @@ def tape_jacobian(tape, target, sources, policy):
         raise ValueError(f"the target's dtype is {tdtype}; only float targets have Jacobians.")
     # a target that is a source is connected, watched or not (see GradientTape._seeds)
     connected = tape.tracks(target) or target._id in ids
-    ops = list(tape.ops)     # a list: the passes index it many times
+    ops = tape.op_records
     tensor_mode = bool(tls.stack)
     reached = forward_reach(ops, ids)
     if not tensor_mode:
@@ -132,7 +132,7 @@ def tape_batch_jacobian(tape, target, source, policy):
     tshape, sshape = target.shape, source.shape
     batch = tshape[0]
     connected = tape.tracks(target) or target._id == source._id
-    ops = list(tape.ops)     # a list: the passes index it many times
+    ops = tape.op_records
     tensor_mode = bool(tls.stack)
     reached = forward_reach(ops, [source._id])
     if not tensor_mode:

@@ -8,7 +8,8 @@ from . import _where
 from ._where import SKIP_PREFIXES, frame_at
 from ._state import next_id, suspended, tls
 from .arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
-from .backward import backward, forward_reach, free_ops, new_op
+from .backward import backward, forward_reach
+from .op_records import Records, free_records
 from .breaks import break_message, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable, notify
@@ -86,7 +87,7 @@ class GradientTape(TapeView, Observable):
 
     def _clear(self):
         self._small = None        # whether the latest gradient found the tape small
-        self._ops = []
+        self._ops = Records()
         self._tracked = set()
         self._variables = {}      # id -> Variable, watched
         self._watched = {}        # id -> Watched (tape_view.py)
@@ -274,8 +275,12 @@ class GradientTape(TapeView, Observable):
         ans = None
         if rule.save_ans:
             ans = outs._value if type(outs) is Tensor else outs
-        ops.append(new_op(rule, saved, kwargs, ans, ids, metas, out_ids, where, out, all_ids,
-                          raw))
+        key = ops.keys.get(rule)
+        if key is None:
+            key = ops.key(rule)
+        # the record (op_records.py); an exact tuple, which the cyclic GC stops tracking
+        ops.append((key, saved, kwargs, ans, ids, metas, out_ids, where, out,
+                    ids if all_ids is None else all_ids, raw))
         if not rule.stop:
             if len(out_ids) == 1:
                 tracked.add(out_ids[0])
@@ -445,7 +450,7 @@ class GradientTape(TapeView, Observable):
             small = self._small
             if small is None:
                 small = small_tape(ops, DISPLAY_OPS, DISPLAY_BYTES)
-            free_ops(ops, keep_output=small)
+            free_records(ops, keep_output=small)
             self._pop()
 
     def _tell_observers(self, sources, results):

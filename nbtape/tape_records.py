@@ -5,6 +5,7 @@ and the notebook layer read it through these records and the tape's read-only
 properties (``tape.ops``, ``tape.watched``, ``tape.notes``), never by tuple
 position, so the tape can change how it stores things without breaking them.
 """
+import weakref
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -54,34 +55,40 @@ class Note(NamedTuple):
 
 
 class OpsView(Sequence):
-    """The tape's ops, oldest first, read-only (no copy is made).
+    """The tape's ops, oldest first, read-only (no copy is made): an ``Op`` view of each
+    of the tape's records (op_records.py).
 
     Each op has ``.name`` (``"np.sin"``) and ``.where`` (the user's line, as explain
     shows it), and ``.in_ids``/``.out_ids``/``.metas`` for pictures.
 
-    >>> view = OpsView(["a", "b"])
-    >>> len(view), view[-1], list(view)
-    (2, 'b', ['a', 'b'])
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x + 1.0
+    >>> view = OpsView(tape.op_records)
+    >>> len(view), view[-1].name, [op.name for op in view], view[0] is view[0]
+    (2, 'np.add', ['np.multiply', 'np.add'], True)
     """
 
-    __slots__ = ("_ops",)
+    __slots__ = ("_records",)
 
-    def __init__(self, ops):
-        self._ops = ops
+    def __init__(self, records):
+        self._records = records
 
     def __len__(self):
-        return len(self._ops)
+        return len(self._records)
 
     def __getitem__(self, k):
         if isinstance(k, slice):
-            return tuple(self._ops[k])
-        return self._ops[k]
+            return tuple(self._records.view(j) for j in range(len(self._records))[k])
+        return self._records.view(k)
 
     def __iter__(self):
-        return iter(self._ops)
+        view = self._records.view
+        return (view(k) for k in range(len(self._records)))
 
     def __repr__(self):
-        return f"<{len(self._ops)} recorded ops>"
+        return f"<{len(self._records)} recorded ops>"
 
 
 class GradientRecord:
@@ -98,7 +105,7 @@ class GradientRecord:
         self.complete = complete
 
 
-def small_tape(ops, max_ops, max_bytes):
+def small_tape(records, max_ops, max_bytes):
     """A classroom-sized tape: at most ``max_ops`` ops, each kept its output, and the
     outputs add up to at most ``max_bytes`` (so every adjoint is kept for pictures).
 
@@ -107,20 +114,20 @@ def small_tape(ops, max_ops, max_bytes):
     >>> with nt.GradientTape() as tape:
     ...     tape.watch(x)
     ...     y = np.sin(x)
-    >>> small_tape(tape.ops, 1000, 1 << 20), small_tape(tape.ops, 1000, 16)
+    >>> small_tape(tape.op_records, 1000, 1 << 20), small_tape(tape.op_records, 1000, 16)
     (True, False)
     """
-    if len(ops) > max_ops:
+    if len(records) > max_ops:
         return False
     total = 0
-    for op in ops:
-        out = op.out
+    for rec in records:
+        out = rec[8]
         if type(out) is Tensor:     # a kept output (the common case), counted inline
             total += getattr(out._value, "nbytes", 8)
-        elif out is None and not op.kept_output:
+        elif out is None:           # not kept
             return False
         else:
-            total += _nbytes((out,))
+            total += _nbytes((out() if type(out) is weakref.ref else out,))
     return total <= max_bytes
 
 

@@ -43,6 +43,21 @@ class TapeView:
         return OpsView(self._ops)
 
     @property
+    def op_records(self):
+        """The ops as the engine keeps them, one tuple each (op_records.py), for the
+        passes that read a tape (``backward``, ``forward_reach``); read them, never
+        change them.  ``tape.ops`` names their fields.
+
+        >>> import numpy as np, nbtape as nt
+        >>> x = nt.Variable(1.0)
+        >>> with nt.GradientTape() as tape:
+        ...     y = np.sin(x)
+        >>> len(tape.op_records), type(tape.op_records[0]).__name__
+        (1, 'tuple')
+        """
+        return self._ops
+
+    @property
     def watched(self):
         """Read-only ``{id: Watched}`` of the values this tape watches, in watch order
         (each ``Watched`` has ``.serial``, ``.kind`` and ``.where``)."""

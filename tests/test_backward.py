@@ -124,15 +124,16 @@ def test_forward_reach_is_what_the_reverse_pass_visits():
         b = x * a             # 1
         c = nt.stop_gradient(b) + 1.0   # 2 (stop), 3: the gradient does not pass
     (xid, _), = [kv for kv in tape.watched.items() if tape.watched_object(kv[0]) is x]
-    positions, reach = forward_reach(tape.ops, [xid])
+    positions, reach = forward_reach(tape.op_records, [xid])
     assert positions == [1] and reach[xid] is None and reach[tape.ops[1].out_ids[0]] == 1
     assert tape.gradient(c, x) is None
 
 
-def _step_by_step(ops, seeds, source_ids):
+def _step_by_step(tape, seeds, source_ids):
     """The reverse pass written with the general ``reverse_step`` only (no fast path)."""
     from nbtape.backward import forward_reach, reverse_step
-    positions, reach = forward_reach(ops, source_ids)
+    ops = tape.ops
+    positions, reach = forward_reach(tape.op_records, source_ids)
     adj = dict(seeds)
     for k in reversed(positions):
         op = ops[k]
@@ -163,8 +164,8 @@ def test_the_pass_fast_path_gives_what_the_general_reverse_step_gives():
         y = np.sum(np.tanh(s) * x)
     seeds = {y._id: np.ones(())}
     ids = [x._id, w._id]
-    fast = backward(tape.ops, seeds, ids, False, keep_all=True)
-    general = _step_by_step(tape.ops, seeds, ids)
+    fast = backward(tape.op_records, seeds, ids, False, keep_all=True)
+    general = _step_by_step(tape, seeds, ids)
     assert set(fast) == set(general)
     for i in general:
         assert type(fast[i]) is type(general[i])

@@ -198,7 +198,7 @@ def test_updates_are_not_recorded_on_an_active_tape():
         z = w * 3.0
     assert float(tape.gradient(y, w)) == 4.0      # computed from the old value
     assert float(tape.gradient(z, w)) == 3.0
-    assert not any("assign" in op.name for op in tape._ops)
+    assert not any("assign" in op.name for op in tape.ops)
     assert float(w.numpy()) == pytest.approx(1.9)
 
 

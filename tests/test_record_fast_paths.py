@@ -78,15 +78,48 @@ def test_apply_makes_the_same_tensor_as_the_constructor():
     np.testing.assert_array_equal(y.numpy(), z.numpy())
 
 
-def test_new_op_fills_every_slot():
-    # the tape makes its ops with backward.new_op (Op has no __init__): a new slot must be
-    # filled there too, or reading it raises AttributeError
-    from nbtape.backward import Op, new_op
-    fields = ("rule", [1.0], None, 2.0, (7, None), ((), None), (9,), ("code", 3), 4.0)
-    for all_ids, raw in (((7, 8), True), (None, False)):
-        op = new_op(*fields, all_ids, raw)
-        values = {slot: getattr(op, slot) for slot in Op.__slots__}
-        assert values == dict(zip(Op.__slots__, fields + (all_ids or (7, None), raw)))
+def test_the_op_view_names_each_field_of_the_record():
+    # tape.record builds each record as a tuple literal: the Op view must read every field
+    # from the position op_records.py gives it
+    from nbtape import op_records as R
+    x = nt.Variable(np.array([1.0, 2.0]))
+    c = nt.constant(3.0)        # unwatched: all_ids keeps its id, in_ids has None
+    with nt.GradientTape(persistent=True) as tape:
+        y = np.exp(x * c)
+    records = tape.op_records
+    for k, op in enumerate(tape.ops):
+        rec = records[k]
+        assert type(rec) is tuple and len(rec) == 11
+        assert op.rule is records.rules[rec[R.RULE]] and op.name == op.rule.name
+        for name in ("args", "kwargs", "ans", "in_ids", "metas", "out_ids", "all_ids",
+                     "raw_args"):
+            assert getattr(op, name) is rec[getattr(R, name.upper())], name
+        assert op.out is rec[R.OUT] and op.kept_output
+    mul, exp = tape.ops
+    assert mul.in_ids == (x._id, None) and mul.all_ids == (x._id, c._id)
+    assert exp.out is y and exp.ans is y._value and exp.where[1] > 0
+
+
+def test_a_long_tape_leaves_the_cyclic_gc_nothing_to_walk():
+    # records hold only untracked values (a rule key, not the Rule): once the collector
+    # has seen them it stops tracking them, so full collections do not walk the tape
+    import gc
+    x = nt.Variable(0.5)
+    with nt.GradientTape() as tape:
+        y = x
+        for _ in range(3000):
+            y = np.sin(y) * 1.0001
+    # a collection untracks a tuple once the tuples inside it are untracked: a record
+    # seen before its own operand tuples waits for the next one
+    gc.collect()
+    gc.collect()
+    past = tape.op_records[1000:]       # the first ops of a tape keep outputs for pictures
+    assert sum(gc.is_tracked(r) for r in past) == 0
+    assert float(tape.gradient(y, x)) != 0.0
+    gc.collect()
+    gc.collect()
+    assert sum(gc.is_tracked(r) for r in tape.op_records[1000:]) == 0
+    assert tape.ops[-1].args is None and tape.ops[-1].name == "np.multiply"
 
 
 def test_float_scalar_table_is_the_float_and_complex_scalar_types():

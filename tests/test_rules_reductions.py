@@ -253,7 +253,7 @@ def test_ufunc_methods_are_recorded_under_their_own_names(rng):
     with nt.GradientTape() as tape:
         tape.watch(x)
         np.multiply.accumulate(x, axis=1)
-    assert [op.name for op in tape._ops] == ["np.multiply.accumulate"]
+    assert [op.name for op in tape.ops] == ["np.multiply.accumulate"]
 
 
 # --- dtypes and higher order

@@ -221,8 +221,9 @@ def test_small_tape_counts_as_before(size):
         a, b = np.split(y, 2) if size % 2 == 0 else (y, y)
         z = np.sum(a) + np.sum(b)
     for limit in (10, 8 * size, 8 * 3 * size, 1 << 20):
-        assert small_tape(tape.ops, 1000, limit) == _small_tape_general(tape.ops, 1000, limit)
-    assert small_tape(tape.ops, 2, 1 << 20) is False
+        assert small_tape(tape.op_records, 1000, limit) == \
+            _small_tape_general(tape.ops, 1000, limit)
+    assert small_tape(tape.op_records, 2, 1 << 20) is False
 
 
 def test_small_tape_counts_freed_outputs_as_before():
@@ -237,7 +238,7 @@ def test_small_tape_counts_freed_outputs_as_before():
     ops = tape.ops
     assert sum(op.kept_output and op.out is None for op in ops) == 10
     for limit in (10, 1 << 20, 1 << 30):
-        assert small_tape(ops, 1000, limit) == _small_tape_general(ops, 1000, limit)
+        assert small_tape(tape.op_records, 1000, limit) == _small_tape_general(ops, 1000, limit)
 
 
 @pytest.mark.parametrize("call", [lambda x: np.sum(x, axis=1), lambda x: np.mean(x),

@@ -138,6 +138,7 @@ class TapeModel:
     def __init__(self, tape, names=None, objects=()):
         self.tape = tape
         self.ops = ops = list(tape.ops)
+        self.records = tape.op_records      # what the passes below read
         self.names = name_table(names)
         self.objects = {o._id: o for o in objects}
         producer, consumers, leaves, links = {}, {}, {}, {}
@@ -237,7 +238,7 @@ class TapeModel:
     def downstream(self, start, through_stop=False, ops=None):
         """Ops (positions) and tensors reachable forward from tensor ids ``start``."""
         if not through_stop and ops is None:     # the gradient's own reach, as backward's
-            positions, reach = forward_reach(self.ops, start)
+            positions, reach = forward_reach(self.records, start)
             return set(positions), set(reach)
         reach, hit = set(start), set()
         for i in (range(len(self.ops)) if ops is None else sorted(ops)):
@@ -318,7 +319,7 @@ class TapeModel:
             seeds[t] = np.ones(shape, dtype=dtype)
         try:
             with quiet():
-                adj = backward(self.ops, seeds, list(source_ids), False, True)
+                adj = backward(self.records, seeds, list(source_ids), False, True)
         except Exception as e:   # a missing rule: the picture still draws, and says so
             return f"gradients are not shown: {type(e).__name__}: {str(e)[:200]}"
         return {k: _plain(v) for k, v in adj.items()}

@@ -1,0 +1,165 @@
+"""What a tape keeps of each op: one plain tuple, and a readable ``Op`` view of it.
+
+A record is the exact tuple
+
+    (rule key, args, kwargs, ans, in_ids, metas, out_ids, where, out, all_ids, raw_args)
+
+that ``GradientTape.record`` builds: the rule's key in the tape's table of rules
+(``Records.key``); ``args`` and ``kwargs`` what the rule's VJPs need; ``ans`` the
+output if the rule keeps it; ``in_ids``/``out_ids`` the operand and output ids (None
+for an operand the tape does not follow); ``metas`` each operand's ``(shape,
+dtype)``; ``where`` ``(code, lasti)`` of the user's line; ``out`` the output
+tensor(s), kept on small tapes for pictures; ``all_ids`` the operand ids before
+untracked ones became None (pictures link them to their ops); ``raw_args`` True when
+``args[k]`` is the array of the tensor ``all_ids[k]`` where that is not None (a
+single output's ``ans`` is always its array; ``backward.saved_tensors`` rebuilds the
+tensors).
+
+A tuple, not an object, because the
+cyclic garbage collector stops tracking a tuple that holds only untracked values
+(ints, arrays, numbers, tuples of those): a long tape then leaves it nothing to walk,
+where an object per op made each full collection walk the whole tape.  That is
+also why the rule is a key into the tape's own table of rules (a Rule object is
+tracked).  The reverse pass reads records by position; everything else (explain,
+the pictures, the tape player) reads ``Op`` views, which name the fields.
+"""
+import weakref
+
+from ._where import LazyWhere
+from .tensor import Tensor
+
+# positions in a record, for the code that reads records by name
+RULE, ARGS, KWARGS, ANS, IN_IDS, METAS, OUT_IDS, WHERE, OUT, ALL_IDS, RAW_ARGS = range(11)
+
+
+class Records(list):
+    """A tape's records, oldest first, with the table of the rules they use.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x
+    >>> records = tape.op_records
+    >>> records.rule_of(records[0]).name, records.view(0).in_ids == records[0][IN_IDS]
+    ('np.multiply', True)
+    """
+
+    __slots__ = ("rules", "keys", "_views")
+
+    def __init__(self, records=()):
+        super().__init__(records)
+        self.rules = []         # key -> Rule
+        self.keys = {}          # Rule -> key
+        self._views = {}        # position -> Op, made when first asked for
+
+    def key(self, rule):
+        """The key of ``rule`` in this tape's table, added on first use."""
+        k = self.keys.get(rule)
+        if k is None:
+            k = self.keys[rule] = len(self.rules)
+            self.rules.append(rule)
+        return k
+
+    def rule_of(self, record):
+        return self.rules[record[0]]
+
+    def view(self, k):
+        """The ``Op`` view of the record at position ``k`` (the same object each time)."""
+        if k < 0:
+            k += len(self)
+        op = self._views.get(k)
+        if op is None:
+            self[k]     # an IndexError for a position past the end
+            op = self._views[k] = Op(self, k)
+        return op
+
+    def only(self, k):
+        """A one-record ``Records`` holding the record at ``k`` (its position 0)."""
+        one = Records((self[k],))
+        one.rules, one.keys = self.rules, self.keys
+        return one
+
+
+def free_records(records, keep_output=False):
+    """Drop every record's saved values (a used non-persistent tape); the structure
+    stays, for explain and pictures.  The outputs stay if ``keep_output``, else only
+    while something else (the user's own variable) keeps them alive."""
+    if keep_output:
+        records[:] = [(key, None, None, None, i, m, o, w, out, a, raw)
+                      for key, _, _, _, i, m, o, w, out, a, raw in records]
+    else:
+        records[:] = [(key, None, None, None, i, m, o, w, out if out is None else _weak(out),
+                       a, raw) for key, _, _, _, i, m, o, w, out, a, raw in records]
+
+
+def _weak(out):
+    return weakref.ref(out) if type(out) is Tensor else None
+
+
+class Op(LazyWhere):
+    """One recorded operation, read through its record: ``rule``, ``name``, ``args``,
+    ``kwargs``, ``ans``, ``in_ids``, ``out_ids``, ``all_ids``, ``metas``, ``where``,
+    ``out``.  ``tape.ops[k]`` gives one.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * 3.0
+    >>> op = tape.ops[0]
+    >>> op.name, op.args, op.out_ids == (y._id,), op.kept_output
+    ('np.multiply', (array(2.), 3.0), True, True)
+    """
+
+    __slots__ = ("_records", "_k", "_where")
+
+    def __init__(self, records, k):
+        self._records = records
+        self._k = k
+        self._where = records[k][7]
+
+    @property
+    def record(self):
+        """The record itself (a tuple; see ``new_record``)."""
+        return self._records[self._k]
+
+    @property
+    def rule(self):
+        return self._records.rules[self.record[0]]
+
+    @property
+    def name(self):
+        return self.rule.name
+
+    args = property(lambda self: self.record[1])
+    kwargs = property(lambda self: self.record[2])
+    ans = property(lambda self: self.record[3])
+    in_ids = property(lambda self: self.record[4])
+    metas = property(lambda self: self.record[5])
+    out_ids = property(lambda self: self.record[6])
+    all_ids = property(lambda self: self.record[9])
+    raw_args = property(lambda self: self.record[10])
+
+    def saved_id(self, k):
+        """The id of the tensor whose array the tape saved as ``args[k]`` (it keeps an
+        operand tensor's array, not the tensor), or None."""
+        return saved_id(self.record, k)
+
+    @property
+    def kept_output(self):
+        """False when the op did not keep its output (a long tape, a big array)."""
+        return self.record[8] is not None
+
+    @property
+    def out(self):
+        """The op's output (Tensor or tuple), or None once freed and collected."""
+        out = self.record[8]
+        return out() if type(out) is weakref.ref else out
+
+    def __repr__(self):
+        return f"<op {self._k}: {self.name}>"
+
+
+def saved_id(record, k):
+    """The id of the tensor whose array ``record`` saved as ``args[k]``, or None."""
+    ids = record[9]
+    return ids[k] if record[10] and k < len(ids) else None
