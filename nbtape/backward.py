@@ -117,7 +117,7 @@ def forward_reach(records, source_ids):
     """
     reach = dict.fromkeys(source_ids)
     positions = []
-    stops = [r.stop for r in records.rules]
+    stops = records.stops
     for k, rec in enumerate(records):
         if stops[rec[0]]:
             continue

@@ -44,13 +44,13 @@ class Records(list):
     ('np.multiply', True)
     """
 
-    __slots__ = ("rules", "keys", "_views")
+    __slots__ = ("rules", "keys", "stops", "_views")
 
-    def __init__(self, records=()):
-        super().__init__(records)
+    def __init__(self):     # no super().__init__: a tape makes one per recording
         self.rules = []         # key -> Rule
         self.keys = {}          # Rule -> key
-        self._views = {}        # position -> Op, made when first asked for
+        self.stops = []         # key -> the rule's .stop (forward_reach reads it per op)
+        self._views = None      # position -> Op, made when first asked for
 
     def key(self, rule):
         """The key of ``rule`` in this tape's table, added on first use."""
@@ -58,6 +58,7 @@ class Records(list):
         if k is None:
             k = self.keys[rule] = len(self.rules)
             self.rules.append(rule)
+            self.stops.append(rule.stop)
         return k
 
     def rule_of(self, record):
@@ -67,16 +68,20 @@ class Records(list):
         """The ``Op`` view of the record at position ``k`` (the same object each time)."""
         if k < 0:
             k += len(self)
-        op = self._views.get(k)
+        views = self._views
+        if views is None:
+            views = self._views = {}
+        op = views.get(k)
         if op is None:
             self[k]     # an IndexError for a position past the end
-            op = self._views[k] = Op(self, k)
+            op = views[k] = Op(self, k)
         return op
 
     def only(self, k):
         """A one-record ``Records`` holding the record at ``k`` (its position 0)."""
-        one = Records((self[k],))
-        one.rules, one.keys = self.rules, self.keys
+        one = Records()
+        one.append(self[k])
+        one.rules, one.keys, one.stops = self.rules, self.keys, self.stops
         return one
 
 
@@ -84,16 +89,12 @@ def free_records(records, keep_output=False):
     """Drop every record's saved values (a used non-persistent tape); the structure
     stays, for explain and pictures.  The outputs stay if ``keep_output``, else only
     while something else (the user's own variable) keeps them alive."""
-    if keep_output:
-        records[:] = [(key, None, None, None, i, m, o, w, out, a, raw)
-                      for key, _, _, _, i, m, o, w, out, a, raw in records]
-    else:
-        records[:] = [(key, None, None, None, i, m, o, w, out if out is None else _weak(out),
-                       a, raw) for key, _, _, _, i, m, o, w, out, a, raw in records]
-
-
-def _weak(out):
-    return weakref.ref(out) if type(out) is Tensor else None
+    k = 0
+    for key, _, _, _, i, m, o, w, out, a, raw in records:
+        if out is not None and not keep_output:
+            out = weakref.ref(out) if type(out) is Tensor else None
+        records[k] = (key, None, None, None, i, m, o, w, out, a, raw)
+        k += 1
 
 
 class Op(LazyWhere):
