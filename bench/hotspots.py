@@ -193,6 +193,12 @@ def op_footprint(n=2000):
     finally:
         gc.enable()
     kinds = Counter(type(o).__name__ for o in new)
+    # a collection stops tracking tuples that hold only untracked values (twice: a tuple
+    # seen before the tuples inside it waits for the next one); what stays tracked is
+    # what every later full collection walks
+    gc.collect()
+    gc.collect()
+    kept = Counter(type(o).__name__ for o in new if gc.is_tracked(o))
     del tape2, y2, new
     return {
         "ops": n,
@@ -202,6 +208,8 @@ def op_footprint(n=2000):
         "blocks_per_op": blocks / n,
         "gc_tracked_per_op": sum(kinds.values()) / n,
         "gc_tracked_kinds": {k: v / n for k, v in kinds.most_common(8)},
+        "gc_kept_per_op": sum(kept.values()) / n,
+        "gc_kept_kinds": {k: v / n for k, v in kept.most_common(4)},
     }
 
 
@@ -209,9 +217,12 @@ def format_footprint(fp):
     def calls(d):
         return f"{d.get('python', 0):.1f} Python + {d.get('builtin', 0):.1f} builtin calls"
     kinds = ", ".join(f"{k} {v:.2f}" for k, v in fp["gc_tracked_kinds"].items())
+    kept = ", ".join(f"{k} {v:.2f}" for k, v in fp["gc_kept_kinds"].items()) or "none"
     return [f"Per recorded op ({fp['ops']}-op chain, counted, not timed):",
             f"  record:   {calls(fp['calls_record'])} (the same loop on tensors with no tape: "
             f"{calls(fp['calls_no_tape'])})",
             f"  backward: {calls(fp['calls_backward'])}",
             f"  the live tape holds {fp['blocks_per_op']:.1f} allocated blocks per op, "
-            f"{fp['gc_tracked_per_op']:.2f} of them GC-tracked objects ({kinds})"]
+            f"{fp['gc_tracked_per_op']:.2f} of them GC-tracked objects ({kinds})",
+            f"  still tracked after a collection (what each full collection walks): "
+            f"{fp['gc_kept_per_op']:.2f} per op ({kept})"]

@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from .backward import backward, call_vjp, take_adjoint
+from .op_records import Op
 from .rules.index_primitives import add_at_index, index_value
 from .rules.registry import POSITIONAL, RULES
 from .rules.util import normalize_axis
@@ -65,7 +66,7 @@ def backward_batched(records, seeds, source_ids, reached):
     adj = dict(seeds)
     batch = next(iter(seeds.values())).shape[0]
     for k in reversed(positions):
-        op = records.view(k)        # a pass over a batch: a view per op costs little
+        op = Op(records, k)         # a pass over a batch: a view per op costs little
         g = take_adjoint(adj, op.rule, op.record, keep)
         if g is None:
             continue
@@ -88,7 +89,7 @@ def backward_batched(records, seeds, source_ids, reached):
 def _vjp_rows(records, k, g, needs, reach, batch):
     """The usual reverse step of the op at ``k``, once per row (any rule, multi-output
     ones too)."""
-    op = records.view(k)
+    op = Op(records, k)
     one = records.only(k)
     wanted = [i for i, n in zip(op.in_ids, needs) if n]
     rows = []

@@ -121,7 +121,7 @@ def small_tape(records, max_ops, max_bytes):
         return False
     total = 0
     for rec in records:
-        out = rec[8]
+        out = rec[8]                # the kept output (op_records.py)
         if type(out) is Tensor:     # a kept output (the common case), counted inline
             total += getattr(out._value, "nbytes", 8)
         elif out is None:           # not kept
