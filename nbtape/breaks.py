@@ -40,8 +40,19 @@ def off_float_path(rule, ids, outs, notes, origins):
     dtype = outs._value.dtype
     if dtype.kind == "O":
         return object_rule(rule, ids, (outs._id,), origins)
-    notes.append(Note("dtype", tracked_id, _where.caller(), (rule.name, str(dtype))))
+    notes.append(Note("dtype", tracked_id, _where.caller(), (rule.name, str(dtype), outs._id)))
     return None
+
+
+def cast_inputs(notes, result_id):
+    """The ids of the values that a cast to integers or bools turned into ``result_id``,
+    from the tape's ``notes`` (none if no noted cast made it).
+
+    >>> from nbtape.tape_records import Note
+    >>> cast_inputs([Note("dtype", 3, None, ("astype", "int64", 4))], 4)
+    [3]
+    """
+    return [n.id for n in notes if n.kind == "dtype" and n.detail[2] == result_id]
 
 
 def object_rule(rule, ids, out_ids, origins):
@@ -91,7 +102,7 @@ def break_message(kind, where, detail, zeros=False):
     at += f" ({line})" if line else ""
     tail = " tape.explain(target, source) shows the whole story."
     if kind == "dtype":         # there zeros are right: a cast to integers is flat
-        name, dtype = detail
+        name, dtype = detail[:2]
         given = "is zero" if zeros else given
         return (f"the gradient {given} because the value became {dtype} (an integer or bool "
                 f"dtype) through {name} at {at}: integer and bool values are never "

@@ -369,7 +369,7 @@ def _breaks(tape, ops, reach, source, target, src):
         elif i not in reach:
             continue
         elif kind == "dtype":
-            name, dtype = detail
+            name, dtype = detail[:2]
             casts.append(f"a value computed from {src} became {dtype} (an integer or bool "
                          f"dtype) through {name} at {at}: integer and bool values are never "
                          "differentiable, so the tape stops following it there (keep it a "

@@ -10,7 +10,7 @@ from ._state import next_id, suspended, tls
 from .arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, forward_reach
 from .op_records import Records, free_records
-from .breaks import break_message, object_rule, off_float_path
+from .breaks import break_message, cast_inputs, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
 from .observe import Observable, notify
 from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
@@ -362,7 +362,11 @@ class GradientTape(TapeView, Observable):
                     continue    # a plain value (it left the tape): a constant, as in TF
                 raise TypeError(not_a_tensor_message("gradient", t, role="target"))
             if t.dtype.kind not in "fc":
-                if not int_sources:
+                # made by a cast the tape noted: the None gradient's warning names that cast
+                # for each source reaching it (_warn_escape); don't say it twice
+                casts = cast_inputs(self._notes, t._id)
+                if not int_sources and not any(c in forward_reach(self._ops, [s._id])[1]
+                                               for s in sources for c in casts):
                     warn_user(
                         f"The target's dtype is {t.dtype}; only float and complex targets have "
                         "gradients, so the gradient is None. Compute the target from float "

@@ -43,7 +43,8 @@ class Note(NamedTuple):
     ``kind`` is ``"escape"``, ``"assign"``, ``"stop_recording"`` or ``"dtype"``; ``id``
     the tensor or variable id it concerns; ``where`` the user's line; ``detail`` what
     the kind adds (the function an escape went through, ``(how, source id)`` for an
-    assign, the op paused, ``(function, dtype)`` for a dtype change).
+    assign, the op paused, ``(function, dtype, id of the integer result)`` for a dtype
+    change).
 
     >>> Note("escape", 3, None, "float()").kind
     'escape'

@@ -834,12 +834,32 @@ def test_gradient_taken_inside_stop_recording_releases_the_tape():
 
 def test_integer_target_warning_points_at_the_users_line():
     x = nt.constant(2.0)
+    y_int = nt.constant(np.arange(3))
     with nt.GradientTape() as tape:
         tape.watch(x)
         y = (x * 2.0).astype(np.int64)
-    with pytest.warns(UserWarning, match="target's dtype") as record:
+    with pytest.warns(UserWarning) as record:
+        assert tape.gradient(y_int, x) is None
+    assert "target's dtype" in str(record[0].message) and record[0].filename == __file__
+
+
+def test_an_integer_target_made_by_a_cast_gets_one_warning_that_names_the_cast():
+    x = nt.constant(2.0)
+    w = nt.Variable(1.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = (x * 2.0).astype(np.int64)
+        z = (w * 3.0).astype(np.int32)
+    with pytest.warns(UserWarning) as record:
         assert tape.gradient(y, x) is None
+    assert len(record) == 1, [str(r.message) for r in record]
+    assert "became int64" in str(record[0].message) and "through astype" in str(record[0].message)
     assert record[0].filename == __file__
+    # a target no cast from the source made: its dtype comes first (the cast downstream
+    # of x may still be where the target came from, through steps the tape did not see)
+    with pytest.warns(UserWarning) as record:
+        assert tape.gradient(z, x) is None
+    assert "target's dtype is int32" in str(record[0].message)
 
 
 def test_a_long_tape_keeps_the_line_of_a_step_without_a_gradient_rule():

@@ -325,8 +325,8 @@ def _note_text(kind, where, detail):
     if kind == "assign":
         how = detail[0] if isinstance(detail, tuple) else detail
         return f"{how} at {at}\n(not differentiable)"
-    if kind == "dtype":         # detail: (the op, the integer or bool dtype)
-        name, dtype = detail
+    if kind == "dtype":         # detail: (the op, the integer or bool dtype, the result's id)
+        name, dtype = detail[:2]
         return f"became {dtype} through {name}\nat {at}: integers carry no gradient"
     return f"{kind} at {at}"
 
