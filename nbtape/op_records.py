@@ -15,10 +15,10 @@ untracked ones became None (pictures link them to their ops); ``raw_args`` True 
 single output's ``ans`` is always its array; ``backward.saved_tensors`` rebuilds the
 tensors).
 
-A tuple, not an object, because the
-cyclic garbage collector stops tracking a tuple that holds only untracked values
-(ints, arrays, numbers, tuples of those): a long tape then leaves it nothing to walk,
-where an object per op made each full collection walk the whole tape.  That is
+A tuple, not an object, because the cyclic garbage collector stops tracking a tuple
+that holds only untracked values (ints, arrays, numbers, tuples of those): a long tape
+then leaves it nothing to walk, where an object per op made each full collection walk
+the whole tape.  That is
 also why the rule is a key into the tape's own table of rules (a Rule object is
 tracked).  The reverse pass reads records by position; everything else (explain,
 the pictures, the tape player) reads ``Op`` views, which name the fields.
@@ -28,7 +28,8 @@ import weakref
 from ._where import LazyWhere
 from .tensor import Tensor
 
-# positions in a record, for the code that reads records by name
+# positions in a record (the reverse pass reads them as literals: a global lookup per
+# field would show in its loop)
 RULE, ARGS, KWARGS, ANS, IN_IDS, METAS, OUT_IDS, WHERE, OUT, ALL_IDS, RAW_ARGS = range(11)
 
 
@@ -40,7 +41,7 @@ class Records(list):
     >>> with nt.GradientTape() as tape:
     ...     y = x * x
     >>> records = tape.op_records
-    >>> records.rule_of(records[0]).name, records.view(0).in_ids == records[0][IN_IDS]
+    >>> records.rules[records[0][RULE]].name, records.view(0).in_ids == records[0][IN_IDS]
     ('np.multiply', True)
     """
 
@@ -60,9 +61,6 @@ class Records(list):
             self.rules.append(rule)
             self.stops.append(rule.stop)
         return k
-
-    def rule_of(self, record):
-        return self.rules[record[0]]
 
     def view(self, k):
         """The ``Op`` view of the record at position ``k`` (the same object each time)."""
@@ -116,29 +114,29 @@ class Op(LazyWhere):
     def __init__(self, records, k):
         self._records = records
         self._k = k
-        self._where = records[k][7]
+        self._where = records[k][WHERE]
 
     @property
     def record(self):
-        """The record itself (a tuple; see ``new_record``)."""
+        """The record itself (a tuple: the module docstring names its fields)."""
         return self._records[self._k]
 
     @property
     def rule(self):
-        return self._records.rules[self.record[0]]
+        return self._records.rules[self.record[RULE]]
 
     @property
     def name(self):
         return self.rule.name
 
-    args = property(lambda self: self.record[1])
-    kwargs = property(lambda self: self.record[2])
-    ans = property(lambda self: self.record[3])
-    in_ids = property(lambda self: self.record[4])
-    metas = property(lambda self: self.record[5])
-    out_ids = property(lambda self: self.record[6])
-    all_ids = property(lambda self: self.record[9])
-    raw_args = property(lambda self: self.record[10])
+    args = property(lambda self: self.record[ARGS])
+    kwargs = property(lambda self: self.record[KWARGS])
+    ans = property(lambda self: self.record[ANS])
+    in_ids = property(lambda self: self.record[IN_IDS])
+    metas = property(lambda self: self.record[METAS])
+    out_ids = property(lambda self: self.record[OUT_IDS])
+    all_ids = property(lambda self: self.record[ALL_IDS])
+    raw_args = property(lambda self: self.record[RAW_ARGS])
 
     def saved_id(self, k):
         """The id of the tensor whose array the tape saved as ``args[k]`` (it keeps an
@@ -148,12 +146,12 @@ class Op(LazyWhere):
     @property
     def kept_output(self):
         """False when the op did not keep its output (a long tape, a big array)."""
-        return self.record[8] is not None
+        return self.record[OUT] is not None
 
     @property
     def out(self):
         """The op's output (Tensor or tuple), or None once freed and collected."""
-        out = self.record[8]
+        out = self.record[OUT]
         return out() if type(out) is weakref.ref else out
 
     def __repr__(self):
@@ -162,5 +160,5 @@ class Op(LazyWhere):
 
 def saved_id(record, k):
     """The id of the tensor whose array ``record`` saved as ``args[k]``, or None."""
-    ids = record[9]
-    return ids[k] if record[10] and k < len(ids) else None
+    ids = record[ALL_IDS]
+    return ids[k] if record[RAW_ARGS] and k < len(ids) else None
