@@ -365,8 +365,9 @@ class GradientTape(TapeView, Observable):
                 # made by a cast the tape noted: the None gradient's warning names that cast
                 # for each source reaching it (_warn_escape); don't say it twice
                 casts = cast_inputs(self._notes, t._id)
-                if not int_sources and not any(c in forward_reach(self._ops, [s._id])[1]
-                                               for s in sources for c in casts):
+                named = bool(casts) and not forward_reach(
+                    self._ops, [s._id for s in sources])[1].keys().isdisjoint(casts)
+                if not int_sources and not named:
                     warn_user(
                         f"The target's dtype is {t.dtype}; only float and complex targets have "
                         "gradients, so the gradient is None. Compute the target from float "

@@ -143,21 +143,12 @@ def test_a_primitive_runs_plain_values_and_records_tensors():
 @pytest.mark.parametrize("structure", [[1, 2, 3], (1, 2), [], (), [1, [2, 3]], (1, {"a": 2}),
                                        {"a": 1, "b": (2, 3)}, 5])
 def test_flat_lists_flatten_and_rebuild_as_nested_ones_do(structure):
-    from nbtape.structure import flatten, unflatten
+    from nbtape.structure import _flatten, flatten, unflatten
 
-    def general(x, out):        # the recursion flatten uses for nested structures
-        if isinstance(x, dict):
-            for v in x.values():
-                general(v, out)
-        elif isinstance(x, (list, tuple)):
-            for v in x:
-                general(v, out)
-        else:
-            out.append(x)
-        return out
-
+    general = []
+    _flatten(structure, general)        # the recursion flatten uses for nested structures
     flat = flatten(structure)
-    assert type(flat) is list and flat == general(structure, [])
+    assert type(flat) is list and flat == general
     back = unflatten(structure, flat)
     assert back == structure and type(back) is type(structure)
 
