@@ -15,7 +15,7 @@ import cases
 import handwritten
 import problems
 from report import Row
-from timing import Timed, interleaved, without_gc
+from timing import Timed, in_a_row, interleaved, without_gc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -139,6 +139,9 @@ def _max_rel_err(grads, ref):
                for g, r in zip(grads, ref))
 
 
+MLP_STEPS = 10      # steps per sample, back to back (timing.in_a_row)
+
+
 def mlp(ctx):
     rows = []
     for dtype in ("float32", "float64"):
@@ -147,8 +150,8 @@ def mlp(ctx):
                  "numpy": handwritten.MLP(params, x, onehot)}
         for name, peer in ctx.peers.items():
             steps[name] = peer.mlp(params, x, onehot)
-        stats, results = interleaved({k: s.step for k, s in steps.items()},
-                                     ctx.reps(30, 8), warmup=2)
+        stats, results = interleaved({k: in_a_row(s.step, MLP_STEPS) for k, s in steps.items()},
+                                     ctx.reps(20, 6), warmup=1)
         ref_loss, ref_grads = results["numpy"]
         ref_grads = [np.asarray(g, dtype=np.float64) for g in ref_grads]
         tol = 1e-4 if dtype == "float32" else 1e-10
@@ -177,7 +180,8 @@ def _mlp_overhead(ctx, sizes=(4, 4, 4, 2), batch=2):
     steps = {"nbtape": cases.MLP(params, x, onehot), "numpy": handwritten.MLP(params, x, onehot)}
     for name, peer in ctx.peers.items():
         steps[name] = peer.mlp(params, x, onehot)
-    stats, _ = interleaved({k: s.step for k, s in steps.items()}, ctx.reps(60, 20), warmup=3)
+    stats, _ = interleaved({k: in_a_row(s.step, 2 * MLP_STEPS) for k, s in steps.items()},
+                           ctx.reps(30, 10), warmup=1)
     vals, noise = _values(stats, "total", 1e6)
     extra = vals["nbtape"] - vals["numpy"]
     return Row("b", f"  same net at width {sizes[0]}, batch {batch} (per-step overhead only; "

@@ -107,6 +107,20 @@ def interleaved(fns, repeat, warmup=1):
     return stats, results
 
 
+def in_a_row(step, k):
+    """``step`` run ``k`` times back to back as one sample, timed per call: a training
+    loop's steady state.  A single 2 ms step timed alone, just after ``gc.collect()``
+    and the other columns' steps, starts with cold caches, which costs the
+    Python-heavy columns most and made (b) swing by tens of % from run to run."""
+    def run():
+        t0 = _clock()
+        for _ in range(k - 1):
+            step()
+        out = step()
+        return Timed({"total": (_clock() - t0) / k}, out)
+    return run
+
+
 def without_gc(fn):
     """``fn`` run with the cyclic garbage collector off: a diagnostic for how much of a
     time is collections (a tape keeps many container objects alive, and every full

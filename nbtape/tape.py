@@ -163,8 +163,8 @@ class GradientTape(TapeView, Observable):
     # recorder protocol (called by nbtape.dispatch) ----------------------------------------
     def on_variable_read(self, v):
         if self._watch_accessed and v.trainable and v._id not in self._variables:
-            # from Variable._read's caller on: the frames below it are nbtape's
-            self._watch_variable(v, 4)
+            # from the frame above Variable._read's caller (private, so always nbtape's)
+            self._watch_variable(v, 5)
 
     def record(self, rule, args, kwargs, operands, ids, outs):
         tracked = self._tracked
@@ -253,10 +253,13 @@ class GradientTape(TapeView, Observable):
         metas = self._shared_metas.setdefault(metas, metas)
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
-            # _where.caller_raw(2) inlined (a call per op shows); record is always called
-            # from a function inside nbtape, so that frame's caller exists
+            # _where.caller_raw inlined (a call per op shows); frames 1-2 are nbtape's
+            # (apply or _finish and its caller), and reading a frame first costs most
             where = None
-            f = frame_at(2)
+            try:
+                f = frame_at(3)
+            except ValueError:      # called from the top of a stack
+                f = frame_at(2)
             inside = self._inside       # file name -> inside nbtape or numpy? (a cache)
             while f is not None:
                 code = f.f_code
@@ -270,7 +273,7 @@ class GradientTape(TapeView, Observable):
             out = (outs if type(outs) is not Tensor or type(outs._value) in SCALAR_METAS
                    or outs._value.nbytes <= _KEEP_BYTES else None)
         else:       # a long tape is a loop: its lines are those of its first ops
-            where = _where.caller_raw(2) if not rule.vjps and not rule.has_vjp else None
+            where = _where.caller_raw(3) if not rule.vjps and not rule.has_vjp else None
             out = None
         ans = None
         if rule.save_ans:
