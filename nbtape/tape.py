@@ -253,8 +253,8 @@ class GradientTape(TapeView, Observable):
         metas = self._shared_metas.setdefault(metas, metas)
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
-            # _where.caller_raw inlined (a call per op shows); frames 1-2 are nbtape's
-            # (apply or _finish and its caller), and reading a frame first costs most
+            # _where.caller_raw inlined (a call per op shows); frames 1-2 are always nbtape's
+            # (record's callers and theirs; test_backward), and a frame's first read costs most
             where = None
             try:
                 f = frame_at(3)

@@ -25,6 +25,38 @@ def test_an_op_knows_the_users_line_that_ran_it():
     assert float(tape.gradient(y, x)) == np.cos(2.0)
 
 
+@nt.custom_gradient
+def _square(x):
+    return x * x, lambda g: 2.0 * g * x
+
+
+_recomputed_sin = nt.recompute_grad(np.sin)
+
+
+def test_every_way_of_recording_an_op_finds_the_users_line():
+    # the tape starts its search for the user's line three frames up from its record
+    # method and an auto-watch's above Variable._read's caller: every path that records
+    # must keep nbtape frames there (an operator, a numpy function, nn's primitives,
+    # custom_gradient, recompute_grad), or the line would be the caller's caller
+    v = nt.Variable(np.array([0.5, -1.0]))
+    here = inspect.currentframe().f_lineno
+    with nt.GradientTape() as tape:
+        a = v @ np.eye(2)
+        b = np.sum(a, axis=0)
+        c = nt.nn.relu(b)
+        d = _square(c)
+        e = _recomputed_sin(d)
+    name = "test_every_way_of_recording_an_op_finds_the_users_line"
+    lines = {op.name: op.where for op in tape.ops}
+    assert lines["np.matmul"] == (__file__, here + 2, name)
+    assert lines["np.sum"] == (__file__, here + 3, name)
+    assert lines["nn.relu"] == (__file__, here + 4, name)
+    assert lines["custom_gradient(_square)"] == (__file__, here + 5, name)
+    assert lines["recompute_grad(sin)"] == (__file__, here + 6, name)
+    assert [w.where for w in tape.watched.values()] == [(__file__, here + 2, name)]
+    assert tape.gradient(e, v) is not None
+
+
 def test_keyword_arguments_reach_the_rules_as_plain_values():
     x = nt.constant(np.arange(6.0).reshape(2, 3))
     with nt.GradientTape() as tape:
