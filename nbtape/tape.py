@@ -258,8 +258,8 @@ class GradientTape(TapeView, Observable):
             where = None
             try:
                 f = frame_at(3)
-            except ValueError:      # called from the top of a stack
-                f = frame_at(2)
+            except ValueError:      # nothing above nbtape's frames: no user's line
+                f = None
             inside = self._inside       # file name -> inside nbtape or numpy? (a cache)
             while f is not None:
                 code = f.f_code
