@@ -131,6 +131,28 @@ def forward_reach(records, source_ids):
     return positions, reach
 
 
+def whole_reach(records, tracked):
+    """``forward_reach(records, sources)`` for sources that include every id the tape
+    watches (its usual gradient: the loss against all its variables), without the walk:
+    every recorded op had an operand the tape tracked, so every op but a stop is
+    downstream of them, and what they reach is what the tape tracks (``tracked``, its
+    live set: a pass a tape records into itself adds only ids no old op reads).
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x
+    ...     z = nt.stop_gradient(y) + y
+    >>> x_id, = tape.watched
+    >>> list(whole_reach(tape.op_records, set())[0]) == forward_reach(tape.op_records, [x_id])[0]
+    True
+    """
+    stops = records.stops
+    positions = (range(len(records)) if not any(stops) else
+                 [k for k, rec in enumerate(records) if not stops[rec[0]]])
+    return positions, tracked
+
+
 def backward_steps(records, target_ids, source_ids):
     """Positions of the ops the reverse pass visits from the targets back to the
     sources, in its order (newest first).

@@ -8,7 +8,7 @@ from . import _where
 from ._where import SKIP_PREFIXES, frame_at
 from ._state import next_id, suspended, tls
 from .arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
-from .backward import backward, forward_reach
+from .backward import backward, forward_reach, whole_reach
 from .op_records import Records, free_records
 from .breaks import break_message, cast_inputs, object_rule, off_float_path
 from .errors import TapeConsumedError, user_facing, warn_user
@@ -397,16 +397,14 @@ class GradientTape(TapeView, Observable):
         # about the size of its outputs), so the pass never doubles a big tape's memory
         ops = self._ops
         keep_all = self._small = small_tape(ops, DISPLAY_OPS, DISPLAY_BYTES)
-        # A persistent tape asked inside its own `with` block records the pass itself
-        # (as TensorFlow's does), so the gradient can be differentiated again; otherwise
-        # the tape steps aside while it computes.
+        reached = whole_reach(ops, self._tracked) if self._watched.keys() <= set(ids) else None
         if not seeds:
             adj = {}
         elif not tls.stack:         # the usual case: nothing records, nothing to set aside
-            adj = backward(ops, seeds, ids, False, keep_all)
+            adj = backward(ops, seeds, ids, False, keep_all, reached)
         else:
-            with nullcontext() if self._persistent and self in tls.stack else suspended(self):
-                adj = backward(ops, seeds, ids, bool(tls.stack), keep_all)
+            with self._stepping_aside():
+                adj = backward(ops, seeds, ids, bool(tls.stack), keep_all, reached)
         kept = adj if keep_all else {i: adj[i] for i in ids if i in adj}
         self.last_gradient = GradientRecord(
             list(seeds), ids, {k: (v._value if isinstance(v, Tensor) else v)
@@ -414,8 +412,8 @@ class GradientTape(TapeView, Observable):
         return [self._result(s, adj.get(i), policy) for s, i in zip(flat_sources, ids)]
 
     def _stepping_aside(self):
-        """As ``_run`` for gradient: a persistent tape records its Jacobians inside its
-        own `with` block (as TensorFlow's does), else steps aside."""
+        """A persistent tape asked inside its own `with` block records the pass itself (as
+        TensorFlow's does), so the result can be differentiated again; else it steps aside."""
         return nullcontext() if self._persistent and self in tls.stack else suspended(self)
 
     def _result(self, source, g, policy):

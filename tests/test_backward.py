@@ -1,7 +1,8 @@
 """nbtape/backward.py: what the reverse pass promises beyond right values (the memory it
 keeps is in test_memory.py): ops know the user's line and hold their outputs as long as
 promised, keyword arguments reach the rules as plain values, VJPs run only for operands on
-the gradient path, and no op ends the pass early."""
+the gradient path, no op ends the pass early, and a gradient against everything the tape
+watches skips the forward walk only where the walk would find the whole tape."""
 import gc
 import inspect
 import weakref
@@ -9,6 +10,7 @@ import weakref
 import numpy as np
 
 import nbtape as nt
+from nbtape.backward import forward_reach, whole_reach
 from nbtape.rules.core_ops import primitive
 from nbtape.rules.registry import RULES, defvjp
 
@@ -217,3 +219,46 @@ def test_a_used_non_persistent_tape_drops_every_saved_value():
     assert any(op.args is not None for op in ops)
     tape.gradient(y, x)
     assert all(op.args is None and op.kwargs is None and op.ans is None for op in ops)
+
+
+def _tapes_of_every_shape():
+    """Persistent tapes with stops, constants, a late watch, an assigned variable, a
+    several-output op and a pass recorded into its own tape: ``(tape, target, the
+    gradients in closed form, or None to compare with one source at a time)``."""
+    x, v = nt.Variable(np.array([0.3, -0.7])), nt.Variable(1.5)
+    c = nt.constant(np.array([2.0, 3.0]))
+    with nt.GradientTape(persistent=True) as t1:
+        y = x * c
+        z = nt.stop_gradient(y) * x + np.sin(y) * v
+        v.assign(0.5)
+        first, second = np.split(z * v, 2)
+        out1 = np.sum(first * second)
+    yield t1, out1, None
+    a = nt.constant(2.0)
+    with nt.GradientTape(persistent=True) as t2:
+        b = a * 3.0                 # a not watched yet: b is a constant
+        t2.watch(a)
+        out2 = a * b + a ** 3
+    yield t2, out2, [6.0 + 3 * 2.0 ** 2]
+    with nt.GradientTape(persistent=True) as t3:
+        t3.watch(a)
+        g = t3.gradient(a ** 3, a)  # recorded into t3 itself: 3 a^2
+        out3 = g * a
+    yield t3, out3, [9 * 2.0 ** 2]
+
+
+def test_a_gradient_against_everything_watched_skips_the_walk_and_loses_nothing():
+    for tape, target, expected in _tapes_of_every_shape():
+        records, ids = tape.op_records, list(tape.watched)
+        positions, reach = forward_reach(records, ids)
+        assert list(whole_reach(records, set())[0]) == positions
+        # what the walk reaches is what the tape tracks (whole_reach hands that set on)
+        mentioned = {i for op in tape.ops for i in op.in_ids + op.out_ids if i is not None}
+        assert {i for i in mentioned | set(ids) if tape.tracks(i)} == set(reach)
+        sources = [tape.watched_object(i) for i in ids]
+        together = tape.gradient(target, sources)           # every watched id: no walk
+        if expected is None:                                # one at a time: the walk
+            assert len(sources) > 1
+            expected = [tape.gradient(target, s).numpy() for s in sources]
+        for g, e in zip(together, expected):
+            np.testing.assert_allclose(g.numpy(), e, rtol=1e-14)
