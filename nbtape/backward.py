@@ -45,9 +45,9 @@ def saved_tensors(op):
 def _saved(rule, rec):
     args, ans = rec[1], rec[3]
     if rec[10]:
-        args = tuple(_tensor_with_id(a, saved_id(rec, k)) if saved_id(rec, k) is not None
-                     and a is not None and type(a) is not Tensor else a
-                     for k, a in enumerate(args))
+        ids = [saved_id(rec, k) for k in range(len(args))]
+        args = tuple(_tensor_with_id(a, i) if i is not None and a is not None
+                     and type(a) is not Tensor else a for a, i in zip(args, ids))
     if ans is not None and not rule.multi and type(ans) is not Tensor:
         ans = _tensor_with_id(ans, rec[6][0])
     return args, ans

@@ -397,7 +397,8 @@ class GradientTape(TapeView, Observable):
         # about the size of its outputs), so the pass never doubles a big tape's memory
         ops = self._ops
         keep_all = self._small = small_tape(ops, DISPLAY_OPS, DISPLAY_BYTES)
-        reached = whole_reach(ops, self._tracked) if self._watched.keys() <= set(ids) else None
+        reached = (whole_reach(ops, self._tracked)
+                   if seeds and self._watched.keys() <= set(ids) else None)
         if not seeds:
             adj = {}
         elif not tls.stack:         # the usual case: nothing records, nothing to set aside
