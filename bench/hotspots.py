@@ -68,7 +68,7 @@ def format_lines(prof):
 # with timeit (round-robin, best of 15, GC on, the benchmark's clock).  Differences
 # between lines isolate a cost.
 def _micro_cases():
-    from nbtape import _where
+    from nbtape.diagnostics import user_line as _where
     a0 = np.array(0.5)
     c = nt.constant(0.5)
     v = nt.Variable(0.5)

@@ -7,19 +7,19 @@
 >>> float(tape.gradient(y, x))
 27.0
 """
-from . import operators as _operators  # noqa: F401  (gives tensors their operators)
-from .tensor import Tensor, constant
-from .variable import Variable
+from .core import operators as _operators  # noqa: F401  (gives tensors their operators)
+from .core.tensor import Tensor, constant
+from .core.variable import Variable
 from .rules import load_all as _load_rules
 _load_rules()
-from .tape import GradientTape, UnconnectedGradients
-from .forward import ForwardAccumulator
-from .custom import custom_gradient, stop_gradient
-from .functional import grad, value_and_grad, jacobian, hessian
-from .check import check_gradients
-from .recompute import recompute_grad
-from .errors import NbtapeError, NoGradientRuleError
-from . import pictures as _pictures
+from .tape.gradient_tape import GradientTape, UnconnectedGradients
+from .tape.forward import ForwardAccumulator
+from .transforms.custom import custom_gradient, stop_gradient
+from .transforms.functional import grad, value_and_grad, jacobian, hessian
+from .transforms.check import check_gradients
+from .transforms.recompute import recompute_grad
+from .diagnostics.errors import NbtapeError, NoGradientRuleError
+from .display import pictures as _pictures
 
 # The engine never imports the notebook layer; the facade may. tape.graph() and the
 # tape's HTML card ask nbtape.pictures for the drawing, which nbtape.notebook.graph
@@ -32,7 +32,7 @@ __version__ = "0.1.0"
 # Names that live in optional or heavier modules, imported on first use so that
 # ``import nbtape`` stays cheap and the engine never imports the notebook layer.
 _LAZY = {
-    "coverage": ("nbtape.coverage_table", "coverage"),
+    "coverage": ("nbtape.display.coverage", "coverage"),
     "optimizers": ("nbtape.training.optimizers", None),
     "losses": ("nbtape.training.losses", None),
     "nn": ("nbtape.training.nn", None),

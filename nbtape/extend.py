@@ -45,7 +45,8 @@ import sys
 
 import numpy as np
 
-from .errors import InvalidArgumentError, user_facing
+from .diagnostics.user_line import PACKAGE_DIR
+from .diagnostics.errors import InvalidArgumentError, user_facing
 from .rules import registry as _registry
 from .rules.core_ops import primitive as _recordable
 from .rules.registry import RULES, defprimitive
@@ -55,7 +56,6 @@ from .rules.util import shape_of
 __all__ = ["primitive", "defvjp", "defjvp", "defderiv", "deflinear", "defnondiff", "defzero",
            "unregister"]
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def primitive(fn=None, *, name=None):
@@ -272,9 +272,9 @@ def _from_user(depth=2):
     not checked at run time)."""
     f = sys._getframe(depth)
     while f is not None and f.f_code.co_filename.endswith(os.sep + "errors.py") \
-            and f.f_code.co_filename.startswith(_PACKAGE):
+            and f.f_code.co_filename.startswith(PACKAGE_DIR):
         f = f.f_back                    # the @user_facing wrapper
-    return f is not None and not f.f_code.co_filename.startswith(_PACKAGE)
+    return f is not None and not f.f_code.co_filename.startswith(PACKAGE_DIR)
 
 
 def _params(fn, key):

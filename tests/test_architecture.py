@@ -119,7 +119,7 @@ def test_the_graph_sees_lazy_imports():
     graph = import_graph()
     # the facade's own lazy import of the magic, inside load_ipython_extension
     assert "nbtape.notebook.magics" in graph[FACADE]
-    assert "nbtape.dispatch" in graph["nbtape.operators"]
+    assert "nbtape.core.dispatch" in graph["nbtape.core.operators"]
 
 
 def test_no_import_cycles():
@@ -135,7 +135,7 @@ def test_the_engine_never_imports_the_notebook_layer():
     wrong = sorted((m, t) for m, ts in graph.items() if _engine(m)
                    for t in ts if t.startswith("nbtape.notebook"))
     assert wrong == []
-    assert _engine("nbtape.tape") and _engine("nbtape.rules.core_ops")
+    assert _engine("nbtape.tape.gradient_tape") and _engine("nbtape.rules.core_ops")
     assert not _engine(FACADE) and not _engine("nbtape.notebook.graph.model")
     # the facade's loader is seen, so a lazy engine import would be too
     assert "nbtape.notebook.graph" in graph[FACADE]
@@ -203,7 +203,7 @@ def test_owed_reads_are_still_there():
 
 
 def test_import_nbtape_alone_draws_pictures_through_the_notebook_layers_hook():
-    # the engine asks nbtape.pictures; the facade loads the notebook graph on first need
+    # the engine asks nbtape.display.pictures; the facade loads the notebook graph on first need
     pytest.importorskip("graphviz")
     code = ("import sys, nbtape as nt\n"
             "assert not any(m.startswith('nbtape.notebook') for m in sys.modules), 'eager'\n"

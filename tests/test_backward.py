@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 
 import nbtape as nt
-from nbtape.backward import forward_reach, whole_reach
+from nbtape.tape.backward import forward_reach, whole_reach
 from nbtape.rules.core_ops import primitive
 from nbtape.rules.registry import RULES, defvjp
 
@@ -135,7 +135,7 @@ def test_a_stop_gradient_early_on_the_tape_cuts_only_its_own_path():
 
 
 def test_reverse_step_gives_each_operand_its_shape_and_dtype():
-    from nbtape.backward import reverse_step
+    from nbtape.tape.backward import reverse_step
     x = nt.constant(np.ones((2, 3)))
     b = nt.constant(np.arange(3.0, dtype=np.float32))
     with nt.GradientTape(persistent=True) as tape:
@@ -151,7 +151,7 @@ def test_reverse_step_gives_each_operand_its_shape_and_dtype():
 
 
 def test_forward_reach_is_what_the_reverse_pass_visits():
-    from nbtape.backward import forward_reach
+    from nbtape.tape.backward import forward_reach
     x, w = nt.Variable(1.0), nt.Variable(2.0)
     with nt.GradientTape(persistent=True) as tape:
         a = w * 2.0           # 0: not downstream of x
@@ -165,7 +165,7 @@ def test_forward_reach_is_what_the_reverse_pass_visits():
 
 def _step_by_step(tape, seeds, source_ids):
     """The reverse pass written with the general ``reverse_step`` only (no fast path)."""
-    from nbtape.backward import forward_reach, reverse_step
+    from nbtape.tape.backward import forward_reach, reverse_step
     ops = tape.ops
     positions, reach = forward_reach(tape.op_records, source_ids)
     adj = dict(seeds)
@@ -185,7 +185,7 @@ def test_the_pass_fast_path_gives_what_the_general_reverse_step_gives():
     # positional rules on plain arrays take an inlined step in backward(); it must give
     # the same adjoints, shapes and dtypes as reverse_step (broadcasting, float32
     # operands, keyword arguments, a repeated operand, constants, saved outputs)
-    from nbtape.backward import backward
+    from nbtape.tape.backward import backward
     rng = np.random.default_rng(3)
     x = nt.constant(rng.normal(size=(3, 1)).astype(np.float32))
     w = nt.constant(rng.normal(size=(4,)))

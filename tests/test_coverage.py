@@ -4,8 +4,8 @@ import pytest
 
 import nbtape as nt
 from gradcheck import check_forward, check_reverse
-from nbtape.coverage_table import KINDS, STATUSES, Coverage, Row
-from nbtape.errors import NoGradientRuleError
+from nbtape.display.coverage import KINDS, STATUSES, Coverage, Row
+from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules.core_ops import primitive
 from nbtape.rules.registry import POSITIONAL, RULES, defjvp, defnondiff, defrule, defvjp
 
@@ -203,5 +203,5 @@ def test_html_view():
 
 
 def test_callable_even_after_the_module_is_imported():
-    import nbtape.coverage_table  # noqa: F401  (must not shadow nt.coverage)
+    import nbtape.display.coverage  # noqa: F401  (must not shadow nt.coverage)
     assert nt.coverage("np.sin")["np.sin"].status == "differentiable"

@@ -16,7 +16,7 @@ da = pytest.importorskip("dask.array")
 
 import nbtape as nt                                         # noqa: E402
 from gradcheck import numeric_grad                          # noqa: E402
-from nbtape.errors import NoGradientRuleError               # noqa: E402
+from nbtape.diagnostics.errors import NoGradientRuleError               # noqa: E402
 
 
 class Materialized(AssertionError):

@@ -338,7 +338,7 @@ def test_ipython_tracebacks_keep_the_users_own_frames(ipython):
 
 def test_other_errors_inside_nbtape_keep_their_frames(monkeypatch):
     """An AttributeError in nbtape's code is a bug of nbtape's: its frames stay for the report."""
-    from nbtape import jacobians
+    from nbtape.tape import jacobians
     monkeypatch.setattr(jacobians, "_as_target", dict.fromkeys)    # a dict: a planted bug
     tape, x, y = _doubled((2, 3))
     with pytest.raises(AttributeError) as info:

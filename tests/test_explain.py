@@ -179,7 +179,7 @@ def test_object_array_path_says_gradient_raises_and_where_the_array_was_made():
 
 
 def test_step_without_a_gradient_rule_is_named():
-    from nbtape.dispatch import apply_unknown    # how numpy functions without a rule run
+    from nbtape.core.dispatch import apply_unknown    # how numpy functions without a rule run
 
     def no_rule_yet(v):
         return apply_unknown(lambda a: a * 2.0, (v,), {}, "no_rule_yet")

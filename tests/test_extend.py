@@ -11,7 +11,7 @@ import pytest
 
 import nbtape as nt
 from gradcheck import check_both, check_hvp, check_reverse
-from nbtape.errors import InvalidArgumentError, NoGradientRuleError
+from nbtape.diagnostics.errors import InvalidArgumentError, NoGradientRuleError
 from nbtape.extend import defderiv, defjvp, deflinear, defvjp, primitive, unregister
 from nbtape.rules.registry import RULES, Kind, Rule
 

@@ -655,7 +655,7 @@ def test_batched_jacobian_through_structural_and_fallback_ops(f, shapes):
 
 
 def test_batched_jacobian_in_small_chunks_matches(monkeypatch):
-    import nbtape.batched
+    import nbtape.tape.batched
     rng = np.random.default_rng(4)
     ops = [A(4, 3, kind="normal").make(rng), A(3, kind="normal").make(rng)]
 
@@ -663,7 +663,7 @@ def test_batched_jacobian_in_small_chunks_matches(monkeypatch):
         return np.tanh(x @ y) * np.sum(x, axis=1)
 
     assert _check_batched_jacobian(f, ops)
-    monkeypatch.setattr(nbtape.batched, "CHUNK_ELEMENTS", 7)   # one row of 4 at a time
+    monkeypatch.setattr(nbtape.tape.batched, "CHUNK_ELEMENTS", 7)   # one row of 4 at a time
     assert _check_batched_jacobian(f, ops)
     x = nt.constant(ops[0])
     with nt.GradientTape() as tape:

@@ -13,9 +13,9 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 import nbtape as nt
-from nbtape import pictures
-from nbtape._state import tls
-from nbtape.errors import TapeConsumedError
+from nbtape.display import pictures
+from nbtape.core.state import tls
+from nbtape.diagnostics.errors import TapeConsumedError
 from nbtape.notebook import magics as magics_module
 
 
@@ -318,7 +318,7 @@ def test_grad_after_the_cell_used_the_tape(shell):
 
 @pytest.fixture
 def picture_as():
-    """Draw tapes with another function while a test runs (tape.graph() asks nbtape.pictures)."""
+    """Draw tapes with another function while a test runs (tape.graph() asks nbtape.display.pictures)."""
     graph_module = pytest.importorskip("nbtape.notebook.graph")
     swapped = []
 

@@ -33,7 +33,7 @@ import numpy as np
 
 import nbtape as nt
 from gradcheck import directional_differences, judge
-from nbtape.errors import NoGradientRuleError
+from nbtape.diagnostics.errors import NoGradientRuleError
 from gradcheck.program_table import makers
 from gradcheck.programs import Builder, Chooser, Reject, _refs, build
 

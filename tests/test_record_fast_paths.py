@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.arrays import SCALAR_METAS
+from nbtape.core.arrays import SCALAR_METAS
 
 
 def test_every_scalar_type_in_the_table_has_that_shape_and_dtype():
@@ -69,7 +69,7 @@ def test_the_where_of_an_op_is_the_users_line():
 def test_apply_makes_the_same_tensor_as_the_constructor():
     # dispatch.apply fills a Tensor's slots itself (no __init__ frame): a new slot in
     # Tensor.__init__ must be set there too, so this pins the slots it fills
-    from nbtape.tensor import Tensor
+    from nbtape.core.tensor import Tensor
     assert Tensor.__slots__ == ("_value", "_id", "__weakref__")
     x = nt.constant(np.arange(3.0))
     y = x * 2.0
@@ -81,7 +81,7 @@ def test_apply_makes_the_same_tensor_as_the_constructor():
 def test_the_op_view_names_each_field_of_the_record():
     # tape.record builds each record as a tuple literal: the Op view must read every field
     # from the position op_records.py gives it
-    from nbtape import op_records as R
+    from nbtape.tape import records as R
     x = nt.Variable(np.array([1.0, 2.0]))
     c = nt.constant(3.0)        # unwatched: all_ids keeps its id, in_ids has None
     with nt.GradientTape(persistent=True) as tape:
@@ -123,7 +123,7 @@ def test_a_long_tape_leaves_the_cyclic_gc_nothing_to_walk():
 
 
 def test_float_scalar_table_is_the_float_and_complex_scalar_types():
-    from nbtape.arrays import FLOAT_SCALARS
+    from nbtape.core.arrays import FLOAT_SCALARS
     assert FLOAT_SCALARS == {t for t, (_, d) in SCALAR_METAS.items() if d.kind in "fc"}
     assert np.float64 in FLOAT_SCALARS and np.int64 not in FLOAT_SCALARS
 
@@ -131,7 +131,7 @@ def test_float_scalar_table_is_the_float_and_complex_scalar_types():
 def test_operands_are_saved_as_arrays_and_rebuilt_as_the_recorded_tensors():
     # ops keep their operand tensors' arrays (a long tape then holds no Tensor objects for
     # the cyclic GC); a pass that records itself gets the tensors back, with their ids
-    from nbtape.backward import saved_tensors
+    from nbtape.tape.backward import saved_tensors
     x = nt.Variable(np.array([0.5, 1.5]))
     c = nt.constant(np.array([2.0, 3.0]))      # unwatched: a constant operand
     with nt.GradientTape() as outer:

@@ -4,7 +4,7 @@ import pytest
 
 import nbtape as nt
 from gradcheck import NUMPY, check_both, check_hvp, check_reverse, check_reverse_over_forward, needs_numpy
-from nbtape.errors import NoGradientRuleError
+from nbtape.diagnostics.errors import NoGradientRuleError
 
 
 # --- cholesky: one triangle -------------------------------------------------------------------

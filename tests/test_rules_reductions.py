@@ -6,7 +6,7 @@ from hypothesis.extra.numpy import array_shapes
 
 import nbtape as nt
 from gradcheck import NUMPY, check_both, check_second, gradients_of_sum, needs_numpy, numpy_param
-from nbtape.errors import NoGradientRuleError
+from nbtape.diagnostics.errors import NoGradientRuleError
 
 SHAPE = (2, 3, 4)
 

@@ -1,10 +1,10 @@
-"""nbtape.snapshot: what a recorded op keeps is what it saw (issue 11, item 2)."""
+"""nbtape.tape.snapshot: what a recorded op keeps is what it saw (issue 11, item 2)."""
 import numpy as np
 import pytest
 
 import nbtape as nt
 from gradcheck import check_reverse, gradients_of_sum
-from nbtape.snapshot import snapshot, snapshot_kwargs
+from nbtape.tape.snapshot import snapshot, snapshot_kwargs
 
 
 def test_writeable_arrays_are_copied_and_the_rest_kept():

@@ -143,7 +143,7 @@ def test_a_primitive_runs_plain_values_and_records_tensors():
 @pytest.mark.parametrize("structure", [[1, 2, 3], (1, 2), [], (), [1, [2, 3]], (1, {"a": 2}),
                                        {"a": 1, "b": (2, 3)}, 5])
 def test_flat_lists_flatten_and_rebuild_as_nested_ones_do(structure):
-    from nbtape.structure import _flatten, flatten, unflatten
+    from nbtape.core.structure import _flatten, flatten, unflatten
 
     general = []
     _flatten(structure, general)        # the recursion flatten uses for nested structures
@@ -204,7 +204,7 @@ def _small_tape_general(ops, max_ops, max_bytes):
 
 @pytest.mark.parametrize("size", [1, 100, 5000])
 def test_small_tape_counts_as_before(size):
-    from nbtape.tape_records import small_tape
+    from nbtape.tape.bookkeeping import small_tape
     x = nt.constant(np.ones(size))
     with nt.GradientTape(persistent=True) as tape:
         tape.watch(x)
@@ -218,7 +218,7 @@ def test_small_tape_counts_as_before(size):
 
 
 def test_small_tape_counts_freed_outputs_as_before():
-    from nbtape.tape_records import small_tape
+    from nbtape.tape.bookkeeping import small_tape
     x = nt.constant(np.ones(8000))      # 64,000 bytes: each output is kept while recording
     with nt.GradientTape() as tape:
         tape.watch(x)
@@ -237,7 +237,7 @@ def test_small_tape_counts_freed_outputs_as_before():
                                   lambda x: np.select([x.numpy() > 0], [x], 0.0)])
 def test_numpy_functions_record_what_array_function_records(call, monkeypatch):
     # __array_function__ sends a rule with no modes and no composite straight to apply
-    from nbtape.dispatch import array_function
+    from nbtape.core.dispatch import array_function
     x = nt.constant(np.arange(6.0).reshape(2, 3) - 2.0)
     with nt.GradientTape() as fast:
         fast.watch(x)

@@ -10,7 +10,7 @@ import pytest
 import nbtape as nt
 from nbtape.notebook.widgets import Inspector
 from nbtape.notebook.widgets.sources import Sources, namespace_names
-from nbtape.number_text import number
+from nbtape.display.numbers import number
 from nbtape.notebook.widgets.table import VariableRow, picture
 from nbtape.notebook.widgets.throttle import ManualScheduler
 from nbtape.notebook.widgets.live import open_widgets

@@ -9,9 +9,9 @@ import warnings
 
 import numpy as np
 
-from ..display import CELL_STYLE, html_card, html_pre, html_table, tape_state
-from ..number_text import array_text
-from ..tensor import Tensor
+from ..display.cards import CELL_STYLE, html_card, html_pre, html_table, tape_state
+from ..display.numbers import array_text
+from ..core.tensor import Tensor
 
 # Bookkeeping a recorded op costs beyond its arrays (the op, its tuples, the
 # output's Tensor wrapper, its id in the tape's sets), measured with tracemalloc.
@@ -139,7 +139,7 @@ def gradient_rows(tape, target, labelled, why=None):
 
 def _break(tape, target, source):
     """The specific place where the path from ``source`` breaks, or ``None``."""
-    from ..explain import explain
+    from ..diagnostics.explain import explain
     reasons = explain(tape, target, source).reasons
     # explain's fallbacks say only that nothing connects them: no cause to name
     specific = [r for r in reasons if not r.startswith(("no recorded operation",

@@ -20,7 +20,7 @@ import traceback
 
 from IPython.core.error import UsageError
 
-from ..errors import without_nbtape_tail
+from ..diagnostics.errors import without_nbtape_tail
 
 
 class CompiledCell:

@@ -11,10 +11,10 @@ from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
 from IPython.display import display
 
-from .._state import tls
-from ..errors import NbtapeError, TapeConsumedError
-from ..tape import GradientTape
-from ..tensor import TensorLike
+from ..core.state import tls
+from ..diagnostics.errors import NbtapeError, TapeConsumedError
+from ..tape.gradient_tape import GradientTape
+from ..core.tensor import TensorLike
 from . import cell_report, cell_runner
 from . import namespace as names_
 

@@ -8,8 +8,8 @@ import keyword
 import numpy as np
 from IPython.core.error import UsageError
 
-from ..tensor import Tensor, TensorLike, constant
-from ..variable import Variable
+from ..core.tensor import Tensor, TensorLike, constant
+from ..core.variable import Variable
 
 _MISSING = object()
 
@@ -224,16 +224,16 @@ def escape_text(tape, watch):
     >>> escape_text(tape, [("x", x)])  # doctest: +ELLIPSIS
     'x left the tape through np.asarray at line 3 of <doctest ...> (z = np.asarray(x) ** 2): ...'
     """
-    from .. import _where
+    from ..diagnostics import user_line
     names = {v._id: n for n, v in watch}
     for note in tape.notes:
         if note.kind != "escape":
             continue
         i, where, how = note.id, note.where, note.detail
         what = names.get(i, "a value computed from the watched values")
-        line = _where.source_line(where)
+        line = user_line.source_line(where)
         code = f" ({line})" if line else ""
-        return (f"{what} left the tape through {how} at {_where.describe(where)}{code}: from "
+        return (f"{what} left the tape through {how} at {user_line.describe(where)}{code}: from "
                 "there on it is a plain numpy value that the tape cannot follow. Keep it a "
                 f"tensor: compute with it directly instead of through {how}")
     return None

@@ -19,7 +19,7 @@ import sys
 import sysconfig
 import warnings
 
-from ..errors import NbtapeError
+from ..diagnostics.errors import NbtapeError
 from . import browser_graphviz as browser
 
 FORMATS = ("svg", "png")

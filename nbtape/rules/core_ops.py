@@ -6,13 +6,13 @@ path never depends on import order.
 """
 import numpy as np
 
-from ..arrays import is_foreign
+from ..core.arrays import is_foreign
 from .registry import (VARARGS, Rule, defjvp, defnondiff, defparam, defprimitive, defvjp, defzero,
                        rule_for)
 from .index_primitives import add_at_index as _scatter_add, index_value as _getitem
 from .util import conj, expand_reduced, shape_of
-from ..dispatch import apply as _apply
-from ..tensor import TensorLike as _TensorLike
+from ..core.dispatch import apply as _apply
+from ..core.tensor import TensorLike as _TensorLike
 
 
 def primitive(fn):

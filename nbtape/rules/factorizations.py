@@ -12,7 +12,7 @@ refused, and one that does not (singular values only, R only) is given.
 import numpy as np
 
 from ..extend import defjvp, defvjp
-from ..errors import NoGradientRuleError
+from ..diagnostics.errors import NoGradientRuleError
 from .matrix_util import (col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
                           safe_inv, triangle_adjoint)
 from .registry import defvariant, numpy_function

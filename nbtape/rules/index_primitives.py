@@ -4,7 +4,7 @@ so the reverse pass and the batched Jacobians can name them without the engine.
 """
 import numpy as np
 
-from ..arrays import is_foreign
+from ..core.arrays import is_foreign
 
 
 def index_value(x, idx):

@@ -9,7 +9,7 @@ where its gradient refuses.
 """
 import numpy as np
 
-from ..errors import NoGradientRuleError
+from ..diagnostics.errors import NoGradientRuleError
 from ..extend import defjvp, defvjp
 from .matrix_util import ndim
 from .registry import numpy_function

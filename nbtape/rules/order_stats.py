@@ -15,7 +15,7 @@ The derivative with respect to ``q`` itself is supported for the default
 import numpy as np
 
 from ..extend import defjvp, defvjp
-from ..errors import NoGradientRuleError
+from ..diagnostics.errors import NoGradientRuleError
 from .util import flag, normalize_axis, refuse, shape_of, value_of
 
 

@@ -10,7 +10,7 @@ average two) of a chunk, so their weights come from the values.
 """
 import numpy as np
 
-from ..errors import NoGradientRuleError
+from ..diagnostics.errors import NoGradientRuleError
 from .indexing import raw
 from .util import shape_of
 

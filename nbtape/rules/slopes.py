@@ -9,7 +9,7 @@ coordinate arrays as spacing are not differentiated (refused by name).
 
 import numpy as np
 
-from ..errors import NoGradientRuleError
+from ..diagnostics.errors import NoGradientRuleError
 from .registry import POSITIONAL, VARARGS, Rule, defmodes, defrule
 from .signature import Signature
 from .util import conj, shape_of

@@ -2,7 +2,7 @@
 "not given" defaults, and a refusal for a keyword a rule does not support."""
 import numpy as np
 
-from ..errors import NoGradientRuleError
+from ..diagnostics.errors import NoGradientRuleError
 
 NV = np._NoValue            # numpy's default for a keyword that was not given
 

@@ -4,7 +4,7 @@ Labels are never differentiated, so only their plain values matter here.
 """
 import numpy as np
 
-from ..tensor import TensorLike
+from ..core.tensor import TensorLike
 
 
 def label_values(labels):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..rules.core_ops import primitive
 from ..rules.registry import defjvp, defvjp
-from ..tensor import TensorLike
+from ..core.tensor import TensorLike
 
 
 def _value(t):

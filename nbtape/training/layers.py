@@ -14,9 +14,9 @@ import re
 
 import numpy as np
 
-from ..errors import user_facing
-from ..tensor import TensorLike
-from ..variable import Variable
+from ..diagnostics.errors import user_facing
+from ..core.tensor import TensorLike
+from ..core.variable import Variable
 from . import nn
 
 ACTIVATIONS = {

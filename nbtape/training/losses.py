@@ -16,8 +16,8 @@ handled by the stable one-op functions of ``nbtape.nn``: no NaN for logits of
 """
 import numpy as np
 
-from ..errors import user_facing
-from ..tensor import TensorLike
+from ..diagnostics.errors import user_facing
+from ..core.tensor import TensorLike
 from . import nn
 from .class_labels import check_labels, one_hot
 from .clip import clip_by_value

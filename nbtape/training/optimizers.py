@@ -14,10 +14,10 @@ import warnings
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, user_facing
-from ..number_text import number
-from ..tensor import TensorLike
-from ..variable import Variable
+from ..diagnostics.errors import InvalidArgumentError, user_facing
+from ..display.numbers import number
+from ..core.tensor import TensorLike
+from ..core.variable import Variable
 from .clip import clip_by_global_norm, clip_by_norm
 
 
@@ -155,7 +155,7 @@ class Optimizer(abc.ABC):
         >>> float(x.numpy())
         1.5
         """
-        from ..tape import GradientTape
+        from ..tape.gradient_tape import GradientTape
         if callable(loss):
             with GradientTape() as tape:
                 value = loss()

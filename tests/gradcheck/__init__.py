@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.check import numerical_gradient
+from nbtape.transforms.check import numerical_gradient
 from nbtape.rules.registry import numpy_function
 
 

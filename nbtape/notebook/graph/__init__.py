@@ -17,8 +17,8 @@ with ``nbtape.pictures``, which is how ``tape.graph()`` reaches it.
 """
 import operator
 
-from ... import pictures
-from ...forward import tangent_table
+from ...display import pictures
+from ...tape.forward import tangent_table
 from . import labels as L
 from .collapse import plan
 from .draw import PATH, TANGENT, Drawing, TapeDigraph

@@ -4,8 +4,8 @@ Every label is a Graphviz HTML-like label built only from escaped text, so user
 names and values (quotes, ``<``, ``&``, braces, newlines, control characters)
 can neither break the DOT nor put markup into the SVG.
 """
-from ..._where import decode
-from ...number_text import array_text, number
+from ...diagnostics.user_line import decode
+from ...display.numbers import array_text, number
 import html
 import re
 

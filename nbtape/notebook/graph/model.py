@@ -10,12 +10,12 @@ import contextlib
 
 import numpy as np
 
-from ..._state import tls
-from ...backward import backward, forward_reach, reverse_step
-from ...forward import tangent_table
+from ...core.state import tls
+from ...tape.backward import backward, forward_reach, reverse_step
+from ...tape.forward import tangent_table
 from ...rules.registry import SEQUENCE, VARARGS
-from ...structure import flatten
-from ...tensor import Tensor, TensorLike
+from ...core.structure import flatten
+from ...core.tensor import Tensor, TensorLike
 
 
 class Leaf:

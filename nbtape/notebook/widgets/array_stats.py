@@ -6,7 +6,7 @@ every refresh are summarised from an evenly strided sample, and say so.
 """
 import numpy as np
 
-from ...number_text import number
+from ...display.numbers import number
 
 # Arrays with more elements than this are summarised from a strided sample of
 # about SAMPLE values: a refresh must stay in the millisecond range even for a

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ...number_text import LARGE, number
+from ...display.numbers import LARGE, number
 from .array_stats import decimate
 from .svg import INK, LINE, MUTED, RED, coord, finite_segments, svg_document
 

@@ -19,9 +19,9 @@ import threading
 import ipywidgets as W
 import numpy as np
 
-from ...number_text import number
-from ...structure import flatten
-from ...tensor import TensorLike
+from ...display.numbers import number
+from ...core.structure import flatten
+from ...core.tensor import TensorLike
 from .chart import axis_number, line_chart
 from .live import LiveView
 from .svg import blocks

@@ -13,9 +13,9 @@ import collections
 
 import numpy as np
 
-from ...backward import reverse_step
-from ...tensor import Tensor
-from ...number_text import number
+from ...tape.backward import reverse_step
+from ...core.tensor import Tensor
+from ...display.numbers import number
 from ..graph.labels import where_text
 from ..graph.model import TapeModel, ids_of, operand_arg
 from .array_stats import describe_array

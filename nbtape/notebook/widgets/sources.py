@@ -4,9 +4,9 @@ Some sources grow: a tape watches more variables as it records, and a Keras
 style model creates its weights on its first call (often inside the very loop
 being watched).  ``Sources.variables()`` therefore re-reads them each time.
 """
-from ...tape import GradientTape
-from ...tensor import Tensor
-from ...variable import Variable
+from ...tape.gradient_tape import GradientTape
+from ...core.tensor import Tensor
+from ...core.variable import Variable
 
 
 class Sources:

@@ -9,7 +9,7 @@ import html
 
 import numpy as np
 
-from ...number_text import number
+from ...display.numbers import number
 from .array_stats import decimate
 
 BLUE, RED, INK, MUTED = "#2166ac", "#b2182b", "#1f2937", "#9ca3af"

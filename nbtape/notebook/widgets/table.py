@@ -11,7 +11,7 @@ import html
 
 import numpy as np
 
-from ...number_text import number
+from ...display.numbers import number
 from .array_stats import (describe_array, fmt_shape, history_point, norm, sample,
                           scalar_of)
 from .svg import blocks, heatmap, histogram, sparkline

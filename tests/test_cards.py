@@ -1,4 +1,4 @@
-"""Text and HTML reprs of tensors, variables and tapes (nbtape.display)."""
+"""Text and HTML reprs of tensors, variables and tapes (nbtape.display.cards)."""
 import sys
 import types
 
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape import display, pictures
+from nbtape.display import cards as display
+from nbtape.display import pictures
 
 
 # text reprs: TensorFlow's layout, numbers in nbtape's one format, deterministic -------------

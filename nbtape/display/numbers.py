@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from .arrays import is_foreign
+from ..core.arrays import is_foreign
 
 # Significant digits of a float that is not a whole number (more when it has more
 # digits before the point: 1234.5678 is 1234.6).

@@ -1,9 +1,9 @@
-"""The one number format (nbtape.number_text) and the displays that use it."""
+"""The one number format (nbtape.display.numbers) and the displays that use it."""
 import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.number_text import array_text, number
+from nbtape.display.numbers import array_text, number
 
 
 @pytest.mark.parametrize("x, text", [

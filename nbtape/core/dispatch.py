@@ -6,13 +6,13 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 """
 import numpy as np
 
-from ._state import next_id, tls
+from .state import next_id, tls
 from .arrays import SCALAR_METAS, is_foreign as _is_foreign
 from .arrays import mixed_backends_error as _mixed_backends_error
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
-from .snapshot import own_result
-from .rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
+from ..tape.snapshot import own_result
+from ..rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
 from .variable import Variable
 

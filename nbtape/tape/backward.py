@@ -8,13 +8,13 @@ import warnings
 
 import numpy as np
 
-from ._where import describe, source_line
-from .arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
-from .breaks import ObjectArrayRule, object_array_error
-from .errors import NoGradientRuleError
-from .op_records import saved_id
-from .rules.util import unbroadcast
-from .tensor import Tensor
+from ..diagnostics.user_line import describe, source_line
+from ..core.arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
+from ..diagnostics.breaks import ObjectArrayRule, object_array_error
+from ..diagnostics.errors import NoGradientRuleError
+from .records import saved_id
+from ..rules.util import unbroadcast
+from ..core.tensor import Tensor
 
 
 _meta = SCALAR_METAS.get

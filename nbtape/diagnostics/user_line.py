@@ -4,11 +4,15 @@ import sys
 
 import numpy as _np
 
-_HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_NUMPY = os.path.dirname(os.path.abspath(_np.__file__)) + os.sep
-_SKIP = (_HERE, _NUMPY)
+# The one root of "is this frame nbtape's?": the package's folder, found from this
+# module's place in it (nbtape/diagnostics/). Every module that tells nbtape's frames
+# from the user's imports it, so moving a module between subpackages cannot make one
+# of them misjudge the user's line (test_user_line checks every kind of op).
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+NUMPY_DIR = os.path.dirname(os.path.abspath(_np.__file__)) + os.sep
 # the file-name prefixes that are not the user's (the tape inlines caller_raw's walk)
-SKIP_PREFIXES = _SKIP
+SKIP_PREFIXES = (PACKAGE_DIR, NUMPY_DIR)
+_SKIP = SKIP_PREFIXES
 frame_at = sys._getframe
 
 

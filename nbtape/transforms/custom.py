@@ -4,14 +4,14 @@ import inspect
 
 import numpy as np
 
-from . import _where
-from ._state import tls
-from .arrays import is_foreign
-from .errors import InvalidArgumentError, user_facing
-from .rules.registry import VARARGS, Rule, rule_for
-from .structure import flatten, unflatten
-from .tensor import Tensor, TensorLike
-from .variable import Variable
+from ..diagnostics import user_line
+from ..core.state import tls
+from ..core.arrays import is_foreign
+from ..diagnostics.errors import InvalidArgumentError, user_facing
+from ..rules.registry import VARARGS, Rule, rule_for
+from ..core.structure import flatten, unflatten
+from ..core.tensor import Tensor, TensorLike
+from ..core.variable import Variable
 
 
 def _identity(x):
@@ -40,7 +40,7 @@ def stop_gradient(x):
         return type(x)(stop_gradient(v) for v in x)
     if not isinstance(x, TensorLike):
         return Tensor(_array(x))
-    from .dispatch import apply
+    from ..core.dispatch import apply
     return apply(_STOP, (x,))
 
 
@@ -107,7 +107,7 @@ def custom_gradient(f):
             var_reads = [v._tensor for v in variables]
             operands = [inputs[k] for k in positions] + var_reads
             rule = _custom_rule(f, grad_fn, positions, variables, len(outs),
-                                _where.caller())
+                                user_line.caller())
             ids = [t._id for t in operands]
             rec_outs = tuple(outs) if rule.multi else outs[0]
             for rec in stack:
@@ -166,7 +166,7 @@ def _arg_names(f, positions):
 def _custom_rule(f, grad_fn, positions, variables, n_outs, where):
     name = f"custom_gradient({_name(f)})"
     # errors name the call, since they surface at the later tape.gradient line
-    called = f"{name} (called at {_where.describe(where)})"
+    called = f"{name} (called at {user_line.describe(where)})"
     multi = n_outs > 1
     n_inputs = len(positions)
 

@@ -7,7 +7,7 @@ the imports run one way: tensor <- dispatch <- operators.
 """
 import numpy as np
 
-from ._state import next_id, tls
+from .state import next_id, tls
 from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
 
 
@@ -161,7 +161,7 @@ class TensorLike:
                         "use np.sort(x) instead.")
 
     def _repr_html_(self):
-        from .display import tensor_html
+        from ..display.cards import tensor_html
         return tensor_html(self)
 
 
@@ -201,7 +201,7 @@ class Tensor(TensorLike):
         return self
 
     def __repr__(self):
-        from .display import tensor_repr
+        from ..display.cards import tensor_repr
         return tensor_repr(self)
 
 

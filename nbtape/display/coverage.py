@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .rules.registry import RULES
+from ..rules.registry import RULES
 
 STATUSES = ("differentiable", "non-differentiable", "unsupported")
 KINDS = ("ufunc", "function", "ufunc method", "nbtape")

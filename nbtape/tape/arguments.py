@@ -6,10 +6,10 @@ import enum
 
 import numpy as np
 
-from .arrays import is_foreign
-from .structure import flatten
-from .tensor import Tensor, TensorLike
-from .variable import Variable
+from ..core.arrays import is_foreign
+from ..core.structure import flatten
+from ..core.tensor import Tensor, TensorLike
+from ..core.variable import Variable
 
 
 class UnconnectedGradients(enum.Enum):

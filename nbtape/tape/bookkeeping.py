@@ -9,8 +9,8 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from ._where import LazyWhere
-from .tensor import Tensor, TensorLike
+from ..diagnostics.user_line import LazyWhere
+from ..core.tensor import Tensor, TensorLike
 
 
 class Watched(LazyWhere):

@@ -15,11 +15,12 @@ import sysconfig
 
 import numpy as np
 
-from . import _where
-from .backward import forward_reach
+from . import user_line
+from .user_line import PACKAGE_DIR
+from ..tape.backward import forward_reach
 from .breaks import ObjectArrayRule
-from .tensor import Tensor, TensorLike
-from .variable import Variable
+from ..core.tensor import Tensor, TensorLike
+from ..core.variable import Variable
 
 
 class Explanation:
@@ -72,8 +73,8 @@ class Explanation:
 def _at(where):
     if not where:
         return ""
-    line = _where.source_line(where)
-    return f"  ({_where.describe(where)}" + (f": {line})" if line else ")")
+    line = user_line.source_line(where)
+    return f"  ({user_line.describe(where)}" + (f": {line})" if line else ")")
 
 
 def _label(obj, fallback):
@@ -192,10 +193,10 @@ def _without_gradient(ops, reach, tid):
         if isinstance(op.rule, ObjectArrayRule):
             name, where = op.rule.origin
             reasons.append(f"the values became a numpy object array (dtype=object) in {name} "
-                           f"at {_where.describe(where)}{_code(where)}: object arrays hold "
+                           f"at {user_line.describe(where)}{_code(where)}: object arrays hold "
                            "Python objects, which nbtape cannot differentiate.")
         else:
-            reasons.append(f"{op.rule.name} at {_where.describe(op.where)}{_code(op.where)} "
+            reasons.append(f"{op.rule.name} at {user_line.describe(op.where)}{_code(op.where)} "
                            "has no gradient rule.")
     return list(dict.fromkeys(reversed(reasons)))     # tape order, each once
 
@@ -213,7 +214,6 @@ def _count_paths(ops, reach, sid, tid, cap=1000):
     return counts.get(tid, 0)
 
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # where the user's code ends: the interpreter's library and installed packages (IPython's
 # run_code, pytest) are not the user's
 _LIBRARY = tuple(os.path.abspath(p) + os.sep for p in {
@@ -223,7 +223,7 @@ _LIBRARY = tuple(os.path.abspath(p) + os.sep for p in {
 def _user_frames():
     """The frames of the user's code around this call, nearest first."""
     f = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+    while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIR):
         f = f.f_back
     while f is not None and not os.path.abspath(f.f_code.co_filename).startswith(_LIBRARY):
         yield f
@@ -244,7 +244,7 @@ def _rebinding_line(name):
             lines = range(1, len(linecache.getlines(code.co_filename)) + 1)
         for lineno in sorted(set(lines)):
             where = (code.co_filename, lineno, code.co_name)
-            text = _where.source_line(where)
+            text = user_line.source_line(where)
             m = assign.match(text.split("#")[0])
             rhs = m and m.group(1)
             if m and (rhs is None or re.search(rf"\b{re.escape(name)}\b",
@@ -295,14 +295,14 @@ def _rebound(ops, sid, name):
     made = next((op for op in ops if sid in op.out_ids), None)
     if made is None or not made.where:
         return None
-    line = _where.source_line(made.where)
+    line = user_line.source_line(made.where)
     m = re.match(r"(\w+)\s*([-+*/@%]|//|\*\*)?=(?!=)(.*)", line)
     if not m or not (m.group(2) or re.search(rf"\b{m.group(1)}\b", m.group(3))):
         return None
     lhs = m.group(1)
     if name is not None and name != lhs:
         return None
-    return (f"`{lhs}` was rebound at {_where.describe(made.where)} ({line}): `{lhs}` now names "
+    return (f"`{lhs}` was rebound at {user_line.describe(made.where)} ({line}): `{lhs}` now names "
             f"a new tensor made from the old `{lhs}`, and the target was computed from the "
             "old object, not from this one.", lhs)
 
@@ -316,7 +316,7 @@ def _unwatched_reasons(tape, source, src, name=None):
                   if n.kind == "stop_recording" and n.id == source._id]
         if paused:
             return [f"{src} was read only inside tape.stop_recording() (at "
-                    f"{_where.describe(paused[0])}{_code(paused[0])}), where nothing is recorded."]
+                    f"{user_line.describe(paused[0])}{_code(paused[0])}), where nothing is recorded."]
         if not tape.watch_accessed_variables:
             return [f"the tape was created with watch_accessed_variables=False and "
                     f"{src} was never passed to tape.watch()."]
@@ -327,7 +327,7 @@ def _unwatched_reasons(tape, source, src, name=None):
     rebinding = name and _rebinding_line(name)
     if rebinding:
         where, line = rebinding
-        return [f"{who} is an nt.Tensor that this tape never watched, and {_where.describe(where)} "
+        return [f"{who} is an nt.Tensor that this tape never watched, and {user_line.describe(where)} "
                 f"({line}) rebinds `{x}` to a new Tensor made from its old value: if `{x}` was a "
                 f"Variable, that line replaced it, and the tape has no Variable to watch."]
     return [f"{who} is an nt.Tensor that this tape never watched: tensors (constants "
@@ -356,10 +356,10 @@ def _breaks(tape, ops, reach, source, target, src):
     stops, assigns, paused, escapes, casts = [], [], [], [], []
     for op in ops:
         if op.rule.stop and any(i in reach for i in op.in_ids if i is not None):
-            stops.append(f"nt.stop_gradient at {_where.describe(op.where)}"
+            stops.append(f"nt.stop_gradient at {user_line.describe(op.where)}"
                          f"{_code(op.where)} blocks the gradient on purpose.")
     for kind, i, where, detail in tape.notes:
-        at = _where.describe(where) + _code(where)
+        at = user_line.describe(where) + _code(where)
         if kind == "assign":
             how, sid = detail
             if sid is not None and sid in reach:
@@ -385,7 +385,7 @@ def _breaks(tape, ops, reach, source, target, src):
     reasons = list(dict.fromkeys(stops + assigns + paused + casts + escapes))   # each once
     watched = tape.watched.get(source._id)
     if watched and isinstance(target, Tensor) and target._id < watched.serial:
-        reasons.append(f"{src} was watched at {_where.describe(watched.where)}, after the target "
+        reasons.append(f"{src} was watched at {user_line.describe(watched.where)}, after the target "
                        "was computed: tape.watch(x) must come before the operations that use x.")
     if target.dtype.kind not in "fc":
         reasons.append(f"the target has dtype {target.dtype}, which is not differentiable.")
@@ -396,5 +396,5 @@ def _breaks(tape, ops, reach, source, target, src):
 
 
 def _code(where):
-    line = _where.source_line(where)
+    line = user_line.source_line(where)
     return f" ({line})" if line else ""

@@ -14,8 +14,8 @@ array([1., 1.])
 """
 import numpy as np
 
-from .arrays import is_foreign as _is_foreign
-from .tensor import Tensor
+from ..core.arrays import is_foreign as _is_foreign
+from ..core.tensor import Tensor
 
 # saved arguments of these types cannot change after the op ran
 KEPT_AS_IS = frozenset((Tensor, int, float, complex, bool, str, slice, type(None),

@@ -4,24 +4,24 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from . import _where
-from ._where import SKIP_PREFIXES, frame_at
-from ._state import next_id, suspended, tls
-from .arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
+from ..diagnostics import user_line
+from ..diagnostics.user_line import SKIP_PREFIXES, frame_at
+from ..core.state import next_id, suspended, tls
+from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, forward_reach, whole_reach
-from .op_records import Records, free_records
-from .breaks import break_message, cast_inputs, object_rule, off_float_path
-from .errors import TapeConsumedError, user_facing, warn_user
-from .observe import Observable, notify
+from .records import Records, free_records
+from ..diagnostics.breaks import break_message, cast_inputs, object_rule, off_float_path
+from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
+from ..core.observe import Observable, notify
 from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
-from .structure import flatten, unflatten
+from ..core.structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
-from .tape_args import (UnconnectedGradients, checked_sources, int_source_message,
+from .arguments import (UnconnectedGradients, checked_sources, int_source_message,
                         not_a_tensor_message, output_gradient, unconnected_policy)
-from .tape_records import GradientRecord, Note, Watched, small_tape
-from .tape_view import TapeView
-from .tensor import Tensor, TensorLike
-from .variable import Variable
+from .bookkeeping import GradientRecord, Note, Watched, small_tape
+from .view import TapeView
+from ..core.tensor import Tensor, TensorLike
+from ..core.variable import Variable
 
 
 # Tapes up to this many ops keep every op's output and the user's line (for pictures,
@@ -46,13 +46,13 @@ class _Paused:
         tracked = self.tape._tracked
         for i in ids:
             if i is not None and i in tracked:
-                self.tape._notes.append(Note("stop_recording", i, _where.caller(), rule.name))
+                self.tape._notes.append(Note("stop_recording", i, user_line.caller(), rule.name))
                 return
 
     def on_variable_read(self, v):
         tape = self.tape
         if tape._watch_accessed and v.trainable and v._id not in tape._variables:
-            tape._notes.append(Note("stop_recording", v._id, _where.caller(), "reading it"))
+            tape._notes.append(Note("stop_recording", v._id, user_line.caller(), "reading it"))
 
     def note_escape(self, t, how):
         pass
@@ -144,7 +144,7 @@ class GradientTape(TapeView, Observable):
             elif isinstance(t, Tensor):
                 if t._id not in self._tracked:
                     self._tracked.add(t._id)
-                    self._watched[t._id] = Watched(next_id(), _where.caller(), "tensor")
+                    self._watched[t._id] = Watched(next_id(), user_line.caller(), "tensor")
                     self._leaves[t._id] = weakref.ref(t)
             else:
                 raise TypeError(not_a_tensor_message("watch", t))
@@ -154,7 +154,7 @@ class GradientTape(TapeView, Observable):
         if v._id not in self._variables:
             self._variables[v._id] = v
             self._tracked.add(v._id)
-            self._watched[v._id] = Watched(next_id(), _where.caller_raw(depth), "variable")
+            self._watched[v._id] = Watched(next_id(), user_line.caller_raw(depth), "variable")
 
     def watched_variables(self):
         """The variables this tape watched, in the order they were created."""
@@ -253,7 +253,7 @@ class GradientTape(TapeView, Observable):
         metas = self._shared_metas.setdefault(metas, metas)
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
-            # _where.caller_raw inlined (a call per op shows); frames 1-2 are always nbtape's
+            # user_line.caller_raw inlined (a call per op shows); frames 1-2 are always nbtape's
             # (record's callers and theirs; test_backward), and a frame's first read costs most
             where = None
             try:
@@ -273,7 +273,7 @@ class GradientTape(TapeView, Observable):
             out = (outs if type(outs) is not Tensor or type(outs._value) in SCALAR_METAS
                    or outs._value.nbytes <= _KEEP_BYTES else None)
         else:       # a long tape is a loop: its lines are those of its first ops
-            where = _where.caller_raw(3) if not rule.vjps and not rule.has_vjp else None
+            where = user_line.caller_raw(3) if not rule.vjps and not rule.has_vjp else None
             out = None
         ans = None
         if rule.save_ans:
@@ -292,12 +292,12 @@ class GradientTape(TapeView, Observable):
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
-            self._notes.append(Note("escape", t._id, _where.caller(), how))
+            self._notes.append(Note("escape", t._id, user_line.caller(), how))
 
     def on_assign(self, var, source, how):
         sid = source._leaf()._id if isinstance(source, TensorLike) else None
         if var._id in self._tracked or (sid is not None and sid in self._tracked):
-            self._notes.append(Note("assign", var._id, _where.caller(), (how, sid)))
+            self._notes.append(Note("assign", var._id, user_line.caller(), (how, sid)))
 
     # recording control ---------------------------------------------------------------------
     def stop_recording(self):

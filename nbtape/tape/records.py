@@ -25,8 +25,8 @@ the pictures, the tape player) reads ``Op`` views, which name the fields.
 """
 import weakref
 
-from ._where import LazyWhere
-from .tensor import Tensor
+from ..diagnostics.user_line import LazyWhere
+from ..core.tensor import Tensor
 
 # positions in a record (the reverse pass reads them as literals: a global lookup per
 # field would show in its loop)

@@ -32,10 +32,10 @@ import math
 import numpy as np
 
 from .backward import backward, call_vjp, take_adjoint
-from .op_records import Op
-from .rules.index_primitives import add_at_index, index_value
-from .rules.registry import POSITIONAL, RULES
-from .rules.util import normalize_axis
+from .records import Op
+from ..rules.index_primitives import add_at_index, index_value
+from ..rules.registry import POSITIONAL, RULES
+from ..rules.util import normalize_axis
 
 # Adjoints of at most this many elements in all (a chunk of rows times the largest
 # array the pass handles), so that a large Jacobian is built a chunk of rows at a time.

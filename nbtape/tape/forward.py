@@ -6,14 +6,14 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ._state import outer_only, tls
-from .arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
+from ..core.state import outer_only, tls
+from ..core.arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import raw_value, raw_output
-from .breaks import object_array_refusal
-from .errors import NoGradientRuleError, user_facing
-from .rules.util import shape_of
-from .structure import flatten, unflatten
-from .tensor import Tensor, TensorLike
+from ..diagnostics.breaks import object_array_refusal
+from ..diagnostics.errors import NoGradientRuleError, user_facing
+from ..rules.util import shape_of
+from ..core.structure import flatten, unflatten
+from ..core.tensor import Tensor, TensorLike
 
 
 class NoJvp:
@@ -48,8 +48,8 @@ def call_jvp(rule, tangents, ans, args, kwargs):
 def jvp_from_vjp(rule, tangents, ans, args, kwargs):
     """JVP by transposing the (linear) VJP: d/du <vjp(u), t>, with a small tape."""
     from .backward import call_vjp
-    from .rules.util import unbroadcast
-    from .tape import GradientTape
+    from ..rules.util import unbroadcast
+    from .gradient_tape import GradientTape
     u = Tensor(np.zeros(shape_of(ans), dtype=np.result_type(ans)) if not is_foreign(ans)
                else np.zeros_like(ans))
     needs = [t is not None for t in tangents]
@@ -129,15 +129,15 @@ class ForwardAccumulator:
             # an object array holds Python objects: its tangent cannot be followed, so it
             # (and all computed from it) carries a refusal that acc.jvp raises, as reverse
             # mode does (nbtape.breaks); the rule's tangent would be dropped, or worse
-            from . import _where
-            where = _where.caller()
+            from ..diagnostics import user_line
+            where = user_line.caller()
             self._store(outs, NoJvp(rule.name, where, object_array_refusal(
                 rule.name, where, "tangent")), rule)
             return
         # no JVP, and no single-output VJP to transpose (call_jvp would give None)
         if not rule.has_jvp and (rule.multi or not rule.has_vjp):
-            from . import _where
-            self._store(outs, NoJvp(rule.name, _where.caller()), rule)
+            from ..diagnostics import user_line
+            self._store(outs, NoJvp(rule.name, user_line.caller()), rule)
             return
         # only recorders outside this accumulator see the tangent computations
         lazy = False
@@ -158,13 +158,13 @@ class ForwardAccumulator:
         except FutureWarning as w:
             if UNIMPLEMENTED not in str(w):
                 raise
-            from . import _where
-            tangent = NoJvp(rule.name, _where.caller(), unimplemented_error(rule.name, w,
+            from ..diagnostics import user_line
+            tangent = NoJvp(rule.name, user_line.caller(), unimplemented_error(rule.name, w,
                                                                                "forward"))
         except NoGradientRuleError as e:
             # a refusal stops the tangent, not the computation: acc.jvp raises it if asked
-            from . import _where
-            tangent = NoJvp(rule.name, _where.caller(), e)
+            from ..diagnostics import user_line
+            tangent = NoJvp(rule.name, user_line.caller(), e)
         self._store(outs, tangent, rule)
 
     def _store(self, outs, tangent, rule):
@@ -175,8 +175,8 @@ class ForwardAccumulator:
                 tangent = [tangent] * len(outs)
             for o, t in zip(outs, tangent):
                 if isinstance(t, NoGradientRuleError):     # this output alone is refused
-                    from . import _where
-                    t = NoJvp(rule.name, _where.caller(), t)
+                    from ..diagnostics import user_line
+                    t = NoJvp(rule.name, user_line.caller(), t)
                 if isinstance(o, Tensor) and o.dtype.kind in "fcO" and t is not None:
                     self._keep(o, t if type(t) is NoJvp else _fit(t, o))
         elif isinstance(outs, Tensor) and outs.dtype.kind in "fcO":
@@ -206,7 +206,7 @@ class ForwardAccumulator:
     @user_facing
     def jvp(self, primals, unconnected_gradients="none"):
         """The tangent (Jacobian-vector product) of each of ``primals``."""
-        from .tape import UnconnectedGradients, unconnected_policy
+        from .gradient_tape import UnconnectedGradients, unconnected_policy
         policy = unconnected_policy(unconnected_gradients)
         out = []
         for p in flatten(primals):
@@ -218,7 +218,7 @@ class ForwardAccumulator:
                     "Pass the tensor itself, and keep the computation on tensors.")
             t = self._tangents.get(p._id)
             if type(t) is NoJvp:
-                from ._where import describe
+                from ..diagnostics.user_line import describe
                 if t.error is not None:
                     raise NoGradientRuleError(
                         f"{t.error} (forward mode, at {describe(t.where)})")

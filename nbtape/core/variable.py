@@ -1,9 +1,9 @@
 """``Variable``: mutable state (weights) that tapes watch when they read it."""
 import numpy as np
 
-from ._state import next_id, tls
+from .state import next_id, tls
 from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
-from .errors import InvalidArgumentError, user_facing
+from ..diagnostics.errors import InvalidArgumentError, user_facing
 from .observe import Observable
 from .tensor import Tensor, TensorLike
 
@@ -172,11 +172,11 @@ class Variable(TensorLike, Observable):
         return arr
 
     def __repr__(self):
-        from .display import variable_repr
+        from ..display.cards import variable_repr
         return variable_repr(self)
 
     def _repr_html_(self):
-        from .display import variable_html
+        from ..display.cards import variable_html
         return variable_html(self)
 
 

@@ -11,12 +11,12 @@ import functools
 
 import numpy as np
 
-from ._state import tls
-from .errors import InvalidArgumentError, user_facing
-from .rules.registry import VARARGS, Rule
-from .structure import flatten, unflatten
-from .tensor import Tensor, TensorLike
-from .variable import Variable
+from ..core.state import tls
+from ..diagnostics.errors import InvalidArgumentError, user_facing
+from ..rules.registry import VARARGS, Rule
+from ..core.structure import flatten, unflatten
+from ..core.tensor import Tensor, TensorLike
+from ..core.variable import Variable
 
 
 class _Reads:
@@ -136,7 +136,7 @@ def _rule(f, args, kwargs, sources, n_outs):
         return flatten(f(*args, **kwargs))
 
     def vjp_all(g, ans, _args, _kwargs, needs):
-        from .tape import GradientTape
+        from ..tape.gradient_tape import GradientTape
         raw = not tls.stack     # no recorder outside: the engine works on plain arrays
         dys = list(g) if multi else [g]
         wanted = [s for s, n in zip(sources, needs) if n]
@@ -154,7 +154,7 @@ def _rule(f, args, kwargs, sources, n_outs):
         return [np.asarray(x) if raw and isinstance(x, TensorLike) else x for x in grads]
 
     def jvp_all(tangents, ans, _args, _kwargs):
-        from .forward import ForwardAccumulator
+        from ..tape.forward import ForwardAccumulator
         raw = not tls.stack
         pairs = [(s, t) for s, t in zip(sources, tangents) if t is not None]
         with ForwardAccumulator([s for s, _ in pairs], [t for _, t in pairs]) as acc:

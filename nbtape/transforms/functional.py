@@ -8,9 +8,9 @@ import functools
 
 import numpy as np
 
-from .errors import user_facing
-from .tape import GradientTape, UnconnectedGradients
-from .tensor import Tensor, TensorLike
+from ..diagnostics.errors import user_facing
+from ..tape.gradient_tape import GradientTape, UnconnectedGradients
+from ..core.tensor import Tensor, TensorLike
 
 
 def _argnums(argnums):

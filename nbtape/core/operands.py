@@ -9,11 +9,11 @@ naming the function and the parameter, when, and only when, a gradient or a
 tangent flows through it (``operands``).  Nothing here runs for the common call
 with positional operands only.
 """
-from . import _where
-from .errors import NoGradientRuleError
-from .rules.registry import POSITIONAL, SEQUENCE, Rule, variant
-from .rules.registry import operand_names  # noqa: F401  (the dispatcher's slow path asks here)
-from .rules.util import refusal
+from ..diagnostics import user_line
+from ..diagnostics.errors import NoGradientRuleError
+from ..rules.registry import POSITIONAL, SEQUENCE, Rule, variant
+from ..rules.registry import operand_names  # noqa: F401  (the dispatcher's slow path asks here)
+from ..rules.util import refusal
 from .tensor import Tensor, TensorLike
 
 
@@ -120,7 +120,7 @@ def rule_and_operands(rule, args, kwargs):
         return rule, base
     names = [name for name, _ in extra]
     refused = n_refused or any(k not in kwvjps for k in names)
-    where = _where.caller_raw(3) if refused else None
+    where = user_line.caller_raw(3) if refused else None
 
     def make():
         vjps = [kwvjps.get(k) if i >= n_refused else None for i, k in enumerate(names)]
@@ -139,15 +139,15 @@ def _param_name(sig, k):
 def _refusing(name, param, where):
     """A VJP for a parameter nbtape does not differentiate: it raises, naming the call."""
     def refuse(*args, **kwargs):
-        at = f" (in the call at {_where.describe(where)})" if where else ""
+        at = f" (in the call at {user_line.describe(where)})" if where else ""
         raise NoGradientRuleError(refusal(name, param, at))
     return refuse
 
 
 def _variant(base, names, vjps, jvps):
     """``base`` with extra operands: ``vjps``/``jvps`` say what each one's derivative is."""
-    from .backward import call_vjp
-    from .forward import call_jvp
+    from ..tape.backward import call_vjp
+    from ..tape.forward import call_jvp
     n_extra = len(names)
 
     def vjp_all(g, ans, args, kw, needs):
@@ -180,7 +180,7 @@ def _variant(base, names, vjps, jvps):
 
 def _no_tangent(rule, param, ans):
     """A tangent that cannot be computed: ``acc.jvp`` raises if it is asked for it."""
-    from .forward import NoJvp      # forward mode's own marker for a refused tangent
+    from ..tape.forward import NoJvp      # forward mode's own marker for a refused tangent
     what = rule.name if param is None else f"{rule.name} with respect to its {param}= argument"
-    refused = NoJvp(what, _where.caller())
+    refused = NoJvp(what, user_line.caller())
     return [refused] * len(ans) if rule.multi else refused

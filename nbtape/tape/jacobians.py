@@ -7,13 +7,13 @@ reads only its public view; using the tape up afterwards is the tape's own job.
 """
 import numpy as np
 
-from ._state import tls
+from ..core.state import tls
 from .backward import backward, forward_reach
 from .batched import backward_batched, chunk_size
-from .errors import warn_user
-from .structure import flatten, unflatten
-from .tape_args import UnconnectedGradients, int_source_message, not_a_tensor_message
-from .tensor import Tensor, TensorLike
+from ..diagnostics.errors import warn_user
+from ..core.structure import flatten, unflatten
+from .arguments import UnconnectedGradients, int_source_message, not_a_tensor_message
+from ..core.tensor import Tensor, TensorLike
 
 
 def _one_hot(shape, dtype, index):

@@ -9,8 +9,8 @@ import collections
 import html
 
 from . import pictures
-from ._state import tls
-from .number_text import array_text
+from ..core.state import tls
+from .numbers import array_text
 
 # Tapes with at most this many ops get their picture in the HTML repr.
 PICTURE_OPS = 30

@@ -7,11 +7,11 @@ an object array (``astype(object)``, ``np.frompyfunc``) holds Python objects
 nbtape cannot differentiate, so the op is recorded with a rule that has no
 gradient and the error names the op that first made one.
 """
-from . import _where
+from . import user_line
 from .errors import NoGradientRuleError
-from .rules.registry import VARARGS, Rule
-from .tape_records import Note
-from .tensor import Tensor
+from ..rules.registry import VARARGS, Rule
+from ..tape.bookkeeping import Note
+from ..core.tensor import Tensor
 
 
 class ObjectArrayRule(Rule):
@@ -34,13 +34,13 @@ def off_float_path(rule, ids, outs, notes, origins):
     tracked_id = next(i for i in ids if i is not None)
     if type(outs) is not Tensor:
         if outs is not None:        # e.g. np.sum of an object array: a Python float
-            notes.append(Note("escape", tracked_id, _where.caller(),
+            notes.append(Note("escape", tracked_id, user_line.caller(),
                           f"{rule.name}, which returned a plain {type(outs).__name__}"))
         return None
     dtype = outs._value.dtype
     if dtype.kind == "O":
         return object_rule(rule, ids, (outs._id,), origins)
-    notes.append(Note("dtype", tracked_id, _where.caller(), (rule.name, str(dtype), outs._id)))
+    notes.append(Note("dtype", tracked_id, user_line.caller(), (rule.name, str(dtype), outs._id)))
     return None
 
 
@@ -60,7 +60,7 @@ def object_rule(rule, ids, out_ids, origins):
     maps object arrays to the op that first made one, which the error names."""
     origin = next((origins[i] for i in ids if i in origins), None)
     if origin is None:
-        origin = (rule.name, _where.caller_raw(2))
+        origin = (rule.name, user_line.caller_raw(2))
     for o in out_ids:
         if o is not None:
             origins[o] = origin
@@ -85,8 +85,8 @@ def object_array_refusal(name, where, what="gradient"):
 
 
 def _at(where):
-    line = _where.source_line(where)
-    return _where.describe(where) + (f": {line}" if line else "")
+    line = user_line.source_line(where)
+    return user_line.describe(where) + (f": {line}" if line else "")
 
 
 def break_message(kind, where, detail, zeros=False):
@@ -97,8 +97,8 @@ def break_message(kind, where, detail, zeros=False):
     the gradient is None because the value became int64 (an integer or
     """
     given = "comes back as zeros, which is not the derivative," if zeros else "is None"
-    at = _where.describe(where)
-    line = _where.source_line(where)
+    at = user_line.describe(where)
+    line = user_line.source_line(where)
     at += f" ({line})" if line else ""
     tail = " tape.explain(target, source) shows the whole story."
     if kind == "dtype":         # there zeros are right: a cast to integers is flat

@@ -15,7 +15,8 @@ import sys
 import types
 import warnings
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+from .user_line import PACKAGE_DIR
+
 
 
 class NbtapeError(Exception):
@@ -39,7 +40,7 @@ class TapeConsumedError(NbtapeError, RuntimeError):
 def _raised_by_nbtape(tb):
     """True when every frame of ``tb`` is nbtape's own code (no user code in between)."""
     while tb is not None:
-        if not tb.tb_frame.f_code.co_filename.startswith(_PACKAGE):
+        if not tb.tb_frame.f_code.co_filename.startswith(PACKAGE_DIR):
             return False
         tb = tb.tb_next
     return True
@@ -84,7 +85,7 @@ def without_nbtape_tail(tb):
         entries.append(tb)
         tb = tb.tb_next
     keep = len(entries)
-    while keep > 1 and entries[keep - 1].tb_frame.f_code.co_filename.startswith(_PACKAGE):
+    while keep > 1 and entries[keep - 1].tb_frame.f_code.co_filename.startswith(PACKAGE_DIR):
         keep -= 1
     if keep == len(entries):
         return entries[0] if entries else None
@@ -125,6 +126,6 @@ def warn_user(message, category=UserWarning):
     (('careful',), False)
     """
     level, f = 2, sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
+    while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIR):
         level, f = level + 1, f.f_back
     warnings.warn(message, category, stacklevel=level)

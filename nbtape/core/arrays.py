@@ -101,7 +101,7 @@ UNIMPLEMENTED = "is not implemented by Dask array"
 def unimplemented_error(rule_name, warning, mode="reverse"):
     """The error for a gradient rule that needs a function the array library lacks
     (Dask warns, then computes in memory: nbtape refuses instead of materializing)."""
-    from .errors import NoGradientRuleError
+    from ..diagnostics.errors import NoGradientRuleError
     msg = str(warning)
     fn = msg.split("`")[1] if msg.count("`") >= 2 else "a numpy function"
     return NoGradientRuleError(

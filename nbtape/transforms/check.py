@@ -1,9 +1,9 @@
 """``check_gradients``: the tape's gradient against central finite differences."""
 import numpy as np
 
-from .errors import user_facing
-from .tape import GradientTape, UnconnectedGradients
-from .tensor import Tensor, TensorLike
+from ..diagnostics.errors import user_facing
+from ..tape.gradient_tape import GradientTape, UnconnectedGradients
+from ..core.tensor import Tensor, TensorLike
 
 
 def _sum_value(f, args):

@@ -7,14 +7,14 @@ stores things without breaking them.
 """
 from types import MappingProxyType
 
-from . import pictures
+from ..display import pictures
 from .backward import backward_steps
-from .display import tape_html, tape_repr
-from .explain import explain
-from .structure import flatten
-from .tape_args import not_a_tensor_message
-from .tape_records import OpsView
-from .tensor import TensorLike
+from ..display.cards import tape_html, tape_repr
+from ..diagnostics.explain import explain
+from ..core.structure import flatten
+from .arguments import not_a_tensor_message
+from .bookkeeping import OpsView
+from ..core.tensor import TensorLike
 
 
 class TapeView:
