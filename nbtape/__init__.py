@@ -22,7 +22,7 @@ from .diagnostics.errors import NbtapeError, NoGradientRuleError
 from .display import pictures as _pictures
 
 # The engine never imports the notebook layer; the facade may. tape.graph() and the
-# tape's HTML card ask nbtape.pictures for the drawing, which nbtape.notebook.graph
+# tape's HTML card ask nbtape.display.pictures for the drawing, which nbtape.notebook.graph
 # registers when it is imported: this loader imports it on first need, so that
 # `import nbtape` alone is enough for tape.graph() (and costs nothing until then).
 _pictures.set_loader(lambda: __import__("nbtape.notebook.graph"))

@@ -880,7 +880,7 @@ def test_a_long_tape_keeps_the_line_of_a_step_without_a_gradient_rule():
                 y = y + 1.0
             z = f(y)
             line = inspect.currentframe().f_lineno - 1
-        with pytest.raises(nt.NoGradientRuleError, match=f"line {line} of test_tape.py"):
+        with pytest.raises(nt.NoGradientRuleError, match=f"line {line} of test_gradient_tape.py"):
             tape.gradient(z, x)                     # ...but this one, for the error
     finally:
         del RULES[f.raw]

@@ -174,7 +174,7 @@ def _finish(rule, args, kwargs, out, stack, kw_tensors):
         # 1j * s: Python's complex takes numpy's float64 (a float subclass) itself
         outs = Tensor(np.complex128(out))
     elif _is_foreign(out):
-        outs = Tensor(out)          # a Dask or CuPy array (nbtape.arrays)
+        outs = Tensor(out)          # a Dask or CuPy array (nbtape.core.arrays)
     elif type(out) is tuple and out and (isinstance(out[0], _ARRAYS) or _is_foreign(out[0])):
         # this call returned several arrays where the rule expects one (e.g.
         # np.average(..., returned=True)): record them, with the rule for that

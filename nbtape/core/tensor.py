@@ -1,7 +1,7 @@
 """``Tensor``: an immutable numpy value that tapes can follow.
 
 Operators, numpy ufuncs and numpy functions on a tensor all go through
-``nbtape.dispatch.apply``, which needs ``Tensor``; so ``nbtape/operators.py``
+``nbtape.core.dispatch.apply``, which needs ``Tensor``; so ``nbtape/operators.py``
 (imported by the package first thing) gives ``TensorLike`` those methods, and
 the imports run one way: tensor <- dispatch <- operators.
 """

@@ -34,7 +34,7 @@ class Variable(TensorLike, Observable):
         if callable(initial_value):
             initial_value = initial_value()
         if _is_foreign(initial_value):
-            # a Dask or CuPy array stays itself (see nbtape.arrays)
+            # a Dask or CuPy array stays itself (see nbtape.core.arrays)
             arr = initial_value if dtype is None or np.dtype(dtype) == initial_value.dtype \
                 else initial_value.astype(dtype)
         else:

@@ -48,7 +48,7 @@ def cast_inputs(notes, result_id):
     """The ids of the values that a cast to integers or bools turned into ``result_id``,
     from the tape's ``notes`` (none if no noted cast made it).
 
-    >>> from nbtape.tape_records import Note
+    >>> from nbtape.tape.bookkeeping import Note
     >>> cast_inputs([Note("dtype", 3, None, ("astype", "int64", 4))], 4)
     [3]
     """

@@ -323,5 +323,5 @@ def coverage(query=None, *, status=None, kind=None, forward=None, reverse=None):
                                           reverse=reverse)
 
 
-if __name__ == "__main__":     # python -m nbtape.coverage_table prints the table
+if __name__ == "__main__":     # python -m nbtape.display.coverage prints the table
     sys.stdout.write(str(coverage()))

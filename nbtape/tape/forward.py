@@ -128,7 +128,7 @@ class ForwardAccumulator:
         if _makes_object_array(outs):
             # an object array holds Python objects: its tangent cannot be followed, so it
             # (and all computed from it) carries a refusal that acc.jvp raises, as reverse
-            # mode does (nbtape.breaks); the rule's tangent would be dropped, or worse
+            # mode does (nbtape.diagnostics.breaks); the rule's tangent would be dropped, or worse
             from ..diagnostics import user_line
             where = user_line.caller()
             self._store(outs, NoJvp(rule.name, where, object_array_refusal(

@@ -160,7 +160,7 @@ class GradientTape(TapeView, Observable):
         """The variables this tape watched, in the order they were created."""
         return tuple(sorted(self._variables.values(), key=lambda v: v._id))
 
-    # recorder protocol (called by nbtape.dispatch) ----------------------------------------
+    # recorder protocol (called by nbtape.core.dispatch) ----------------------------------------
     def on_variable_read(self, v):
         if self._watch_accessed and v.trainable and v._id not in self._variables:
             # from the frame above Variable._read's caller (private, so always nbtape's)

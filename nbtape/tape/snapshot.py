@@ -62,7 +62,7 @@ def own_outputs(outs, args, kwargs=None):
     ``buf``) or a view of a plain operand (``np.broadcast_arrays(buf, x)``).  A tensor
     is immutable, and an op that later keeps it must see it as it was.
 
-    >>> from nbtape.tensor import Tensor
+    >>> from nbtape.core.tensor import Tensor
     >>> buf = np.ones(2)
     >>> outs = (Tensor(buf[:]), Tensor(np.zeros(2)))
     >>> own_outputs(outs, [buf])
@@ -86,7 +86,7 @@ def own_result(out, args, kwargs):
     ``out=`` buffer, which numpy returns (``np.sum(x, 0, None, buf)`` is ``buf``).  An
     identity test per argument (the tape asks only for calls that can hold an out=).
 
-    >>> from nbtape.tensor import Tensor
+    >>> from nbtape.core.tensor import Tensor
     >>> buf = np.ones(2)
     >>> out = Tensor(buf)
     >>> own_result(out, [out, buf], None)

@@ -13,7 +13,7 @@ A picture is made in five stages, one module each: ``model`` reads the tape as a
 graph, ``collapse`` chooses what fits in ``max_nodes``, ``labels`` words values
 and lines, ``parts`` lays out nodes, edges and notes, and ``draw`` writes the
 Graphviz source; this module runs them. Importing it registers ``tape_graph``
-with ``nbtape.pictures``, which is how ``tape.graph()`` reaches it.
+with ``nbtape.display.pictures``, which is how ``tape.graph()`` reaches it.
 """
 import operator
 

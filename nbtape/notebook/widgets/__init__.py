@@ -14,7 +14,7 @@ One module per concept: ``inspector`` (the variable table; ``sources`` and
 ``player`` (the tape player; ``playback`` computes its frames), ``live`` (the
 life cycle all three share), ``cells`` (per-cell bookkeeping in a kernel),
 ``throttle`` (rate limiting), ``svg`` and ``array_stats`` (small pictures, and
-arrays in a few numbers; every number is written by ``nbtape.number_text``).
+arrays in a few numbers; every number is written by ``nbtape.display.numbers``).
 """
 from .inspector import Inspector, inspect
 from .live import Snapshot
