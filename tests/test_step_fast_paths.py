@@ -204,7 +204,7 @@ def _small_tape_general(ops, max_ops, max_bytes):
 
 @pytest.mark.parametrize("size", [1, 100, 5000])
 def test_small_tape_counts_as_before(size):
-    from nbtape.tape.bookkeeping import small_tape
+    from nbtape.tape.records import small_tape
     x = nt.constant(np.ones(size))
     with nt.GradientTape(persistent=True) as tape:
         tape.watch(x)
@@ -218,7 +218,7 @@ def test_small_tape_counts_as_before(size):
 
 
 def test_small_tape_counts_freed_outputs_as_before():
-    from nbtape.tape.bookkeeping import small_tape
+    from nbtape.tape.records import small_tape
     x = nt.constant(np.ones(8000))      # 64,000 bytes: each output is kept while recording
     with nt.GradientTape() as tape:
         tape.watch(x)

@@ -35,8 +35,9 @@ class suspended:
     def __enter__(self):
         self.saved = tls.stack
         rec = self.recorder
-        # a tape paused by stop_recording stands in the stack as a wrapper with .tape
-        tls.stack = [r for r in self.saved if r is not rec and getattr(r, "tape", None) is not rec]
+        # a tape paused by stop_recording stands in the stack as a stand-in whose
+        # .paused is the tape (the Recorder protocol, recorder.py)
+        tls.stack = [r for r in self.saved if r is not rec and r.paused is not rec]
 
     def __exit__(self, *exc):
         tls.stack = self.saved

@@ -59,8 +59,8 @@ def variable_repr(v):
 def _recording_tapes_watching(obj):
     """True when a tape on this thread's recording stack follows ``obj``."""
     for rec in tls.stack:
-        tape = rec if hasattr(rec, "tracks") else getattr(rec, "tape", None)
-        if tape is not None and tape.tracks(obj):   # a tape, or a paused one
+        tape = rec.paused if rec.paused is not None else rec     # a paused tape too
+        if hasattr(tape, "tracks") and tape.tracks(obj):    # a tape (not an accumulator)
             return True
     return False
 

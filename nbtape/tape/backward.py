@@ -12,7 +12,7 @@ from ..diagnostics.user_line import describe, source_line
 from ..core.arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
 from ..diagnostics.breaks import ObjectArrayRule, object_array_error
 from ..diagnostics.errors import NoGradientRuleError
-from .records import saved_id
+from .records import ANS, ARGS, IN_IDS, OUT_IDS, RAW_ARGS, RULE, saved_id
 from ..rules.util import unbroadcast
 from ..core.tensor import Tensor
 
@@ -43,13 +43,13 @@ def saved_tensors(op):
 
 
 def _saved(rule, rec):
-    args, ans = rec[1], rec[3]
-    if rec[10]:
+    args, ans = rec[ARGS], rec[ANS]
+    if rec[RAW_ARGS]:
         ids = [saved_id(rec, k) for k in range(len(args))]
         args = tuple(_tensor_with_id(a, i) if i is not None and a is not None
                      and type(a) is not Tensor else a for a, i in zip(args, ids))
     if ans is not None and not rule.multi and type(ans) is not Tensor:
-        ans = _tensor_with_id(ans, rec[6][0])
+        ans = _tensor_with_id(ans, rec[OUT_IDS][0])
     return args, ans
 
 
@@ -118,13 +118,13 @@ def forward_reach(records, source_ids):
     reach = dict.fromkeys(source_ids)
     positions = []
     stops = records.stops
-    for k, rec in enumerate(records):
-        if stops[rec[0]]:
+    for k, (rule, _, _, _, in_ids, _, out_ids, _, _, _, _) in enumerate(records):
+        if stops[rule]:
             continue
-        for i in rec[4]:
+        for i in in_ids:
             if i is not None and i in reach:
                 positions.append(k)
-                for o in rec[6]:
+                for o in out_ids:
                     if o is not None and o not in reach:
                         reach[o] = k
                 break
@@ -149,7 +149,7 @@ def whole_reach(records, tracked):
     """
     stops = records.stops
     positions = (range(len(records)) if not any(stops) else
-                 [k for k, rec in enumerate(records) if not stops[rec[0]]])
+                 [k for k, rec in enumerate(records) if not stops[rec[RULE]]])
     return positions, tracked
 
 
@@ -172,9 +172,9 @@ def backward_steps(records, target_ids, source_ids):
     steps = []
     for k in reversed(positions):
         rec = records[k]
-        if any(o is not None and o in need for o in rec[6]):
+        if any(o is not None and o in need for o in rec[OUT_IDS]):
             steps.append(k)
-            need.update(i for i in rec[4] if i is not None)
+            need.update(i for i in rec[IN_IDS] if i is not None)
     return steps
 
 
@@ -185,49 +185,102 @@ def reverse_step(op, g, needs, tensor_mode=False):
     ``Op`` view (``tape.ops[k]``).
 
     In ``tensor_mode`` the rule computes on the saved Tensors (so that a recorder
-    sees it); otherwise on plain arrays.
+    sees it); otherwise on plain arrays.  It is the pass's own step (``_step``),
+    collecting by operand position instead of adding into the pass's adjoints.
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.Variable([1.0, 2.0])
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * 3.0
+    >>> reverse_step(tape.ops[0], np.ones(2), [True, False])
+    [array([3., 3.]), None]
     """
-    return _step(op.rule, op.record, g, needs, tensor_mode)
+    rule = op.rule
+    if not rule.has_vjp:
+        raise _no_rule(op)
+    grads = {}
+    _step(rule, op.record, g, range(len(needs)), {k for k, n in enumerate(needs) if n},
+          grads, tensor_mode)
+    return [grads.get(k) for k in range(len(needs))]
 
 
-def _step(rule, rec, g, needs, tensor_mode):
-    kwargs = rec[2]
-    if tensor_mode:
+def _step(rule, rec, g, keys, wanted, adj, tensor_mode):
+    """The reverse step, the only one in the source: the adjoint ``g`` of the output of
+    the op recorded as ``rec`` becomes one adjoint per operand, fitted to the operand's
+    shape and dtype (``unbroadcast``) and added into ``adj[keys[k]]`` for each operand
+    ``k`` whose key is in ``wanted``.  The pass gives the operand ids as keys and what
+    its sources reach as ``wanted``; ``reverse_step`` gives operand positions.
+
+    Written out for its common case (a positional rule with one or two arguments, on
+    plain arrays): this runs once per op of every pass, and each call or list shows.
+    """
+    _, args, kwargs, ans, _, metas, _, _, _, _, _ = rec
+    if tensor_mode:         # the saved arrays as the recorded tensors, for an outer recorder
         args, ans = _saved(rule, rec)
     else:
-        args, ans = rec[1], rec[3]
         if ans is not None:         # most rules keep no output: spare the call
             ans = raw_output(ans)
-        args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
-                for a in args]
+        if len(args) == 2:
+            a, b = args
+            ta, tb = type(a), type(b)
+            args = (a._value if ta is Tensor else (raw_value(a) if ta is list else a),
+                    b._value if tb is Tensor else (raw_value(b) if tb is list else b))
+        elif len(args) == 1:
+            a = args[0]
+            ta = type(a)
+            args = (a._value if ta is Tensor else (raw_value(a) if ta is list else a),)
+        else:
+            args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
+                    for a in args]
         if kwargs:
             kwargs = {k: raw_value(v) for k, v in kwargs.items()}
+    vjps = rule.vjps
+    grads = None
     try:
-        grads = call_vjp(rule, g, ans, args, kwargs, needs)     # a new list
+        if rule.vjp_all is not None or rule.zero:   # a whole-function rule: all at once
+            grads = call_vjp(rule, g, ans, args, kwargs,
+                             [i is not None and i in wanted for i in keys])
+        k = 0
+        for i in keys:
+            if i is not None and i in wanted:
+                if grads is not None:
+                    gi = grads[k]
+                else:
+                    f = vjps[k]
+                    gi = None if f is None else (
+                        f(g, ans, *args, **kwargs) if kwargs else f(g, ans, *args))
+                if gi is not None:
+                    m = metas[k]
+                    t = type(gi)
+                    if t is _ndarray:
+                        if gi.shape != m[0] or gi.dtype != m[1]:
+                            gi = unbroadcast(gi, m[0], m[1])
+                    # a numpy scalar of the operand's own type has the (shape, dtype) of
+                    # the table the tape took the metas from: no need to read them off it
+                    elif _meta(t) is not m and (
+                            getattr(gi, "shape", None) != m[0] or gi.dtype != m[1]):
+                        gi = unbroadcast(gi, m[0], m[1])
+                    if i in adj:
+                        adj[i] = adj[i] + gi
+                    else:
+                        adj[i] = gi
+            k += 1
     except FutureWarning as w:      # raised only in a lazy pass (see backward)
         if UNIMPLEMENTED not in str(w):
             raise
         raise unimplemented_error(rule.name, w) from None
-    metas = rec[5]
-    k = 0
-    for gi in grads:    # in place, with no inner function: this runs for every op of a pass
-        if gi is not None:
-            m = metas[k]
-            if getattr(gi, "shape", None) != m[0] or gi.dtype != m[1]:
-                grads[k] = unbroadcast(gi, m[0], m[1])
-        k += 1
-    return grads
 
 
 def take_adjoint(adj, rule, rec, keep):
     """The output adjoint of the op recorded as ``rec``, taken out of ``adj`` (left there
     for the ids in ``keep``): one array, or for a several-output op a list with None
     where none arrived; None when nothing arrived."""
+    out_ids = rec[OUT_IDS]
     if not rule.multi:
-        o = rec[6][0]
+        o = out_ids[0]
         return adj.get(o) if o in keep else adj.pop(o, None)
     gs = [(adj.get(o) if o in keep else adj.pop(o, None)) if o is not None else None
-          for o in rec[6]]
+          for o in out_ids]
     return None if all(x is None for x in gs) else gs
 
 
@@ -258,9 +311,10 @@ def _backward(records, seeds, source_ids, tensor_mode, keep_all, reached):
     rules = records.rules
     for k in reversed(positions):
         rec = records[k]
-        rule = rules[rec[0]]
+        key, _, _, ans, in_ids, _, out_ids, _, _, _, _ = rec
+        rule = rules[key]
         if not rule.multi:       # take_adjoint, inlined: this runs once per op of a pass
-            oid = rec[6][0]
+            oid = out_ids[0]
             g = adj.get(oid) if oid in keep else adj.pop(oid, None)
             if g is None:
                 continue
@@ -268,75 +322,10 @@ def _backward(records, seeds, source_ids, tensor_mode, keep_all, reached):
             gs = take_adjoint(adj, rule, rec, keep)
             if gs is None:
                 continue
-            ans = rec[3] if tensor_mode else raw_output(rec[3])
+            ans = ans if tensor_mode else raw_output(ans)
             g = [x if x is not None else np.zeros_like(a) for x, a in zip(gs, ans)]
             g = type(ans)(*g) if hasattr(ans, "_fields") else type(ans)(g)
-        vjps = rule.vjps
-        if vjps and not tensor_mode and rule.vjp_all is None and not rule.zero:
-            # _step inlined for its common case (a positional rule on plain
-            # arrays): this loop runs once per op of a pass, and each call shows
-            _positional_step(rec, rule, vjps, g, reach, adj)
-            continue
-        if not rule.has_vjp:
+        if not rule.vjps and not rule.has_vjp:
             raise _no_rule(records.view(k))
-        in_ids = rec[4]
-        needs = [i is not None and i in reach for i in in_ids]
-        for i, gi in zip(in_ids, _step(rule, rec, g, needs, tensor_mode)):
-            if gi is not None:
-                if i in adj:
-                    adj[i] = adj[i] + gi
-                else:
-                    adj[i] = gi
+        _step(rule, rec, g, in_ids, reach, adj, tensor_mode)
     return adj
-
-
-def _positional_step(rec, rule, vjps, g, reach, adj):
-    """``_step`` for a positional rule on plain arrays, adding each operand's
-    adjoint into ``adj``: what ``call_vjp`` and ``_step`` do, without the lists."""
-    ans = rec[3]
-    if ans is not None:
-        ans = raw_output(ans)
-    args = rec[1]
-    if len(args) == 2:
-        a, b = args
-        ta, tb = type(a), type(b)
-        args = (a._value if ta is Tensor else (raw_value(a) if ta is list else a),
-                b._value if tb is Tensor else (raw_value(b) if tb is list else b))
-    elif len(args) == 1:
-        a = args[0]
-        ta = type(a)
-        args = (a._value if ta is Tensor else (raw_value(a) if ta is list else a),)
-    else:
-        args = [a._value if type(a) is Tensor else (raw_value(a) if type(a) is list else a)
-                for a in args]
-    kwargs = rec[2]
-    if kwargs:
-        kwargs = {k: raw_value(v) for k, v in kwargs.items()}
-    metas = rec[5]
-    k = 0
-    for i in rec[4]:
-        if i is not None and i in reach:
-            f = vjps[k]
-            if f is not None:
-                try:
-                    gi = f(g, ans, *args, **kwargs) if kwargs else f(g, ans, *args)
-                except FutureWarning as w:      # raised only in a lazy pass (see backward)
-                    if UNIMPLEMENTED not in str(w):
-                        raise
-                    raise unimplemented_error(rule.name, w) from None
-                if gi is not None:
-                    m = metas[k]
-                    t = type(gi)
-                    if t is _ndarray:
-                        if gi.shape != m[0] or gi.dtype != m[1]:
-                            gi = unbroadcast(gi, m[0], m[1])
-                    # a numpy scalar of the operand's own type has the (shape, dtype) of
-                    # the table the tape took the metas from: no need to read them off it
-                    elif _meta(t) is not m and (
-                            getattr(gi, "shape", None) != m[0] or gi.dtype != m[1]):
-                        gi = unbroadcast(gi, m[0], m[1])
-                    if i in adj:
-                        adj[i] = adj[i] + gi
-                    else:
-                        adj[i] = gi
-        k += 1

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from .backward import backward, call_vjp, take_adjoint
-from .records import Op
+from .records import METAS, Op
 from ..rules.index_primitives import add_at_index, index_value
 from ..rules.registry import POSITIONAL, RULES
 from ..rules.util import normalize_axis
@@ -50,7 +50,7 @@ class _Unbatched(Exception):
 
 def chunk_size(rows, records, reached, target_size):
     """How many rows one pass takes: all of them unless the adjoints would be large."""
-    largest = max([target_size] + [math.prod(m[0]) for k in reached[0] for m in records[k][5]
+    largest = max([target_size] + [math.prod(m[0]) for k in reached[0] for m in records[k][METAS]
                                    if m is not None], default=1)
     return max(1, min(rows, CHUNK_ELEMENTS // max(1, largest)))
 

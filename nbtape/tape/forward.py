@@ -80,6 +80,8 @@ class ForwardAccumulator:
     2.0
     """
 
+    paused = None       # a Recorder (nbtape/core/recorder.py) that is never paused
+
     def __init__(self, primals, tangents):
         ps, ts = flatten(primals), flatten(tangents)
         if len(ps) != len(ts):
@@ -115,7 +117,7 @@ class ForwardAccumulator:
                 break
         return False
 
-    # recorder protocol
+    # the Recorder protocol (nbtape/core/recorder.py)
     def record(self, rule, args, kwargs, operands, ids, outs):
         tans = self._tangents
         ts = [tans.get(i) if i is not None else None for i in ids]

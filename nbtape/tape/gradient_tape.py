@@ -9,7 +9,7 @@ from ..diagnostics.user_line import SKIP_PREFIXES, frame_at
 from ..core.state import next_id, suspended, tls
 from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, forward_reach, whole_reach
-from .records import Records, free_records
+from .records import Records, free_records, small_tape
 from ..diagnostics.breaks import break_message, cast_inputs, object_rule, off_float_path
 from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
 from ..core.observe import Observable, notify
@@ -18,7 +18,7 @@ from ..core.structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .arguments import (UnconnectedGradients, checked_sources, int_source_message,
                         not_a_tensor_message, output_gradient, unconnected_policy)
-from .bookkeeping import GradientRecord, Note, Watched, small_tape
+from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
@@ -37,20 +37,24 @@ _KEEP_BYTES = DISPLAY_BYTES // 16
 
 
 class _Paused:
-    """Stands in for a tape inside ``stop_recording``: notes uses, records nothing."""
+    """Stands in for a tape inside ``stop_recording``: notes uses, records nothing
+    (a ``Recorder`` whose ``paused`` is the tape)."""
+
+    __slots__ = ("paused",)
 
     def __init__(self, tape):
-        self.tape = tape
+        self.paused = tape
 
     def record(self, rule, args, kwargs, operands, ids, outs):
-        tracked = self.tape._tracked
+        tape = self.paused
+        tracked = tape._tracked
         for i in ids:
             if i is not None and i in tracked:
-                self.tape._notes.append(Note("stop_recording", i, user_line.caller(), rule.name))
+                tape._notes.append(Note("stop_recording", i, user_line.caller(), rule.name))
                 return
 
     def on_variable_read(self, v):
-        tape = self.tape
+        tape = self.paused
         if tape._watch_accessed and v.trainable and v._id not in tape._variables:
             tape._notes.append(Note("stop_recording", v._id, user_line.caller(), "reading it"))
 
@@ -66,7 +70,8 @@ _meta = SCALAR_METAS.get    # a numpy scalar's (shape, dtype) without reading it
 
 
 class GradientTape(TapeView, Observable):
-    """Records operations on watched values so their gradients can be computed.
+    """Records operations on watched values so their gradients can be computed (a
+    ``Recorder``: nbtape/core/recorder.py says what each hook must do).
 
     >>> import numpy as np, nbtape as nt
     >>> x = nt.Variable(3.0)
@@ -75,6 +80,8 @@ class GradientTape(TapeView, Observable):
     >>> tape.gradient(y, x).numpy()
     array(27.)
     """
+
+    paused = None       # (Recorder) a tape stands for itself; _Paused stands in for it
 
     def __init__(self, persistent=False, watch_accessed_variables=True):
         self._persistent = bool(persistent)
@@ -130,7 +137,7 @@ class GradientTape(TapeView, Observable):
         stack = tls.stack
         for k in range(len(stack) - 1, -1, -1):
             r = stack[k]
-            if r is self or (type(r) is _Paused and r.tape is self):
+            if r is self or r.paused is self:
                 del stack[k]
                 return
 
@@ -160,7 +167,7 @@ class GradientTape(TapeView, Observable):
         """The variables this tape watched, in the order they were created."""
         return tuple(sorted(self._variables.values(), key=lambda v: v._id))
 
-    # recorder protocol (called by nbtape.core.dispatch) ----------------------------------------
+    # the Recorder protocol (nbtape/core/recorder.py) ------------------------------------------
     def on_variable_read(self, v):
         if self._watch_accessed and v.trainable and v._id not in self._variables:
             # from the frame above Variable._read's caller (private, so always nbtape's)
@@ -235,15 +242,16 @@ class GradientTape(TapeView, Observable):
             kwargs = snapshot_kwargs(kwargs)
         # tuples of (shape, dtype): once the GC has seen them it stops tracking them
         n = len(operands)
+        # (a numpy scalar's metas come from a table, an array's are read off it)
         if n == 2:
             a, b = operands
-            metas = (_meta(type(a._value)) or (a._value.shape, a._value.dtype)
+            metas = ((_meta(type(a._value)) or (a._value.shape, a._value.dtype))
                      if type(a) is Tensor else None,
-                     _meta(type(b._value)) or (b._value.shape, b._value.dtype)
+                     (_meta(type(b._value)) or (b._value.shape, b._value.dtype))
                      if type(b) is Tensor else None)
         elif n == 1:
             a = operands[0]
-            metas = (_meta(type(a._value)) or (a._value.shape, a._value.dtype)
+            metas = ((_meta(type(a._value)) or (a._value.shape, a._value.dtype))
                      if type(a) is Tensor else None,)
         else:
             metas = tuple([(a._value.shape, a._value.dtype) if type(a) is Tensor else None
@@ -281,7 +289,8 @@ class GradientTape(TapeView, Observable):
         key = ops.keys.get(rule)
         if key is None:
             key = ops.key(rule)
-        # the record (op_records.py); an exact tuple, which the cyclic GC stops tracking
+        # the record: an exact tuple (which the cyclic GC stops tracking) of the fields
+        # in records.FIELDS order (test_records checks this line's names against it)
         ops.append((key, saved, kwargs, ans, ids, metas, out_ids, where, out,
                     ids if all_ids is None else all_ids, raw))
         if not rule.stop:
@@ -512,7 +521,7 @@ class _StopRecording:
     def __exit__(self, *exc):
         stack = tls.stack
         for k, r in enumerate(stack):
-            if type(r) is _Paused and r.tape is self.tape:
+            if r.paused is self.tape:
                 stack[k] = self.tape
                 break
         return False

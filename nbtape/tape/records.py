@@ -20,16 +20,23 @@ that holds only untracked values (ints, arrays, numbers, tuples of those): a lon
 then leaves it nothing to walk, where an object per op made each full collection walk
 the whole tape.  That is
 also why the rule is a key into the tape's own table of rules (a Rule object is
-tracked).  The reverse pass reads records by position; everything else (explain,
-the pictures, the tape player) reads ``Op`` views, which name the fields.
+tracked).
+
+Nothing reads a record by a bare position: the passes unpack a record into its
+fields' names, in the order of ``FIELDS`` (one bytecode for all eleven, the cheapest
+way to read several), or index it with the constants below; everything else
+(explain, the pictures, the tape player) reads ``Op`` views, which name the fields.
+``tests/test_records.py`` checks both ways against ``FIELDS``.
 """
 import weakref
+from collections.abc import Sequence
 
 from ..diagnostics.user_line import LazyWhere
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, TensorLike
 
-# positions in a record (the reverse pass reads them as literals: a global lookup per
-# field would show in its loop)
+# a record's fields, in order, and the position of each
+FIELDS = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "where", "out",
+          "all_ids", "raw_args")
 RULE, ARGS, KWARGS, ANS, IN_IDS, METAS, OUT_IDS, WHERE, OUT, ALL_IDS, RAW_ARGS = range(11)
 
 
@@ -162,3 +169,78 @@ def saved_id(record, k):
     """The id of the tensor whose array ``record`` saved as ``args[k]``, or None."""
     ids = record[ALL_IDS]
     return ids[k] if record[RAW_ARGS] and k < len(ids) else None
+
+
+class OpsView(Sequence):
+    """The tape's ops, oldest first, read-only (no copy is made): an ``Op`` view of each
+    of the tape's records (op_records.py).
+
+    Each op has ``.name`` (``"np.sin"``) and ``.where`` (the user's line, as explain
+    shows it), and ``.in_ids``/``.out_ids``/``.metas`` for pictures.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(2.0)
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x + 1.0
+    >>> view = OpsView(tape.op_records)
+    >>> len(view), view[-1].name, [op.name for op in view], view[0] is view[0]
+    (2, 'np.add', ['np.multiply', 'np.add'], True)
+    """
+
+    __slots__ = ("_records",)
+
+    def __init__(self, records):
+        self._records = records
+
+    def __len__(self):
+        return len(self._records)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self._records.view(j) for j in range(len(self._records))[k])
+        return self._records.view(k)
+
+    def __iter__(self):
+        view = self._records.view
+        return (view(k) for k in range(len(self._records)))
+
+    def __repr__(self):
+        return f"<{len(self._records)} recorded ops>"
+
+
+def small_tape(records, max_ops, max_bytes):
+    """A classroom-sized tape: at most ``max_ops`` ops, each kept its output, and the
+    outputs add up to at most ``max_bytes`` (so every adjoint is kept for pictures).
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.constant(np.ones(4))
+    >>> with nt.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = np.sin(x)
+    >>> small_tape(tape.op_records, 1000, 1 << 20), small_tape(tape.op_records, 1000, 16)
+    (True, False)
+    """
+    if len(records) > max_ops:
+        return False
+    total = 0
+    for rec in records:
+        out = rec[OUT]
+        if type(out) is Tensor:     # a kept output (the common case), counted inline
+            total += getattr(out._value, "nbytes", 8)
+        elif out is None:           # not kept
+            return False
+        else:
+            total += _nbytes((out() if type(out) is weakref.ref else out,))
+    return total <= max_bytes
+
+
+def _nbytes(values):
+    total = 0
+    for v in values:
+        if type(v) is Tensor:
+            total += getattr(v._value, "nbytes", 8)
+        elif isinstance(v, tuple):
+            total += _nbytes(v)
+        elif v is not None:
+            total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)
+    return total

@@ -13,7 +13,7 @@ from ..display.cards import tape_html, tape_repr
 from ..diagnostics.explain import explain
 from ..core.structure import flatten
 from .arguments import not_a_tensor_message
-from .bookkeeping import OpsView
+from .records import OpsView
 from ..core.tensor import TensorLike
 
 

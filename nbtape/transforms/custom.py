@@ -45,7 +45,10 @@ def stop_gradient(x):
 
 
 class _VariableWatcher:
-    """Collects the variables a function reads (TensorFlow's VariableWatcher)."""
+    """Collects the variables a function reads (TensorFlow's VariableWatcher); a
+    ``Recorder`` (nbtape/core/recorder.py) that records nothing."""
+
+    paused = None
 
     def __init__(self):
         self.variables = {}

@@ -21,7 +21,10 @@ from ..core.variable import Variable
 
 class _Reads:
     """Stands alone on the stack while ``f`` runs forward: notes the variables it reads
-    and the tensors it uses that it did not make (its inputs, and any it closes over)."""
+    and the tensors it uses that it did not make (its inputs, and any it closes over).
+    A ``Recorder`` (nbtape/core/recorder.py)."""
+
+    paused = None
 
     def __init__(self):
         self.variables = {}

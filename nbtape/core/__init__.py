@@ -1,0 +1,15 @@
+"""The values nbtape computes with, and how a numpy call on them reaches a recorder.
+
+Read in this order:
+
+- ``state``: the per-thread stack of active recorders (the one piece of global state);
+- ``recorder``: the ``Recorder`` protocol every recorder implements;
+- ``tensor`` and ``variable``: the values (``arrays`` tells numpy's from foreign ones);
+- ``operators``: gives tensors their Python operators;
+- ``dispatch``: a numpy call on tensors runs, then is offered to each recorder;
+- ``operands``: which arguments of a call are operands, for the rule registry;
+- ``structure`` (nested lists/dicts of values) and ``observe`` (who is told of changes).
+
+Nothing here imports the subpackages at module level except ``dispatch``, which asks
+``tape.snapshot`` to give an ``out=`` result its own array.
+"""

@@ -1,0 +1,7 @@
+"""Saying what went wrong, at the user's line.
+
+- ``user_line``: which frame is the user's (the one root of "is this nbtape's?");
+- ``errors``: nbtape's exceptions and warnings, raised from the user's line;
+- ``breaks``: where a path from a source stopped (an escape, a dtype, an object array);
+- ``explain``: ``tape.explain``, the story of one gradient.
+"""

@@ -1,0 +1,13 @@
+"""Recording and playing back: the tape, what it keeps, and the passes over it.
+
+Read in this order:
+
+- ``gradient_tape``: ``GradientTape``, a ``Recorder`` that keeps one record per op;
+- ``records``: the record (an exact tuple, read by named fields) and its ``Op`` view;
+- ``snapshot``: what a record saves of plain arrays a user could change later;
+- ``backward``: the reverse pass, one loop over the records, newest first;
+- ``arguments``: checking what ``gradient`` is given;
+- ``jacobians`` and ``batched``: many reverse passes at once;
+- ``forward``: ``ForwardAccumulator``, forward mode, a ``Recorder`` with no tape;
+- ``bookkeeping`` and ``view``: what a tape shows of itself (watches, notes, reprs).
+"""

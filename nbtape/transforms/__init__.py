@@ -1,0 +1,7 @@
+"""Functions that change how a computation is differentiated, built on the tape.
+
+- ``custom``: ``custom_gradient`` and ``stop_gradient``;
+- ``recompute``: ``recompute_grad`` (keep less, run the function again in the pass);
+- ``functional``: ``grad``, ``value_and_grad``, ``jacobian``, ``hessian``;
+- ``check``: ``check_gradients`` against central differences.
+"""
