@@ -22,9 +22,8 @@ class ObjectArrayRule(Rule):
     __slots__ = ("origin",)
 
     def __init__(self, rule, origin):
-        super().__init__(rule.fn, rule.name)
-        self.kind, self.multi = VARARGS, rule.multi
-        self.save, self.save_ans, self.save_all = (), False, False
+        super().__init__(rule.fn, rule.name, kind=VARARGS, multi=rule.multi, save=(),
+                         save_ans=False)
         self.origin = origin    # (op name, where)
 
 

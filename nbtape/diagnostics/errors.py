@@ -10,7 +10,6 @@ exception that came out of the user's own code (a function given to
 ``nt.grad``, a custom gradient) keeps every frame: those are the user's.
 """
 import functools
-import os
 import sys
 import types
 import warnings

@@ -128,7 +128,6 @@ def _compute_save(rule):
         rule.save, rule.save_ans = None, True
         return
     rule.save, rule.save_ans = read
-    rule.save_all = bool(rule.save) and all(rule.save)
 
 
 def defvjp(fn, *vjps, name=None):
@@ -147,7 +146,6 @@ def defvjp(fn, *vjps, name=None):
     r.vjps = tuple(vjps)
     r.nargs = max(r.nargs, len(r.vjps))
     _compute_save(r)
-    _refresh(r)
     return r
 
 
@@ -158,7 +156,6 @@ def defjvp(fn, *jvps):
     r = rule_for(fn)
     r.jvps = tuple(jvps)
     r.nargs = max(r.nargs, len(r.jvps))
-    _refresh(r)
     return r
 
 
@@ -197,14 +194,7 @@ def defparam(fn, param, vjp, jvp=None):
         r.jvps = padded(r.jvps, jvp)
     r.nargs = max(r.nargs, k + 1)
     _compute_save(r)
-    _refresh(r)
     return r
-
-
-def _refresh(r):
-    """Keep ``fast``, the dispatcher's one-test common case, in step with the rule."""
-    r.fast = -1 if r.kind is not POSITIONAL or r.zero else min((r.nargs, *r.refused))
-    r.operand_names = None
 
 
 def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False, name=None,
@@ -228,7 +218,6 @@ def defrule(fn, vjp_all=None, jvp_all=None, kind=SEQUENCE, start=0, multi=False,
     if jvp_all is not None:
         r.jvp_all = jvp_all
     r.save, r.save_ans = None, True
-    _refresh(r)
     return r
 
 
@@ -268,7 +257,6 @@ def defvariant(fn, choose, name, vjp, jvp):
     mode = Rule(fn, name, nargs=1)
     mode.vjps, mode.jvps = (vjp,), (jvp,)
     _compute_save(mode)
-    _refresh(mode)
     defmodes(fn, lambda args, kwargs: name if choose(args, kwargs or {}) else None,
              {name: mode})
     return mode
@@ -322,8 +310,7 @@ def defzero(*fns):
             continue
         r = rule_for(fn)
         r.zero = True
-        r.save, r.save_ans, r.save_all = (), False, False
-        _refresh(r)
+        r.save, r.save_ans = (), False
 
 
 def _times_conj(g, d):
@@ -398,3 +385,18 @@ def deflinear(fn, vjp=None, call=None):
     if vjp is not None:
         defvjp(fn, vjp)
     return defjvp(fn, jvp)
+
+
+def defstop(fn, name):
+    """Register ``fn`` (an identity) as a stop: recorded, so explain and the pictures
+    show where a path was cut, never followed by a pass, keeping nothing.
+
+    >>> r = defstop(lambda x: x, "cut here")
+    >>> r.stop, r.save, r.save_ans, r.name
+    (True, (), False, 'cut here')
+    >>> del RULES[r.fn]
+    """
+    r = rule_for(fn)
+    r.name, r.stop, r.nargs = name, True, 1
+    r.save, r.save_ans = (), False
+    return r

@@ -1,6 +1,8 @@
 """What nbtape knows about differentiating one function: a ``Rule``, and the kinds of
 operand layout it can have.  The registry (``registry.py``) makes and registers rules;
-only it and a rule's own constructor set a rule's fields.
+only it and a rule's own constructor set a rule's fields (``tests/test_rules_rule.py``
+checks the source), and the fields derived from others are recomputed whenever one
+of those is set, so no cache can go stale.
 """
 import enum
 
@@ -31,12 +33,13 @@ class Rule:
 
     __slots__ = ("fn", "name", "vjps", "jvps", "kind", "start", "save", "save_ans",
                  "nondiff", "multi", "stop", "vjp_all", "jvp_all", "zero", "nargs", "save_all",
-                 "compute", "kwvjps", "kwjvps", "_sig", "variants", "choose", "base", "several",
-                 "refused", "fast", "operand_names", "composite")
+                 "compute", "kwvjps", "kwjvps", "_sig", "_given_sig", "variants", "choose",
+                 "base", "several", "refused", "fast", "operand_names", "composite")
 
     def __init__(self, fn, name=None, *, kind=POSITIONAL, start=0, multi=False, nargs=0,
-                 vjp_all=None, jvp_all=None, signature=None, base=None, save_ans=True):
-        # Fields are given here or set by this module's def* functions; the rest of
+                 vjp_all=None, jvp_all=None, signature=None, base=None, save_ans=True,
+                 save=None, stop=False):
+        # Fields are given here or set by the registry's def* functions; the rest of
         # nbtape only reads them.  A rule made here is not registered (see rule_for).
         self.fn = fn
         self.compute = fn       # what runs without kwargs (operators use Python's, faster on scalars)
@@ -47,17 +50,17 @@ class Rule:
         self.jvp_all = jvp_all  # (tangents, ans, args, kwargs) -> tangent
         self.kind = kind        # a Kind
         self.start = start      # VARARGS: index of the first operand
-        self.save = None        # per-position bool: keep this argument for the VJP
+        self.save = save        # per-position bool: keep this argument for the VJP (None:
+        # keep every argument, (): keep none)
         self.save_ans = save_ans    # keep the output for the VJP
-        self.save_all = True    # derived from save: every argument is kept
         self.nondiff = False    # output is a constant (comparisons, argmax, ...)
         self.multi = multi      # function returns a tuple of arrays
-        self.stop = False       # stop_gradient: recorded for explain, never followed
+        self.stop = stop        # stop_gradient: recorded for explain, never followed
         self.zero = False       # piecewise constant: gradient is zero, not None
         self.nargs = nargs      # POSITIONAL: how many leading arguments are operands
         self.kwvjps = None      # {keyword: VJP} for operands numpy takes only by keyword
         self.kwjvps = None      # {keyword: JVP}, likewise
-        self._sig = signature or None   # numpy's signature (read on first use), False if unknown
+        self._given_sig = signature or None     # numpy's signature, when the maker knows it
         # The rule's variants, {key: Rule}: rules for some calls of the same function,
         # made at registration (a mode with another kind of result, see defmodes) or on
         # first use (calls with extra operands, see variant)
@@ -67,11 +70,29 @@ class Rule:
         self.several = None     # the rule for calls that return several arrays instead of one
         self.refused = frozenset()  # POSITIONAL: positions before the last operand that are not
         # operands (np.sum's axis=, before initial=)
-        # calls with at most this many positional arguments and no keywords have their
-        # operands in place (-1: always ask operands.operands); kept by _refresh
-        self.fast = -1
-        self.operand_names = None   # numpy's names of the operand positions (see operand_names)
         self.composite = None   # computes fn from other numpy calls on tensors (defcomposite)
+        self._derive()
+
+    # Derived fields, set by _derive alone: ``save_all`` (every argument is kept),
+    # ``fast`` (calls with at most this many positional arguments and no keywords have
+    # their operands in place; -1: always ask operands.operands), and two caches read
+    # on first use, ``_sig`` (numpy's signature, False if unknown) and
+    # ``operand_names`` (registry.operand_names).  Setting any field they follow from
+    # derives them again.
+    _SOURCES = frozenset({"save", "kind", "zero", "nargs", "refused", "vjps", "fn"})
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in Rule._SOURCES and hasattr(self, "fast"):    # (not while __init__ runs)
+            self._derive()
+
+    def _derive(self):
+        save = self.save
+        object.__setattr__(self, "save_all", save is None or (bool(save) and all(save)))
+        object.__setattr__(self, "fast", -1 if self.kind is not POSITIONAL or self.zero
+                           else min((self.nargs, *self.refused)))
+        object.__setattr__(self, "_sig", self._given_sig)
+        object.__setattr__(self, "operand_names", None)
 
     @property
     def has_vjp(self):

@@ -1,6 +1,6 @@
 """What users pass to ``GradientTape.gradient``, checked.
 
-Kept apart from ``tape.py`` so that the tape reads as recording and playback.
+Kept apart from ``gradient_tape.py`` so that the tape reads as recording and playback.
 """
 import enum
 
@@ -10,6 +10,9 @@ from ..core.arrays import is_foreign
 from ..core.structure import flatten
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
+from ..diagnostics.breaks import cast_inputs
+from ..diagnostics.errors import warn_user
+from .backward import forward_reach
 
 
 class UnconnectedGradients(enum.Enum):
@@ -120,3 +123,51 @@ def output_gradient(og, target):
     if is_foreign(value):       # a Dask seed stays lazy
         return value if value.dtype == target.dtype else value.astype(target.dtype)
     return np.asarray(value, dtype=target.dtype)
+
+
+def target_seeds(targets, output_gradients, int_sources, sources, tracked, notes, records):
+    """``{target id: output gradient}`` for ``gradient``'s targets (``output_gradients``, or
+    ones): a plain value, a target the tape does not follow and an integer one get
+    none (the last with a warning, unless a noted cast or an integer source says it).
+    ``tracked``, ``notes`` and ``records`` are the tape's."""
+    if output_gradients is not None:
+        ogs = flatten(output_gradients)
+        if len(ogs) != len(targets):
+            one = (" (for one target, pass one array of its shape, e.g. np.array([...]))"
+                   if len(targets) == 1 else "")
+            raise ValueError(f"output_gradients has {len(ogs)} entries for "
+                             f"{len(targets)} target(s); give one per target{one}.")
+    else:
+        ogs = [None] * len(targets)
+    seeds = {}
+    for t, og in zip(targets, ogs):
+        if not isinstance(t, TensorLike):
+            if isinstance(t, (int, float, complex, np.ndarray, np.generic)):
+                continue    # a plain value (it left the tape): a constant, as in TF
+            raise TypeError(not_a_tensor_message("gradient", t, role="target"))
+        if t.dtype.kind not in "fc":
+            # made by a cast the tape noted: the None gradient's warning names that cast
+            # for each source reaching it (_warn_escape); don't say it twice
+            casts = cast_inputs(notes, t._id)
+            named = bool(casts) and not forward_reach(
+                records, [s._id for s in sources])[1].keys().isdisjoint(casts)
+            if not int_sources and not named:
+                warn_user(
+                    f"The target's dtype is {t.dtype}; only float and complex targets have "
+                    "gradients, so the gradient is None. Compute the target from float "
+                    "values (e.g. 1.0 instead of 1).")
+            continue
+        if t._id not in tracked and all(s._id != t._id for s in sources):
+            # a target that is a source is seeded, watched or not: TensorFlow seeds
+            # "sources that are targets" (ones, or their output gradients), so its
+            # guide's `result = v0` gives dv0 = 1.0 though it reads nothing
+            continue
+        if og is None:
+            v = t._value
+            g = (np.ones(v.shape, dtype=v.dtype) if v.shape else np.array(1, dtype=v.dtype)) \
+                if not is_foreign(v) else np.ones_like(v)    # a Dask seed stays lazy
+        else:
+            g = output_gradient(og, t)
+        prev = seeds.get(t._id)
+        seeds[t._id] = g if prev is None else prev + g
+    return seeds

@@ -10,14 +10,14 @@ from ..core.state import next_id, suspended, tls
 from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, forward_reach, whole_reach
 from .records import Records, free_records, small_tape
-from ..diagnostics.breaks import break_message, cast_inputs, object_rule, off_float_path
+from ..diagnostics.breaks import break_message, object_rule, off_float_path
 from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
 from ..core.observe import Observable, notify
 from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
 from ..core.structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .arguments import (UnconnectedGradients, checked_sources, int_source_message,
-                        not_a_tensor_message, output_gradient, unconnected_policy)
+                        not_a_tensor_message, target_seeds, unconnected_policy)
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
 from ..core.tensor import Tensor, TensorLike
@@ -343,7 +343,8 @@ class GradientTape(TapeView, Observable):
         self._check_usable("gradient")
         flat_sources, int_sources = checked_sources(sources)
         targets = flatten(target)
-        seeds = self._seeds(targets, output_gradients, int_sources, flat_sources)
+        seeds = target_seeds(targets, output_gradients, int_sources, flat_sources,
+                             self._tracked, self._notes, self._ops)
         results = self._run(seeds, flat_sources, policy)
         self._finish()
         self._tell_observers(flat_sources, results)
@@ -356,49 +357,6 @@ class GradientTape(TapeView, Observable):
                 f"so it cannot compute another ({what}). Create it with "
                 "nt.GradientTape(persistent=True) to ask it several times, or record a new "
                 "tape for each gradient.")
-
-    def _seeds(self, targets, output_gradients, int_sources=False, sources=()):
-        if output_gradients is not None:
-            ogs = flatten(output_gradients)
-            if len(ogs) != len(targets):
-                one = (" (for one target, pass one array of its shape, e.g. np.array([...]))"
-                       if len(targets) == 1 else "")
-                raise ValueError(f"output_gradients has {len(ogs)} entries for "
-                                 f"{len(targets)} target(s); give one per target{one}.")
-        else:
-            ogs = [None] * len(targets)
-        seeds = {}
-        for t, og in zip(targets, ogs):
-            if not isinstance(t, TensorLike):
-                if isinstance(t, (int, float, complex, np.ndarray, np.generic)):
-                    continue    # a plain value (it left the tape): a constant, as in TF
-                raise TypeError(not_a_tensor_message("gradient", t, role="target"))
-            if t.dtype.kind not in "fc":
-                # made by a cast the tape noted: the None gradient's warning names that cast
-                # for each source reaching it (_warn_escape); don't say it twice
-                casts = cast_inputs(self._notes, t._id)
-                named = bool(casts) and not forward_reach(
-                    self._ops, [s._id for s in sources])[1].keys().isdisjoint(casts)
-                if not int_sources and not named:
-                    warn_user(
-                        f"The target's dtype is {t.dtype}; only float and complex targets have "
-                        "gradients, so the gradient is None. Compute the target from float "
-                        "values (e.g. 1.0 instead of 1).")
-                continue
-            if t._id not in self._tracked and all(s._id != t._id for s in sources):
-                # a target that is a source is seeded, watched or not: TensorFlow seeds
-                # "sources that are targets" (ones, or their output gradients), so its
-                # guide's `result = v0` gives dv0 = 1.0 though it reads nothing
-                continue
-            if og is None:
-                v = t._value
-                g = (np.ones(v.shape, dtype=v.dtype) if v.shape else np.array(1, dtype=v.dtype)) \
-                    if not _is_foreign(v) else np.ones_like(v)    # a Dask seed stays lazy
-            else:
-                g = output_gradient(og, t)
-            prev = seeds.get(t._id)
-            seeds[t._id] = g if prev is None else prev + g
-        return seeds
 
     def _run(self, seeds, flat_sources, policy):
         ids = [s._id for s in flat_sources]

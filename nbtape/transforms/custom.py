@@ -8,7 +8,7 @@ from ..diagnostics import user_line
 from ..core.state import tls
 from ..core.arrays import is_foreign
 from ..diagnostics.errors import InvalidArgumentError, user_facing
-from ..rules.registry import VARARGS, Rule, rule_for
+from ..rules.registry import VARARGS, Rule, defstop
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
@@ -18,11 +18,7 @@ def _identity(x):
     return x
 
 
-_STOP = rule_for(_identity)
-_STOP.name = "stop_gradient"
-_STOP.stop = True
-_STOP.nargs = 1
-_STOP.save, _STOP.save_ans, _STOP.save_all = (), False, False
+_STOP = defstop(_identity, "stop_gradient")
 
 
 def stop_gradient(x):
