@@ -2,6 +2,12 @@
 
 - every module has a file name of its own (``__init__.py`` aside), so a name in a
   traceback or a review says which module it is;
+- the engine's modules live in subpackages that follow the reading order (``core``,
+  ``tape``, ``transforms``, ``diagnostics``, ``display``, ``rules``), each listed in
+  its subpackage's docstring, and a module's name does not repeat its folder's
+  (``tape/tape_view.py``): a subpackage, not a name prefix;
+- every engine module has a test module found by its name (``tests/test_X.py`` or
+  ``tests/test_<subpackage>_X.py`` for ``nbtape/<subpackage>/X.py``);
 - no module is longer than MAX_LINES (one concept per module);
 - no public top-level name (function, class or constant) is defined in two modules,
   so a name means one thing wherever it is read;
@@ -19,6 +25,11 @@ PACKAGE = ROOT / "nbtape"
 MAX_LINES = 520
 # Layers built on the engine; every other module of the package is the engine.
 LAYERS = ("training", "notebook")
+# The engine's subpackages, in reading order; beside them only the facade and the public
+# ``nbtape.extend`` stand at the top.
+SUBPACKAGES = ("core", "tape", "transforms", "diagnostics", "display", "rules")
+TOP_LEVEL = {"__init__.py", "extend.py"}
+TESTS = ROOT / "tests"
 # Names deliberately defined in more than one module, with the reason.
 SHARED_NAMES = {
     # IPython looks these hook names up in whatever module %load_ext names: the package's
@@ -116,6 +127,47 @@ def _imported(path, package):
             yield from (f"{module}.{alias.name}" for alias in node.names)
 
 
+def misplaced_modules(package):
+    """Engine modules outside the subpackages, and subpackages not in SUBPACKAGES."""
+    out = sorted(p.name for p in package.glob("*.py") if p.name not in TOP_LEVEL)
+    out += sorted(p.name + "/" for p in package.iterdir() if p.is_dir()
+                  and (p / "__init__.py").exists() and p.name not in SUBPACKAGES + LAYERS)
+    return out
+
+
+def prefixed_names(package):
+    """Modules whose name begins with their folder's name (``tape/tape_view.py``)."""
+    return sorted(str(p.relative_to(package.parent)) for p in modules(package)
+                  if p.stem.startswith(p.parent.name + "_"))
+
+
+def unlisted_modules(package):
+    """``{subpackage: [modules its docstring does not name]}``."""
+    out = {}
+    for sub in SUBPACKAGES:
+        init = package / sub / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        missing = sorted(p.stem for p in (package / sub).glob("*.py")
+                         if p.name != "__init__.py" and f"``{p.stem}``" not in doc)
+        if missing:
+            out[sub] = missing
+    return out
+
+
+def untested_modules(package, tests):
+    """Engine and training modules with no ``tests/test_X.py`` nor
+    ``tests/test_<subpackage>_X.py``."""
+    have = {p.stem for p in tests.glob("test_*.py")}
+    out = []
+    for path in modules(package):
+        rel = path.relative_to(package).with_suffix("").parts
+        if rel[-1] == "__init__" or rel[0] == "notebook":
+            continue
+        if not {"test_" + rel[-1], "test_" + "_".join(rel)} & have:
+            out.append("/".join(rel) + ".py")
+    return out
+
+
 def is_engine(path, package):
     rel = path.relative_to(package).parts
     return rel[0] not in LAYERS
@@ -138,6 +190,23 @@ def engine_imports_of(package, layer):
 # the package -------------------------------------------------------------------------------
 def test_no_two_modules_share_a_file_name():
     assert shared_file_names(PACKAGE) == {}
+
+
+def test_the_engine_lives_in_its_subpackages():
+    assert misplaced_modules(PACKAGE) == []
+
+
+def test_no_module_name_is_prefixed_with_its_folder():
+    assert prefixed_names(PACKAGE) == []
+
+
+def test_each_subpackage_docstring_names_its_modules():
+    # the docstring is the reading order a newcomer follows: it must name every module
+    assert unlisted_modules(PACKAGE) == {}
+
+
+def test_every_engine_module_has_a_test_module_found_by_its_name():
+    assert untested_modules(PACKAGE, TESTS) == []
 
 
 def test_no_module_is_over_the_line_limit():
@@ -208,3 +277,25 @@ def test_the_checks_catch_their_faults(tmp_path):
         "pkg.engine": ["pkg.training", "pkg.training.clip", "pkg.training.clip.clip"],
         "pkg.rules.ops": ["pkg.training", "pkg.training.nn"],
     }
+
+
+def test_the_subpackage_checks_catch_their_faults(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "", "extend.py": "", "engine.py": "",
+        "core/__init__.py": '"""- ``state``: the stack."""', "core/state.py": "",
+        "core/tensor.py": "", "tape/__init__.py": '"""``records``"""',
+        "tape/records.py": "", "tape/tape_view.py": "", "transforms/__init__.py": "",
+        "diagnostics/__init__.py": "", "display/__init__.py": "", "rules/__init__.py": "",
+        "rules/ufuncs.py": "", "extras/__init__.py": "", "notebook/__init__.py": "",
+        "notebook/magics.py": "",
+    })
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for name in ("test_state.py", "test_rules_ufuncs.py", "test_tape_view.py"):
+        (tests / name).write_text("")
+    assert misplaced_modules(pkg) == ["engine.py", "extras/"]
+    assert prefixed_names(pkg) == ["pkg/tape/tape_view.py"]
+    assert unlisted_modules(pkg) == {"core": ["tensor"], "tape": ["tape_view"],
+                                     "rules": ["ufuncs"]}
+    assert untested_modules(pkg, tests) == ["core/tensor.py", "engine.py", "extend.py",
+                                            "tape/records.py"]
