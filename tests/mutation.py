@@ -4,7 +4,7 @@ Run by hand (never in CI: a full pass is hours of test runs), from the repositor
 
     python3 -m pip install -e ".[test,mutation]"
     python3 tests/mutation.py                                 # every target, every mutant
-    python3 tests/mutation.py --sample 25 nbtape/backward.py  # 25 random mutants of one module
+    python3 tests/mutation.py --sample 25 nbtape/tape/backward.py  # 25 random mutants of one module
 
 The targets (the rule table, the reverse and forward passes, the tape) and the tests that
 should kill each one's mutants are ``[tool.cosmic-ray.targets]`` in ``pyproject.toml``; the

@@ -16,8 +16,8 @@ FACADE = "nbtape"
 # default (to mirror numpy's own signatures) and the frame access the user's-line
 # lookup is built on.
 FOREIGN_PRIVATE = {"_NoValue", "_getframe"}
-# Modules private to the package (``_where``, ``_state``): every module of nbtape may
-# import them; no one outside should.
+# Modules private to the package (a module named ``_x.py``; there are none today):
+# every module of nbtape may import them; no one outside should.
 PACKAGE_PRIVATE = {p.stem for p in ROOT.rglob("_*.py") if not p.stem.startswith("__")}
 # The engine's value cell, read by every module that computes on values: a tensor's
 # array and id, and a variable's current tensor (``_tensor``; ``_read`` records the
@@ -218,3 +218,68 @@ def test_import_nbtape_alone_draws_pictures_through_the_notebook_layers_hook():
     env = dict(__import__("os").environ, PYTHONPATH=str(ROOT.parent))
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
+
+
+# rules: fields set by the registry alone, derived fields never stale ------------------------
+def _rule_field_writes(path, fields):
+    """``(line, target)`` of each assignment to a Rule field on something that is a rule
+    (a name with "rule" in it, an upper-case constant, ``rule_for(..)`` or ``RULES[..]``)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            for a in ast.walk(t):
+                if not (isinstance(a, ast.Attribute) and a.attr in fields):
+                    continue
+                obj = ast.unparse(a.value)
+                if obj in ("self", "cls"):
+                    continue
+                if "rule" in obj.lower() or obj.lstrip("_").isupper() or \
+                        obj.startswith(("rule_for(", "RULES[")):
+                    out.append((a.lineno, ast.unparse(a)))
+    return out
+
+
+def test_only_the_registry_sets_a_rules_fields():
+    from nbtape.rules.rule import Rule
+    fields = set(Rule.__slots__)
+    allowed = {"nbtape.rules.registry", "nbtape.rules.rule"}
+    found = {name: w for name, path in _modules().items() if name not in allowed
+             for w in [_rule_field_writes(path, fields)] if w}
+    assert found == {}
+
+
+def test_the_rule_field_check_works(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("_STOP.stop = True\nrule.save, rule.save_all = (), False\n"
+                 "rule_for(f).zero = True\nlayer.name = 'x'\nself.vjps = ()\n")
+    assert _rule_field_writes(p, {"stop", "save", "save_all", "zero", "name", "vjps"}) == [
+        (1, "_STOP.stop"), (2, "rule.save"), (2, "rule.save_all"), (3, "rule_for(f).zero")]
+
+
+def test_a_rules_derived_fields_follow_the_fields_they_come_from():
+    import numpy as np
+    from nbtape.rules.registry import operand_names
+    from nbtape.rules.rule import Rule, VARARGS
+    r = Rule(np.add)
+    assert r.save_all and r.fast == 0 and r.operand_names is None
+    r.nargs = 2
+    assert r.fast == 2
+    assert operand_names(r) == r.operand_names == frozenset({"x1", "x2"})
+    r.save = (True, False)
+    assert not r.save_all and r.operand_names is None      # the cache was dropped
+    r.save = ()
+    assert not r.save_all
+    r.save = None
+    assert r.save_all                                         # None: keep everything
+    r.refused = frozenset({1})
+    assert r.fast == 1
+    r.zero = True
+    assert r.fast == -1
+    r.zero, r.kind = False, VARARGS
+    assert r.fast == -1
+    sig = r.signature
+    r.vjps = (lambda g, ans, x, y: g,)
+    assert r._sig is None or r._sig is r._given_sig          # read again on next ask
+    assert r.signature is not None and sig is not None

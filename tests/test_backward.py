@@ -1,4 +1,4 @@
-"""nbtape/backward.py: what the reverse pass promises beyond right values (the memory it
+"""nbtape/tape/backward.py: what the reverse pass promises beyond right values (the memory it
 keeps is in test_memory.py): ops know the user's line and hold their outputs as long as
 promised, keyword arguments reach the rules as plain values, VJPs run only for operands on
 the gradient path, no op ends the pass early, and a gradient against everything the tape

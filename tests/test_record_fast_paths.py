@@ -80,7 +80,7 @@ def test_apply_makes_the_same_tensor_as_the_constructor():
 
 def test_the_op_view_names_each_field_of_the_record():
     # tape.record builds each record as a tuple literal: the Op view must read every field
-    # from the position op_records.py gives it
+    # from the position records.py gives it
     from nbtape.tape import records as R
     x = nt.Variable(np.array([1.0, 2.0]))
     c = nt.constant(3.0)        # unwatched: all_ids keeps its id, in_ids has None

@@ -1,7 +1,7 @@
 """Text and HTML reprs of tensors, variables and tapes (plain strings, no IPython).
 
 Text reprs follow TensorFlow's layout, with every number written by
-``number_text`` (the one format of pictures, widgets and reports too), and are
+``numbers`` (the one format of pictures, widgets and reports too), and are
 deterministic (no addresses, no ids, nothing numpy-version-specific), so
 notebooks that print them can be compared by nbval on numpy 1.26 and 2.x alike.
 """

@@ -1,6 +1,6 @@
 """What nbtape knows about differentiating one function: a ``Rule``, and the kinds of
 operand layout it can have.  The registry (``registry.py``) makes and registers rules;
-only it and a rule's own constructor set a rule's fields (``tests/test_rules_rule.py``
+only it and a rule's own constructor set a rule's fields (``tests/test_architecture.py``
 checks the source), and the fields derived from others are recomputed whenever one
 of those is set, so no cache can go stale.
 """
@@ -66,7 +66,7 @@ class Rule:
         # first use (calls with extra operands, see variant)
         self.variants = None
         self.choose = None      # (args, kwargs) -> the key of the call's mode in variants, or None
-        self.base = base        # a variant's registered rule (operands.py)
+        self.base = base        # a variant's registered rule (core/operands.py)
         self.several = None     # the rule for calls that return several arrays instead of one
         self.refused = frozenset()  # POSITIONAL: positions before the last operand that are not
         # operands (np.sum's axis=, before initial=)

@@ -97,9 +97,9 @@ class GradientTape(TapeView, Observable):
         self._ops = Records()
         self._tracked = set()
         self._variables = {}      # id -> Variable, watched
-        self._watched = {}        # id -> Watched (tape_view.py)
+        self._watched = {}        # id -> Watched (bookkeeping.py)
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
-        self._notes = []          # Notes (tape_view.py): escapes, assigns, pauses, dtypes
+        self._notes = []          # Notes (bookkeeping.py): escapes, assigns, pauses, dtypes
         self._object_origins = {}  # id of an object array -> (op name, where) that made it
         self._shared_metas = {}   # operand metas -> the one tuple of them the ops keep
         self._inside = {}         # file name -> whether the user's line is further out

@@ -173,7 +173,7 @@ def saved_id(record, k):
 
 class OpsView(Sequence):
     """The tape's ops, oldest first, read-only (no copy is made): an ``Op`` view of each
-    of the tape's records (op_records.py).
+    of the tape's records.
 
     Each op has ``.name`` (``"np.sin"``) and ``.where`` (the user's line, as explain
     shows it), and ``.in_ids``/``.out_ids``/``.metas`` for pictures.

@@ -1,8 +1,8 @@
 """What a ``GradientTape`` shows of itself: its read-only view.
 
 The tape keeps its own lists and dicts private; explain, the reprs, the pictures
-and the notebook layer read it through these properties and the records of
-``tape_records.py``, never by tuple position, so the tape can change how it
+and the notebook layer read it through these properties, the ``Op`` views of
+``records.py`` and the entries of ``bookkeeping.py``, never by tuple position, so the tape can change how it
 stores things without breaking them.
 """
 from types import MappingProxyType
@@ -21,7 +21,7 @@ class TapeView:
     """The read-only half of ``GradientTape``: what pictures, explain and reprs read.
 
     A mixin of the tape (it reads the tape's own fields through ``self``); kept in
-    this module so that ``tape.py`` reads as recording and playback.
+    this module so that ``gradient_tape.py`` reads as recording and playback.
     """
 
     __slots__ = ()
@@ -44,7 +44,7 @@ class TapeView:
 
     @property
     def op_records(self):
-        """The ops as the engine keeps them, one tuple each (op_records.py), for the
+        """The ops as the engine keeps them, one tuple each (records.py), for the
         passes that read a tape (``backward``, ``forward_reach``); read them, never
         change them.  ``tape.ops`` names their fields.
 

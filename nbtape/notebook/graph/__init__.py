@@ -284,5 +284,5 @@ def _notes(tape, model):
 
 
 # The engine draws no pictures itself: this is where tape.graph() and the tape's HTML
-# card find them (nbtape/pictures.py says how a plain `import nbtape` gets here).
+# card find them (nbtape/display/pictures.py says how a plain `import nbtape` gets here).
 pictures.register(tape_graph, inline_svg)
