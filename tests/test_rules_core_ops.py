@@ -13,22 +13,10 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_both, check_reverse, gradients_of_sum
+from gradcheck import check_both, check_reverse, gradients_of_sum, registered
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import core_ops
 from nbtape.rules.registry import RULES
-
-
-def registered(module):
-    """Names of the rules whose VJPs or JVPs ``module`` defines."""
-    names = set()
-    for r in RULES.values():
-        fns = [*r.vjps, *r.jvps, r.vjp_all, r.jvp_all, *(r.kwvjps or {}).values(),
-               *(r.kwjvps or {}).values()]
-        fns = [getattr(f, "derivative", f) for f in fns if f is not None]
-        if any(getattr(f, "__module__", None) == module.__name__ for f in fns):
-            names.add(r.name)
-    return names
 
 
 def broadcast_pair(rng):

@@ -10,21 +10,9 @@ without a case here fails ``test_every_rule_of_the_module_has_a_case``.
 import numpy as np
 import pytest
 
-from gradcheck import check_both, gradients_of_sum
+from gradcheck import check_both, gradients_of_sum, registered
 from nbtape.rules import nanreductions
 from nbtape.rules.registry import RULES
-
-
-def registered(module):
-    """Names of the rules whose VJPs or JVPs ``module`` defines."""
-    names = set()
-    for r in RULES.values():
-        fns = [*r.vjps, *r.jvps, r.vjp_all, r.jvp_all, *(r.kwvjps or {}).values(),
-               *(r.kwjvps or {}).values()]
-        fns = [getattr(f, "derivative", f) for f in fns if f is not None]
-        if any(getattr(f, "__module__", None) == module.__name__ for f in fns):
-            names.add(r.name)
-    return names
 
 
 def with_nans(rng, shape):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import NUMPY, check_both, gradients_of_sum
+from gradcheck import NUMPY, check_both, gradients_of_sum, registered
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import order_stats
 from nbtape.rules.registry import RULES
@@ -19,18 +19,6 @@ from nbtape.rules.registry import RULES
 METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf",
            "hazen", "weibull", "median_unbiased", "normal_unbiased"]
-
-
-def registered(module):
-    """Names of the rules whose VJPs or JVPs ``module`` defines."""
-    names = set()
-    for r in RULES.values():
-        fns = [*r.vjps, *r.jvps, r.vjp_all, r.jvp_all, *(r.kwvjps or {}).values(),
-               *(r.kwjvps or {}).values()]
-        fns = [getattr(f, "derivative", f) for f in fns if f is not None]
-        if any(getattr(f, "__module__", None) == module.__name__ for f in fns):
-            names.add(r.name)
-    return names
 
 
 def distinct(rng, shape):

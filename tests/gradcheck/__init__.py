@@ -27,7 +27,7 @@ import pytest
 
 import nbtape as nt
 from nbtape.transforms.check import numerical_gradient
-from nbtape.rules.registry import numpy_function
+from nbtape.rules.registry import RULES, numpy_function
 
 
 # --- first order -----------------------------------------------------------------------------
@@ -342,3 +342,16 @@ def fresh_venv(env_dir):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     return env_dir / "bin" / "python3", env
+
+
+def registered(module):
+    """Names of the rules whose VJPs or JVPs ``module`` defines (``defderiv``'s
+    wrappers count for the module of their derivative)."""
+    names = set()
+    for r in RULES.values():
+        fns = [*r.vjps, *r.jvps, r.vjp_all, r.jvp_all, *(r.kwvjps or {}).values(),
+               *(r.kwjvps or {}).values()]
+        fns = [getattr(f, "derivative", f) for f in fns if f is not None]
+        if any(getattr(f, "__module__", None) == module.__name__ for f in fns):
+            names.add(r.name)
+    return names
