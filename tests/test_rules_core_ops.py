@@ -228,11 +228,6 @@ def test_primitive_passes_plain_values_and_records_tensors():
         RULES.pop(twice.raw, None)
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError, reason=(
-    "bug: a primitive without a rule, called with a tensor keyword argument, raises "
-    "IndexError from backward.call_vjp (the VARARGS rule of _without_rule has no vjps, "
-    "and operands._variant calls it for the positional operands) instead of "
-    "NoGradientRuleError"))
 def test_a_primitive_without_a_rule_refuses_a_tensor_keyword_argument():
     @core_ops.primitive
     def twice(x, scale=1.0):

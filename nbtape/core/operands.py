@@ -152,6 +152,12 @@ def _variant(base, names, vjps, jvps):
 
     def vjp_all(g, ans, args, kw, needs):
         n = len(needs) - n_extra
+        if any(needs[:n]) and not base.has_vjp:     # a primitive with no rule yet
+            raise NoGradientRuleError(
+                f"nbtape has no gradient rule for {base.name}, and the gradient you asked for "
+                "flows through it. Give it one (nbtape.extend.defvjp or defderiv), wrap it in "
+                "@nt.custom_gradient, or cut the path with nt.stop_gradient if no gradient "
+                "should flow there.")
         grads = list(call_vjp(base, g, ans, args, kw, needs[:n])) if any(needs[:n]) \
             else [None] * n
         for f, need in zip(vjps, needs[n:]):
