@@ -22,6 +22,7 @@ _R_ASTYPE = _R["astype"]
 _R_BITWISE_AND = _R["bitwise_and"]
 _R_BITWISE_OR = _R["bitwise_or"]
 _R_BITWISE_XOR = _R["bitwise_xor"]
+_R_DIVMOD = _R["divmod"]
 _R_EQUAL = _R["equal"]
 _R_FLOOR_DIVIDE = _R["floor_divide"]
 _R_GETITEM = _R["getitem"]
@@ -31,6 +32,7 @@ _R_IMAG = _R["imag"]
 _R_INVERT = _R["invert"]
 _R_LESS = _R["less"]
 _R_LESS_EQUAL = _R["less_equal"]
+_R_LEFT_SHIFT = _R["left_shift"]
 _R_MATMUL = _R["matmul"]
 _R_MULTIPLY = _R["multiply"]
 _R_NEGATIVE = _R["negative"]
@@ -39,6 +41,7 @@ _R_POSITIVE = _R["positive"]
 _R_POWER = _R["power"]
 _R_REAL = _R["real"]
 _R_REMAINDER = _R["remainder"]
+_R_RIGHT_SHIFT = _R["right_shift"]
 _R_SUBTRACT = _R["subtract"]
 _R_TRANSPOSE = _R["transpose"]
 _R_TRUE_DIVIDE = _R["true_divide"]
@@ -106,6 +109,15 @@ class _Operators:
     def __and__(self, o): return apply(_R_BITWISE_AND, (self, o))
     def __or__(self, o): return apply(_R_BITWISE_OR, (self, o))
     def __xor__(self, o): return apply(_R_BITWISE_XOR, (self, o))
+    def __rand__(self, o): return apply(_R_BITWISE_AND, (o, self))
+    def __ror__(self, o): return apply(_R_BITWISE_OR, (o, self))
+    def __rxor__(self, o): return apply(_R_BITWISE_XOR, (o, self))
+    def __lshift__(self, o): return apply(_R_LEFT_SHIFT, (self, o))
+    def __rlshift__(self, o): return apply(_R_LEFT_SHIFT, (o, self))
+    def __rshift__(self, o): return apply(_R_RIGHT_SHIFT, (self, o))
+    def __rrshift__(self, o): return apply(_R_RIGHT_SHIFT, (o, self))
+    def __divmod__(self, o): return apply(_R_DIVMOD, (self, o))
+    def __rdivmod__(self, o): return apply(_R_DIVMOD, (o, self))
 
     def astype(self, dtype, copy=True):
         return apply(_R_ASTYPE, (self, np.dtype(dtype)))

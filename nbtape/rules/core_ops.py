@@ -239,4 +239,6 @@ OPERATOR_RULES = {
     "bitwise_xor": rule_for(np.bitwise_xor), "getitem": rule_for(_getitem),
     "astype": rule_for(_astype), "transpose": rule_for(np.transpose),
     "real": rule_for(np.real), "imag": rule_for(np.imag),
+    "left_shift": rule_for(np.left_shift), "right_shift": rule_for(np.right_shift),
+    "divmod": rule_for(np.divmod),
 }
