@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_both, check_reverse, gradients_of_sum, registered
+from gradcheck import check_both, check_reverse, gradients_of_sum, rule_case_tests
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import core_ops
 from nbtape.rules.registry import RULES
@@ -124,20 +124,8 @@ CASES = {
     "np.transpose": transpose_cases,
     "np.sum": sum_cases,
 }
-REGISTERED = sorted(registered(core_ops))
-
-
-def test_every_rule_of_the_module_has_a_case():
-    assert REGISTERED, "no rule found for core_ops"
-    assert set(REGISTERED) <= set(CASES), sorted(set(REGISTERED) - set(CASES))
-
-
-@pytest.mark.parametrize("name", REGISTERED)
-def test_rule_matches_finite_differences(name, rng):
-    if name not in CASES:
-        pytest.fail(f"core_ops registers a rule for {name}: add a case for it to CASES")
-    for f, *args in CASES[name](rng):
-        check_both(f, *args)
+test_every_rule_has_a_case, test_rule_matches_finite_differences = \
+    rule_case_tests(core_ops, CASES)
 
 
 OPERATORS = [(operator.add, normal, normal), (operator.sub, normal, normal),

@@ -7,9 +7,8 @@ The rules checked are read from the registry: a rule added to differences.py wit
 a case here fails ``test_every_rule_of_the_module_has_a_case``.
 """
 import numpy as np
-import pytest
 
-from gradcheck import check_both, gradients_of_sum, registered
+from gradcheck import check_both, gradients_of_sum, rule_case_tests
 from nbtape.rules import differences
 from nbtape.rules.registry import RULES
 
@@ -70,20 +69,8 @@ def trapezoid_cases(rng):
 
 
 CASES = {"np.diff": diff_cases, "np.ediff1d": ediff1d_cases, "np.trapezoid": trapezoid_cases}
-REGISTERED = sorted(registered(differences))
-
-
-def test_every_rule_of_the_module_has_a_case():
-    assert REGISTERED
-    assert set(REGISTERED) <= set(CASES), sorted(set(REGISTERED) - set(CASES))
-
-
-@pytest.mark.parametrize("name", REGISTERED)
-def test_rule_matches_finite_differences(name, rng):
-    if name not in CASES:
-        pytest.fail(f"differences registers a rule for {name}: add a case for it to CASES")
-    for f, *args in CASES[name](rng):
-        check_both(f, *args)
+test_every_rule_has_a_case, test_rule_matches_finite_differences = \
+    rule_case_tests(differences, CASES)
 
 
 def test_diff_transpose_is_the_adjoint_of_one_difference_step(rng):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import NUMPY, check_both, gradients_of_sum, registered
+from gradcheck import NUMPY, gradients_of_sum, rule_case_tests
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import elementwise
 from nbtape.rules.registry import RULES
@@ -96,20 +96,8 @@ CASES = {
                                rng.standard_normal((5, 2)))],
     "np.interp": interp_cases,
 }
-REGISTERED = sorted(registered(elementwise))
-
-
-def test_every_rule_of_the_module_has_a_case():
-    assert REGISTERED
-    assert set(REGISTERED) <= set(CASES), sorted(set(REGISTERED) - set(CASES))
-
-
-@pytest.mark.parametrize("name", REGISTERED)
-def test_rule_matches_finite_differences(name, rng):
-    if name not in CASES:
-        pytest.fail(f"elementwise registers a rule for {name}: add a case for it to CASES")
-    for f, *args in CASES[name](rng):
-        check_both(f, *args)
+test_every_rule_has_a_case, test_rule_matches_finite_differences = \
+    rule_case_tests(elementwise, CASES)
 
 
 def test_clip_ties_go_to_x_and_clipped_elements_to_their_bound():

@@ -11,10 +11,9 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import NUMPY, check_both, gradients_of_sum, registered
+from gradcheck import NUMPY, gradients_of_sum, rule_case_tests
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import order_stats
-from nbtape.rules.registry import RULES
 
 METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf",
@@ -84,20 +83,8 @@ CASES = {
     "np.median": median_like(np.median, False),
     "np.nanmedian": median_like(np.nanmedian, True),
 }
-REGISTERED = sorted(registered(order_stats))
-
-
-def test_every_rule_of_the_module_has_a_case():
-    assert REGISTERED
-    assert set(REGISTERED) <= set(CASES), sorted(set(REGISTERED) - set(CASES))
-
-
-@pytest.mark.parametrize("name", REGISTERED)
-def test_rule_matches_finite_differences(name, rng):
-    if name not in CASES:
-        pytest.fail(f"order_stats registers a rule for {name}: add a case for it to CASES")
-    for f, *args in CASES[name](rng):
-        check_both(f, *args)
+test_every_rule_has_a_case, test_rule_matches_finite_differences = \
+    rule_case_tests(order_stats, CASES)
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -8,10 +8,9 @@ The rules checked are read from the registry: a rule added to scimath.py without
 case here fails ``test_every_rule_of_the_module_has_a_case``.
 """
 import numpy as np
-import pytest
 
 import nbtape as nt
-from gradcheck import check_both, gradients_of_sum, registered
+from gradcheck import check_both, gradients_of_sum, rule_case_tests
 from nbtape.rules import scimath
 from nbtape.rules.registry import RULES
 
@@ -77,20 +76,8 @@ CASES = {
     "np.emath.logn": logn_cases,
     "np.emath.power": power_cases,
 }
-REGISTERED = sorted(registered(scimath))
-
-
-def test_every_rule_of_the_module_has_a_case():
-    assert REGISTERED
-    assert set(REGISTERED) <= set(CASES), sorted(set(REGISTERED) - set(CASES))
-
-
-@pytest.mark.parametrize("name", REGISTERED)
-def test_rule_matches_finite_differences(name, rng):
-    if name not in CASES:
-        pytest.fail(f"scimath registers a rule for {name}: add a case for it to CASES")
-    for f, *args in CASES[name](rng):
-        check_both(f, *args)
+test_every_rule_has_a_case, test_rule_matches_finite_differences = \
+    rule_case_tests(scimath, CASES)
 
 
 def test_a_real_input_with_a_complex_output_gets_the_real_part():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_both, check_second, gradients_of_sum, registered
+from gradcheck import check_both, check_second, gradients_of_sum, rule_case_tests
 from nbtape.rules import special
 from nbtape.rules.registry import RULES
 
@@ -29,21 +29,15 @@ def cases(f):
 
 
 CASES = {"np.i0": cases(np.i0), "bessel_i1": cases(special.bessel_i1)}
-REGISTERED = sorted(registered(special))
 
 
-def test_every_rule_of_the_module_has_a_case():
-    assert REGISTERED
-    assert set(REGISTERED) <= set(CASES), sorted(set(REGISTERED) - set(CASES))
+def _check(f, *args):
+    # large arguments: values near e^30, so the round-off of the differences is larger
+    check_both(f, *args, rtol=1e-6, atol=1e-6 * float(np.max(np.abs(f(*args)))))
 
 
-@pytest.mark.parametrize("name", REGISTERED)
-def test_rule_matches_finite_differences(name, rng):
-    if name not in CASES:
-        pytest.fail(f"special registers a rule for {name}: add a case for it to CASES")
-    for f, *args in CASES[name](rng):
-        # large arguments: values near e^30, so the round-off of the differences is larger
-        check_both(f, *args, rtol=1e-6, atol=1e-6 * float(np.max(np.abs(f(*args)))))
+test_every_rule_has_a_case, test_rule_matches_finite_differences = \
+    rule_case_tests(special, CASES, _check)
 
 
 @pytest.mark.parametrize("f", [np.i0, special.bessel_i1], ids=["i0", "bessel_i1"])

@@ -8,9 +8,8 @@ The rules checked are read from the registry: a method registered here without a
 fails ``test_every_rule_of_the_module_has_a_case``.
 """
 import numpy as np
-import pytest
 
-from gradcheck import check_both, gradients_of_sum, registered
+from gradcheck import check_both, gradients_of_sum, rule_case_tests
 from nbtape.rules import ufunc_methods
 from nbtape.rules.registry import RULES
 
@@ -89,20 +88,8 @@ CASES = {
     "np.multiply.outer": outer_cases(np.multiply),
     "np.divide.outer": outer_cases(np.divide),
 }
-REGISTERED = sorted(registered(ufunc_methods))
-
-
-def test_every_rule_of_the_module_has_a_case():
-    assert REGISTERED
-    assert set(REGISTERED) <= set(CASES), sorted(set(REGISTERED) - set(CASES))
-
-
-@pytest.mark.parametrize("name", REGISTERED)
-def test_rule_matches_finite_differences(name, rng):
-    if name not in CASES:
-        pytest.fail(f"ufunc_methods registers a rule for {name}: add a case for it to CASES")
-    for f, *args in CASES[name](rng):
-        check_both(f, *args)
+test_every_rule_has_a_case, test_rule_matches_finite_differences = \
+    rule_case_tests(ufunc_methods, CASES)
 
 
 def test_method_key_registers_the_bound_method():

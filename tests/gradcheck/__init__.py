@@ -355,3 +355,28 @@ def registered(module):
         if any(getattr(f, "__module__", None) == module.__name__ for f in fns):
             names.add(r.name)
     return names
+
+
+def rule_case_tests(module, cases, check=None):
+    """The two tests each rule module's test file runs, made for ``module``: every rule
+    it registers has a case in ``cases`` (``{rule name: rng -> [(f, *args), ...]}``), and
+    each case matches central differences in both modes (``check(f, *args)``, by default
+    ``check_both``).  A test file binds them to module-level names so pytest finds them::
+
+        test_every_rule_has_a_case, test_rule_matches_finite_differences = \\
+            rule_case_tests(differences, CASES)
+    """
+    names = sorted(set(registered(module)) | set(cases))
+    check = check or check_both
+
+    def test_every_rule_has_a_case():
+        found = registered(module)
+        assert found, f"no rule found for {module.__name__}"
+        assert found <= set(cases), f"{module.__name__} registers rules with no case: " \
+            f"{sorted(found - set(cases))}: add them to CASES"
+
+    @pytest.mark.parametrize("name", names)
+    def test_rule_matches_finite_differences(name, rng):
+        for f, *args in cases[name](rng):
+            check(f, *args)
+    return test_every_rule_has_a_case, test_rule_matches_finite_differences
