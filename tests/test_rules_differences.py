@@ -8,7 +8,7 @@ a case here fails ``test_every_rule_of_the_module_has_a_case``.
 """
 import numpy as np
 
-from gradcheck import check_both, gradients_of_sum, rule_case_tests
+from gradcheck import gradients_of_sum, rule_case_tests
 from nbtape.rules import differences
 from nbtape.rules.registry import RULES
 

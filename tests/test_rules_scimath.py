@@ -10,7 +10,7 @@ case here fails ``test_every_rule_of_the_module_has_a_case``.
 import numpy as np
 
 import nbtape as nt
-from gradcheck import check_both, gradients_of_sum, rule_case_tests
+from gradcheck import gradients_of_sum, rule_case_tests
 from nbtape.rules import scimath
 from nbtape.rules.registry import RULES
 

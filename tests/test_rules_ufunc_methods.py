@@ -9,7 +9,7 @@ fails ``test_every_rule_of_the_module_has_a_case``.
 """
 import numpy as np
 
-from gradcheck import check_both, gradients_of_sum, rule_case_tests
+from gradcheck import gradients_of_sum, rule_case_tests
 from nbtape.rules import ufunc_methods
 from nbtape.rules.registry import RULES
 
