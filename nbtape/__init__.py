@@ -20,6 +20,11 @@ from .transforms.check import check_gradients
 from .transforms.recompute import recompute_grad
 from .diagnostics.errors import NbtapeError, NoGradientRuleError
 from .display import pictures as _pictures
+from .diagnostics import float_warnings as _float_warnings
+from .diagnostics.check_numerics import check_numerics, NumericsError
+
+# numpy's floating-point warnings from a recorded op are said at the user's line
+_float_warnings.install()
 
 # The engine never imports the notebook layer; the facade may. tape.graph() and the
 # tape's HTML card ask nbtape.display.pictures for the drawing, which nbtape.notebook.graph
@@ -68,6 +73,7 @@ __all__ = [
     "Tensor", "constant", "Variable", "GradientTape", "UnconnectedGradients",
     "ForwardAccumulator", "custom_gradient", "stop_gradient", "grad", "value_and_grad",
     "jacobian", "hessian", "check_gradients", "recompute_grad", "NbtapeError", "NoGradientRuleError",
+    "check_numerics", "NumericsError",
 ]
 
 

@@ -41,8 +41,9 @@ def _parameters(fn):
     return [p for p in inspect.signature(fn).parameters if p != "self"]
 
 
-def test_the_recorders_are_the_five_the_protocol_names():
+def test_the_recorders_are_the_six_the_protocol_names():
     assert _hook_classes() == {
+        ("nbtape.diagnostics.check_numerics", "_Checking"),
         ("nbtape.tape.gradient_tape", "GradientTape"),
         ("nbtape.tape.gradient_tape", "_Paused"),
         ("nbtape.tape.forward", "ForwardAccumulator"),

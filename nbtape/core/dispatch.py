@@ -9,6 +9,7 @@ import numpy as np
 from .state import next_id, tls
 from .arrays import SCALAR_METAS, is_foreign as _is_foreign
 from .arrays import mixed_backends_error as _mixed_backends_error
+from ..diagnostics.float_warnings import reissue
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
 from ..tape.snapshot import own_result
@@ -125,6 +126,8 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         if err is None:
             raise
         raise err from e
+    except RuntimeWarning as w:     # numpy's overflow/invalid, said at the user's line
+        out = reissue(w, rule.name, rule.compute, *raw)
     if rule.multi or (type(out) not in _ARRAY_TYPES and not isinstance(out, _ARRAYS)):
         return _finish(rule, args, None, out, stack, False)
     outs = _new(Tensor)     # Tensor(out) without its __init__ frame (a call per op shows)
@@ -217,12 +220,19 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
                 else:
                     raw.append(a)
             else:
-                out = rule.fn(*raw, **kwargs)
+                try:
+                    out = rule.fn(*raw, **kwargs)
+                except RuntimeWarning as w:     # said at the user's line (float_warnings)
+                    out = reissue(w, rule.name, rule.fn, *raw, **kwargs)
                 return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, False)
     args = [_read_nested(a, stack) for a in args]
     kwargs = {k: _read_nested(v, stack) for k, v in kwargs.items()}
-    out = rule.fn(*[_raw_nested(a) for a in args],
-                  **{k: _raw_nested(v) for k, v in kwargs.items()})
+    raw = [_raw_nested(a) for a in args]
+    rawkw = {k: _raw_nested(v) for k, v in kwargs.items()}
+    try:
+        out = rule.fn(*raw, **rawkw)
+    except RuntimeWarning as w:     # said at the user's line (float_warnings)
+        out = reissue(w, rule.name, rule.fn, *raw, **rawkw)
     if not stack or rule.nondiff:
         return _finish(rule, args, None, out, (), False)
     args, kwargs = _bind(rule, args, kwargs)
@@ -313,7 +323,11 @@ def apply_unknown(fn, args, kwargs, name=None):
     stack = tls.stack
     raw, args = _unwrap_nested(tuple(args), stack)
     rawkw, kwargs = _unwrap_nested(tuple(kwargs.items()), stack) if kwargs else ((), ())
-    out = fn(*raw, **dict(rawkw))
+    try:
+        out = fn(*raw, **dict(rawkw))
+    except RuntimeWarning as w:     # said at the user's line (float_warnings)
+        out = reissue(w, name or getattr(fn, "__name__", "a numpy function"), fn, *raw,
+                      **dict(rawkw))
     multi = isinstance(out, (tuple, list)) and any(
         isinstance(o, np.ndarray) or _is_foreign(o) for o in out)
     outs = _wrap_multi(out) if multi else _wrap(out)
@@ -393,7 +407,10 @@ def _into_array(ufunc, method, inputs, kwargs):
         raw.append(a)
     kwargs = {k: _raw_nested(_read_nested(v, stack)) for k, v in kwargs.items()}
     fn = ufunc if method == "__call__" else getattr(ufunc, method)
-    return fn(*raw, **kwargs)
+    try:
+        return fn(*raw, **kwargs)
+    except RuntimeWarning as w:     # said at the user's line (float_warnings)
+        return reissue(w, f"np.{ufunc.__name__}", fn, *raw, **kwargs)
 
 
 def array_function(func, args, kwargs):

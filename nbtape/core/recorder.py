@@ -2,11 +2,12 @@
 
 A numpy call on tensors runs first, then ``dispatch`` offers it to every recorder on
 this thread's stack (``state.tls.stack``), oldest first; reading a variable, letting a
-value escape to plain numpy and assigning a variable are offered the same way.  Five
+value escape to plain numpy and assigning a variable are offered the same way.  Six
 classes implement it: ``GradientTape`` (keeps a record per op), its paused stand-in
 inside ``stop_recording`` (notes uses, records nothing), ``ForwardAccumulator``
-(pushes tangents forward), and two listeners that collect what a function touches
-(``recompute_grad``'s reads, ``custom_gradient``'s variable watcher).
+(pushes tangents forward), two listeners that collect what a function touches
+(``recompute_grad``'s reads, ``custom_gradient``'s variable watcher), and
+``check_numerics``'s listener (raises at the first op that makes a NaN or inf).
 ``tests/test_recorder.py`` checks that each implements every hook with these
 parameters.
 

@@ -94,6 +94,18 @@ def without_nbtape_tail(tb):
     return out
 
 
+def shown_from_user(exc):
+    """``exc``, made to draw in IPython without the nbtape frames at its end: for an
+    error nbtape raises from inside an op (``nt.check_numerics``), where no public entry
+    point re-raises it.
+
+    >>> shown_from_user(NbtapeError("x")).args
+    ('x',)
+    """
+    _render_from_user(exc)
+    return exc
+
+
 def _render_from_user(exc):
     """Let IPython draw ``exc``'s traceback without the frame that re-raised it."""
     if getattr(exc, "_render_traceback_", None) is not None:

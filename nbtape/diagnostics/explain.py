@@ -19,6 +19,7 @@ from . import user_line
 from .user_line import PACKAGE_DIR
 from ..tape.backward import forward_reach
 from .breaks import ObjectArrayRule
+from .numerics import backward_birth, finite, forward_birth
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
 
@@ -29,8 +30,10 @@ class Explanation:
     ``str()`` reads as a short paragraph; in a notebook it shows as HTML.
     """
 
-    def __init__(self, title, connected, steps, reasons, fix=None, extra_paths=0):
+    def __init__(self, title, connected, steps, reasons, fix=None, extra_paths=0,
+                 nonfinite=None):
         self.title = title
+        self.nonfinite = nonfinite    # why the gradient is NaN or inf (numerics.py), or None
         self.connected = connected
         self.steps = steps            # [(label, where)] along one path
         self.reasons = reasons        # [str] why there is no gradient
@@ -44,6 +47,8 @@ class Explanation:
                 lines.append("  " + label + _at(where))
             if self.extra_paths:
                 lines.append(f"  (and {self.extra_paths} more path(s); their gradients add up)")
+            if self.nonfinite:
+                lines.append("  But the gradient is not finite: " + self.nonfinite)
         else:
             lines.extend("  - " + r for r in self.reasons)
             if self.fix:
@@ -61,6 +66,9 @@ class Explanation:
                     if self.extra_paths else "")
             body = f"<ol>{items}</ol>{more}"
             color = "#1a7f37"
+            if self.nonfinite:
+                body += (f"<p><b style='color:#b35900'>But the gradient is not finite:</b> "
+                         f"{e(self.nonfinite)}</p>")
         else:
             body = "<ul>" + "".join(f"<li>{e(r)}</li>" for r in self.reasons) + "</ul>"
             if self.fix:
@@ -160,7 +168,8 @@ def explain(tape, target, source):
         n_paths = _count_paths(ops, reach, sid, tid)
         return Explanation(f"Connected: the gradient flows from the target back to {src} "
                            f"through {len(path)} recorded op(s).", True, steps, [],
-                           extra_paths=max(0, n_paths - 1))
+                           extra_paths=max(0, n_paths - 1),
+                           nonfinite=_nonfinite(tape, target, source))
 
     reasons = _breaks(tape, ops, reach, source, target, src)
     if not reasons:
@@ -176,6 +185,29 @@ def explain(tape, target, source):
         reasons = ["no recorded operation connects them: the target was computed from "
                    "other values (or before this tape started recording)."]
     return Explanation(title_none, False, [], reasons)
+
+
+def _nonfinite(tape, target, source):
+    """Where a NaN or inf in this gradient was born (numerics.py), or None when it is
+    finite.  A used non-persistent tape dropped what a new search needs: it says what
+    its gradient found."""
+    if tape.consumed:
+        birth = tape.last_nonfinite
+        return None if birth is None else birth.story()
+    value = target._value
+    if not isinstance(value, (np.ndarray, np.generic)) or value.dtype.kind not in "fc":
+        return None
+    seeds = {target._id: np.ones_like(value)}
+    birth = backward_birth(tape.op_records, seeds, [source._id])
+    forward_bad = not finite(value)
+    if birth is None and forward_bad:
+        birth = forward_birth(tape.op_records)
+    if birth is None:
+        return ("the target's own value is not finite: the forward pass made it"
+                if forward_bad else None)
+    head = ("the target's own value is not finite either (the forward pass made a NaN or "
+            "inf); " if forward_bad else "")
+    return head + birth.story()
 
 
 def _without_gradient(ops, reach, tid):

@@ -4,6 +4,7 @@ Cost is linear in the number of recorded ops.  Only ops that lie downstream of
 a source are visited, and an op's output adjoint is dropped as soon as the op
 has passed it on, so memory stays at what is live.
 """
+import sys
 import warnings
 
 import numpy as np
@@ -12,7 +13,7 @@ from ..diagnostics.user_line import describe, source_line
 from ..core.arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
 from ..diagnostics.breaks import ObjectArrayRule, object_array_error
 from ..diagnostics.errors import NoGradientRuleError
-from .records import ANS, ARGS, IN_IDS, OUT_IDS, RAW_ARGS, RULE, saved_id
+from .records import ANS, ARGS, IN_IDS, OUT_IDS, RAW_ARGS, RULE, WHERE, saved_id
 from ..rules.util import unbroadcast
 from ..core.tensor import Tensor
 
@@ -269,6 +270,23 @@ def _step(rule, rec, g, keys, wanted, adj, tensor_mode):
         if UNIMPLEMENTED not in str(w):
             raise
         raise unimplemented_error(rule.name, w) from None
+
+
+def step_in_progress():
+    """``(rule name, user's line)`` of the recorded op whose reverse step is running on
+    this thread now (the innermost), or None: for an error raised from inside a step
+    (``nt.check_numerics``) to name the forward op whose derivative it was computing.
+
+    >>> step_in_progress() is None
+    True
+    """
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code is _step.__code__:
+            local = f.f_locals
+            return local["rule"].name, local["rec"][WHERE]
+        f = f.f_back
+    return None
 
 
 def take_adjoint(adj, rule, rec, keep):

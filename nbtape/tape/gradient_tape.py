@@ -20,6 +20,7 @@ from .arguments import (UnconnectedGradients, checked_sources, int_source_messag
                         not_a_tensor_message, target_seeds, unconnected_policy)
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
+from ..diagnostics.numerics import explain_nonfinite, nonfinite_results
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
 
@@ -104,6 +105,7 @@ class GradientTape(TapeView, Observable):
         self._shared_metas = {}   # operand metas -> the one tuple of them the ops keep
         self._inside = {}         # file name -> whether the user's line is further out
         self.last_gradient = None  # GradientRecord of the latest gradient() call
+        self._numerics = None     # Birth of the latest non-finite gradient (explain says it)
 
     @property
     def persistent(self):
@@ -346,9 +348,22 @@ class GradientTape(TapeView, Observable):
         seeds = target_seeds(targets, output_gradients, int_sources, flat_sources,
                              self._tracked, self._notes, self._ops)
         results = self._run(seeds, flat_sources, policy)
+        self._check_finite(seeds, targets, flat_sources, results, "gradient")
         self._finish()
         self._tell_observers(flat_sources, results)
         return unflatten(sources, results)
+
+    def _check_finite(self, seeds, targets, sources, results, what):
+        """One pass over the results; a NaN or inf among them is said once, at the
+        user's line, with where it was born (found while the records are whole)."""
+        bad = nonfinite_results(results)
+        if bad:
+            if seeds is None:       # a Jacobian: its rows add up to the gradient of the sum
+                seeds = {t._id: np.ones_like(t._value) for t in targets
+                         if isinstance(t, TensorLike) and t.dtype.kind in "fc"}
+            text, self._numerics = explain_nonfinite(self._ops, seeds, targets, sources,
+                                                     results, bad)
+            warn_user(text.replace("The gradient", f"The {what}", 1), RuntimeWarning)
 
     def _check_usable(self, what):
         if self._consumed:
@@ -444,6 +459,7 @@ class GradientTape(TapeView, Observable):
             result, unconnected = tape_jacobian(self, target, sources, policy)
         for s in unconnected:
             self._warn_escape(s, policy)     # None or zeros: say so when a value escaped
+        self._check_finite(None, flatten(target), flatten(sources), flatten(result), "Jacobian")
         self._finish()
         return result
 
@@ -455,6 +471,7 @@ class GradientTape(TapeView, Observable):
         self._check_usable("batch_jacobian")
         with self._stepping_aside():
             result = tape_batch_jacobian(self, target, source, policy)
+        self._check_finite(None, [target], [source], [result], "batch Jacobian")
         self._finish()
         return result
 

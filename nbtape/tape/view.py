@@ -98,6 +98,17 @@ class TapeView:
         return ref() if ref is not None else None
 
     @property
+    def last_nonfinite(self):
+        """Where the NaN or inf of this tape's latest non-finite gradient was born (a
+        ``numerics.Birth``: the op, its line, the element, the pattern), or None.
+
+        >>> import numpy as np, nbtape as nt
+        >>> nt.GradientTape().last_nonfinite is None
+        True
+        """
+        return self._numerics
+
+    @property
     def retired(self):
         """Why this tape's records were dropped (see ``retire``), or None."""
         return self._retired

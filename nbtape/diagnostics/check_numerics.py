@@ -1,0 +1,100 @@
+"""``nt.check_numerics()``: stop at the first op that makes a NaN or inf.
+
+Inside the ``with`` block a listener (a ``Recorder``, core/recorder.py) sits on the
+recording stack and looks at every op's output: the first one holding a NaN or inf
+that its inputs did not hold raises ``NumericsError`` naming the op, the user's line,
+the element, the local values and the pattern (numerics.py).  A gradient asked for
+inside the block runs its reverse pass on tensors (as any pass with a recorder
+outside does), so the listener sees the backward ops too, and says which forward op's
+derivative made the value.  Off by default: it costs a check per op.
+"""
+import numpy as np
+
+from ..core.state import tls
+from ..core.tensor import Tensor
+from ..tape.backward import step_in_progress
+from . import user_line
+from .errors import NbtapeError, shown_from_user
+from .numerics import Birth, backward_pattern, finite, first_bad, forward_pattern, value_at
+
+
+class NumericsError(NbtapeError, FloatingPointError):
+    """An op made a NaN or inf from finite inputs inside ``nt.check_numerics()``."""
+
+
+class _Checking:
+    """The listener ``check_numerics`` puts on the stack (a Recorder that records
+    nothing and raises at the first op whose output turns non-finite)."""
+
+    paused = None
+
+    def record(self, rule, args, kwargs, operands, ids, outs):
+        for out in (outs if rule.multi else (outs,)):
+            value = out._value if type(out) is Tensor else out
+            if finite(value):
+                continue
+            ins = [a._value if isinstance(a, Tensor) else a for a in operands]
+            if not all(finite(v) for v in ins if isinstance(v, (np.ndarray, np.generic))):
+                continue        # carried in, not born here
+            raise shown_from_user(NumericsError(_message(rule, ins, value)))
+
+    def on_variable_read(self, variable):
+        pass
+
+    def note_escape(self, tensor, how):
+        pass
+
+    def on_assign(self, variable, source, how):
+        pass
+
+
+def _message(rule, ins, value):
+    index = first_bad(value)
+    shape = np.shape(value)
+    first = ins[0] if ins else None
+    values = {"input": value_at(first, index, shape), "output": value_at(value, index, None)}
+    step = step_in_progress()
+    where = user_line.caller()
+    if step is None:
+        pattern, fix = forward_pattern(rule.name, values)
+        birth = Birth("forward", None, rule.name, where, index, values, pattern, fix)
+        head = f"nt.check_numerics: {rule.name} made a NaN or inf from finite inputs"
+    else:
+        name, op_where = step
+        local = [value_at(v, index, shape) for v in ins]
+        values = {f"operand {j} of {rule.name}": v for j, v in enumerate(local)}
+        values["result"] = value_at(value, index, None)
+        pattern, fix = backward_pattern(name, {"input": 0.0 if 0.0 in local else None}, False)
+        birth = Birth("backward", None, name, op_where, index, values, pattern, fix)
+        head = (f"nt.check_numerics: {rule.name}, computing the derivative of {name} in the "
+                f"backward pass, made a NaN or inf from finite values (in the gradient asked "
+                f"for at {user_line.describe(where)})")
+    return head + "; " + birth.story()
+
+
+class check_numerics:
+    """Context manager: raise at the first op, forward or backward, whose output has a
+    NaN or inf that its inputs did not have.
+
+    >>> import numpy as np, nbtape as nt
+    >>> x = nt.constant(np.array([1.0, 0.0]))
+    >>> with nt.check_numerics():
+    ...     y = np.log(x)                       # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    NumericsError: nt.check_numerics: np.log made a NaN or inf from finite inputs; ...
+    """
+
+    __slots__ = ("_listener",)
+
+    def __enter__(self):
+        self._listener = _Checking()
+        tls.stack.append(self._listener)
+        return self
+
+    def __exit__(self, *exc):
+        stack = tls.stack
+        for k in range(len(stack) - 1, -1, -1):
+            if stack[k] is self._listener:
+                del stack[k]
+                break
+        return False
