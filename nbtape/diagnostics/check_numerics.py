@@ -14,7 +14,7 @@ from ..core.state import tls
 from ..core.tensor import Tensor
 from ..tape.backward import step_in_progress
 from . import user_line
-from .errors import NbtapeError, shown_from_user
+from .errors import NbtapeError, shown_from_user, warn_user
 from .numerics import Birth, backward_pattern, finite, first_bad, forward_pattern, value_at
 
 
@@ -70,6 +70,26 @@ def _message(rule, ins, value):
                 f"backward pass, made a NaN or inf from finite values (in the gradient asked "
                 f"for at {user_line.describe(where)})")
     return head + "; " + birth.story()
+
+
+def say_nonfinite(text, values):
+    """Say ``text`` about non-finite ``values`` the way numpy's own error state says
+    invalid values (NaN) or overflows (inf only): a warning at the user's line (numpy's
+    default), nothing under ``np.errstate(invalid="ignore")``, a ``NumericsError``
+    under ``"raise"``: a user who silenced numpy's NaN warnings hears none from nbtape.
+
+    >>> import warnings
+    >>> with np.errstate(invalid="ignore"), warnings.catch_warnings():
+    ...     warnings.simplefilter("error")
+    ...     say_nonfinite("quiet", [np.array([np.nan])])
+    """
+    nan = any(np.isnan(getattr(v, "_value", v)).any() for v in values)
+    mode = np.geterr()["invalid" if nan else "over"]
+    if mode == "ignore":
+        return
+    if mode == "raise":
+        raise shown_from_user(NumericsError(text))
+    warn_user(text, RuntimeWarning)
 
 
 class check_numerics:

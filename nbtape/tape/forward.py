@@ -10,7 +10,8 @@ from ..core.state import outer_only, tls
 from ..core.arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import raw_value, raw_output
 from ..diagnostics.breaks import object_array_refusal
-from ..diagnostics.errors import NoGradientRuleError, user_facing, warn_user
+from ..diagnostics.errors import NoGradientRuleError, user_facing
+from ..diagnostics.check_numerics import say_nonfinite
 from ..diagnostics.numerics import count, nonfinite_results
 from ..rules.util import shape_of
 from ..core.structure import flatten, unflatten
@@ -240,11 +241,11 @@ class ForwardAccumulator:
         bad = nonfinite_results(out)    # one pass over the tangents
         if bad:
             nan, inf, size = count(out[bad[0]]._value)
-            warn_user(f"The tangent (acc.jvp) of target {bad[0]} has {nan} NaN and {inf} inf "
-                      f"element(s) (of {size}); forward mode keeps no record of where they "
-                      "were born: run the computation inside `with nt.check_numerics():` "
-                      "(entered before the accumulator) to stop at the op that makes one.",
-                      RuntimeWarning)
+            say_nonfinite(f"The tangent (acc.jvp) of target {bad[0]} has {nan} NaN and {inf} "
+                          f"inf element(s) (of {size}); forward mode keeps no record of where "
+                          "they were born: run the computation inside "
+                          "`with nt.check_numerics():` (entered before the accumulator) to "
+                          "stop at the op that makes one.", [out[k] for k in bad])
         return unflatten(primals, out)
 
 

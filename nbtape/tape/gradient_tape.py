@@ -21,6 +21,7 @@ from .arguments import (UnconnectedGradients, checked_sources, int_source_messag
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
 from ..diagnostics.numerics import explain_nonfinite, nonfinite_results
+from ..diagnostics.check_numerics import say_nonfinite
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
 
@@ -363,7 +364,8 @@ class GradientTape(TapeView, Observable):
                          if isinstance(t, TensorLike) and t.dtype.kind in "fc"}
             text, self._numerics = explain_nonfinite(self._ops, seeds, targets, sources,
                                                      results, bad)
-            warn_user(text.replace("The gradient", f"The {what}", 1), RuntimeWarning)
+            say_nonfinite(text.replace("The gradient", f"The {what}", 1),
+                          [results[k] for k in bad])
 
     def _check_usable(self, what):
         if self._consumed:
