@@ -147,3 +147,14 @@ def test_clip_by_global_norm_is_differentiable(rng):
         (ca, cb), norm = nt.clip_by_global_norm([a, b], 1.5)
         return np.sum(ca * w) + np.sum(cb) + norm
     assert nt.check_gradients(f, a0, b0) < 1e-6
+
+
+@pytest.mark.parametrize("axes", [[1], [0, 2], [-1], np.array([1])])
+def test_clip_by_norm_takes_a_list_or_tuple_of_axes_as_tensorflow_does(axes, rng):
+    from gradcheck import check_both
+    x = rng.standard_normal((2, 3, 4)) * 3
+    want_axes = tuple(int(a) for a in np.ravel(axes))
+    norm = np.sqrt(np.sum(x * x, axis=want_axes, keepdims=True))
+    np.testing.assert_allclose(nt.clip_by_norm(x, 1.0, axes=axes),
+                               x / np.maximum(norm, 1.0))
+    check_both(lambda t: nt.clip_by_norm(t, 1.0, axes=axes), x)

@@ -1,4 +1,5 @@
 """tape.explain: the path, or exactly where and why there is none (seed example 24)."""
+import re
 import warnings
 
 import numpy as np
@@ -366,3 +367,33 @@ def test_a_target_that_is_the_source_is_connected_like_its_gradient():
     e = tape.explain(result, v0)
     assert e.connected and "identity" in str(e)
     assert float(tape.gradient(result, v0)) == 1.0
+
+
+@pytest.mark.parametrize("line, how", [
+    ("y = math.exp(v[0]) * v[1]", "float()"),
+    ("y = np.exp(np.asarray(v[0])) * v[1]", "np.asarray"),
+    ("y = v[1] * float(v[0])", "float()"),
+    ("y = v[1] * v[0].item()", ".item()"),
+])
+def test_a_partial_escape_is_named_by_explain_and_by_a_warning(line, how):
+    import math
+    v = nt.Variable([1.0, 2.0])
+    scope = {"np": np, "math": math, "v": v}
+    with nt.GradientTape(persistent=True) as tape:
+        exec(line, scope)
+    y = scope["y"]
+    with pytest.warns(UserWarning, match=r"incomplete.*" + re.escape(how)):
+        tape.gradient(y, v)
+    e = tape.explain(y, v)
+    assert e.connected
+    assert f"left the tape through {how}" in str(e) and "But:" in str(e)
+    assert "left the tape" in e._repr_html_()
+    # an escape of the target itself (logging the loss) cannot come back into it
+    with nt.GradientTape(persistent=True) as tape:
+        y = np.sum(v * v)
+        print(float(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(tape.gradient(y, v).numpy(), [2.0, 4.0])
+    assert "But:" not in str(tape.explain(y, v))
+

@@ -243,3 +243,12 @@ def test_errors_in_the_users_function_keep_its_frames():
     with pytest.raises(NameError) as info:
         nt.grad(f)(np.ones(2))
     assert any(e.name == "f" for e in info.traceback)
+
+
+@pytest.mark.parametrize("f", [lambda x: x > 1.0, lambda x: np.int64(3)])
+def test_grad_of_an_integer_or_bool_function_is_zero_and_its_warning_says_zero(f):
+    with pytest.warns(UserWarning) as caught:
+        g = nt.grad(f)(2.5)
+    assert g == 0.0
+    text = " ".join(str(w.message) for w in caught)
+    assert "is zero" in text and "None" not in text

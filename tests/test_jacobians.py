@@ -404,3 +404,18 @@ def test_a_jacobian_inside_its_own_persistent_tape_is_recorded(batch):
     num = numeric_grad(lambda x: _jacobian_sum_inside_the_block(np.asarray(x), batch)[0],
                        [x0], 0, 1e-6)
     np.testing.assert_allclose(g.numpy(), num, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("nest", [list, tuple, lambda ts: {"a": ts[0], "b": [ts[1]]}])
+def test_a_list_of_targets_gives_a_jacobian_per_target_as_tensorflow_does(nest, rng):
+    a = rng.standard_normal(3)
+    x = nt.Variable(a)
+    with nt.GradientTape(persistent=True) as tape:
+        targets = [x * x, np.sum(np.sin(x))]
+    jac = tape.jacobian(nest(targets), [x])
+    flat = [jac["a"], jac["b"][0]] if isinstance(jac, dict) else list(jac)
+    assert type(jac) is type(nest(targets))
+    np.testing.assert_allclose(flat[0][0].numpy(), np.diag(2 * a))
+    np.testing.assert_allclose(flat[1][0].numpy(), np.cos(a))
+    for t, j in zip(targets, flat):   # each is the Jacobian of that target alone
+        np.testing.assert_allclose(j[0].numpy(), tape.jacobian(t, x).numpy())

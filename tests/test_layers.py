@@ -222,3 +222,36 @@ def test_errors_from_a_custom_layers_own_code_keep_its_frames():
     with pytest.raises(ValueError) as info:
         Broken()(np.ones((2, 3)))
     assert any(e.name == "call" for e in info.traceback)
+
+
+# --- a copied model is a new model (a DQN target network, an EMA or teacher model) ------------
+def _model(rng, layers=(2,)):
+    m = Sequential([Dense(n, activation="tanh" if k < len(layers) - 1 else None)
+                    for k, n in enumerate(layers)])
+    m(nt.constant(rng.standard_normal((1, 3)).astype("float32")))
+    return m
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("layers", [(2,), (4, 1)])
+def test_a_target_network_copy_sends_no_gradient_into_the_model(how, layers, rng):
+    import copy
+    import pickle
+    model = _model(rng, layers)
+    target = (copy.deepcopy(model) if how == "deepcopy"
+              else pickle.loads(pickle.dumps(model)))
+    x = nt.constant(rng.standard_normal((5, 3)).astype("float32"))
+    for a, b in zip(model.variables, target.variables):
+        assert a is not b and a.name == b.name and a.trainable == b.trainable
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with nt.GradientTape() as tape:
+        y = np.sum((model(x) - target(x) * 0.5) ** 2)
+    grads = tape.gradient(y, model.trainable_variables)
+    # the target's outputs are constants: the gradient of sum((m - c)**2), c = 0.5 m
+    frozen = nt.constant(target(x).numpy() * 0.5)
+    with nt.GradientTape() as tape:
+        y = np.sum((model(x) - frozen) ** 2)
+    expected = tape.gradient(y, model.trainable_variables)
+    for g, e in zip(grads, expected):
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-5)
+

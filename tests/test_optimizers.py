@@ -239,3 +239,53 @@ def test_none_gradient_warning_points_at_the_callers_line():
     with pytest.warns(UserWarning, match="'b'") as caught:
         nt.optimizers.SGD(0.1).apply_gradients([(1.0, a), (None, b)])
     assert caught[0].filename == __file__
+
+
+# --- copies: a copied variable has its own optimizer state ------------------------------------------
+_MAKERS = [lambda: optimizers.Adam(0.1), lambda: optimizers.SGD(0.1, momentum=0.9),
+           lambda: optimizers.RMSprop(0.1, centered=True)]
+
+
+def _reference(make, grads):
+    w = nt.Variable(W0.copy())
+    opt = make()
+    for g in grads:
+        opt.apply_gradients([(g, w)])
+    return w.numpy()
+
+
+@pytest.mark.parametrize("make", _MAKERS)
+def test_optimizer_state_is_never_shared_between_a_variable_and_its_copy(make):
+    import copy
+    # one optimizer stepping a variable and its copy (a model and its target network)
+    w = nt.Variable(W0.copy(), name="w")
+    w2 = copy.deepcopy(w)
+    opt = make()
+    for g in GRADS:
+        opt.apply_gradients([(g, w), (-g, w2)])
+    np.testing.assert_allclose(w.numpy(), _reference(make, GRADS))
+    np.testing.assert_allclose(w2.numpy(), _reference(make, [-g for g in GRADS]))
+    # an optimizer deep-copied with its variables keeps its slots with the copies
+    w = nt.Variable(W0.copy(), name="w")
+    opt = make()
+    opt.apply_gradients([(GRADS[0], w)])
+    w3, opt3 = copy.deepcopy((w, opt))
+    opt.apply_gradients([(GRADS[1], w)])
+    opt3.apply_gradients([(GRADS[2], w3)])
+    opt.apply_gradients([(GRADS[2], w)])
+    np.testing.assert_allclose(w.numpy(), _reference(make, GRADS))
+    np.testing.assert_allclose(w3.numpy(), _reference(make, [GRADS[0], GRADS[2]]))
+    assert not {id(s) for s in opt.variables} & {id(s) for s in opt3.variables}
+
+
+# --- callable learning rates --------------------------------------------------------------------------
+def test_a_zero_argument_learning_rate_is_called_at_each_step():
+    rates = iter([0.1, 0.01])
+    opt = optimizers.SGD(learning_rate=lambda: next(rates))
+    np.testing.assert_allclose(_run(opt, GRADS[:2]), W0 - 0.1 * GRADS[0] - 0.01 * GRADS[1])
+
+
+def test_a_learning_rate_callable_of_two_arguments_is_refused_clearly():
+    with pytest.raises(TypeError, match="iteration count"):
+        optimizers.Adam(learning_rate=lambda a, b: 0.1)
+

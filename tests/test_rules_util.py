@@ -157,3 +157,36 @@ def test_refusal_message_names_the_parameter_and_the_call():
                           "argument in f(x),")
     assert "nt.stop_gradient" in msg
     assert util.refusal("np.sum", "axis").count(" argument,") == 1
+
+
+# --- undoing broadcasting sums accurately over many rows ------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+@pytest.mark.parametrize("shape", [(2,), (1, 2)])
+def test_unbroadcast_of_a_float32_over_more_than_2_to_the_24_rows_is_exact(shape, dtype):
+    # the gradient of a float32 bias broadcast over 3 * 2**23 rows: a running float32 sum
+    # stops growing at 2**24 (a third low); a broadcast view keeps this test's memory small
+    rows = 3 << 23
+    g = np.broadcast_to(np.ones((), dtype=dtype), (rows, 2))
+    out = util.unbroadcast(g, shape, np.dtype(dtype))
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out, np.full(shape, rows))
+
+
+def test_the_gradient_of_a_low_precision_value_broadcast_over_many_rows_is_exact():
+    # end to end, with float16 standing in for float32 (a running float16 sum of ones
+    # stops at 2048 as float32's does at 2**24), through the reverse pass and a Jacobian
+    rows = 3072
+    b = nt.Variable(np.zeros(2, dtype="float16"))
+    x = nt.constant(np.zeros((rows, 2), dtype="float16"))
+    with nt.GradientTape(persistent=True) as tape:
+        y = x + b
+        s = np.sum(x + b, axis=0)
+    np.testing.assert_array_equal(tape.gradient(y, b).numpy(), [rows, rows])
+    np.testing.assert_array_equal(tape.jacobian(s, b).numpy(), np.eye(2) * rows)
+
+
+def test_accurate_sum_keeps_the_dtype_and_the_common_case_as_it_was(rng):
+    a = rng.standard_normal((100, 3)).astype("float32")
+    np.testing.assert_array_equal(util.accurate_sum(a, 0, 100), np.add.reduce(a, axis=0))
+    big = np.broadcast_to(np.float32(1), (1 << 25, 1))
+    assert util.accurate_sum(big, 0, 1 << 25).dtype == np.float32

@@ -614,3 +614,101 @@ def test_float_of_a_non_scalar_says_to_use_item():
     with pytest.raises(TypeError, match=r"\.item\(\)"):
         float(t)
     assert t.item() == 2.5
+
+
+# --- copies and pickles -------------------------------------------------------------------------
+def test_copies_of_a_tensor_are_new_values_that_the_gradient_flows_through():
+    import copy
+    x = nt.Variable([1.0, 2.0])
+    with nt.GradientTape() as tape:
+        y = x * 3.0
+        z = np.sum(copy.copy(y) * copy.deepcopy(y))      # 9 x**2
+    for c in (copy.copy(y), copy.deepcopy(y)):
+        assert type(c) is nt.Tensor and c._id != y._id
+        np.testing.assert_array_equal(c.numpy(), y.numpy())
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), [18.0, 36.0])
+
+
+def test_an_unpickled_tensor_is_a_new_immutable_constant():
+    import pickle
+    t = nt.constant(np.array([1.0, 2.0], dtype="float32"))
+    u = pickle.loads(pickle.dumps(t))
+    assert type(u) is nt.Tensor and u._id != t._id and u.dtype == np.float32
+    np.testing.assert_array_equal(u.numpy(), [1.0, 2.0])
+    with pytest.raises(ValueError):
+        np.asarray(u)[0] = 5.0
+
+
+# --- the ndarray attributes ------------------------------------------------------------------------
+# every public ndarray attribute is on Tensor, or left out for the reason given
+_LEFT_OUT = {
+    # layout and buffer protocols: a Tensor is not an ndarray, and exposing its buffer
+    # would let numpy read it without np.asarray (so without the tape noting an escape)
+    "__array_finalize__": "ndarray subclass hook", "__array_wrap__": "ndarray subclass hook",
+    "__array_interface__": "buffer", "__array_struct__": "buffer", "ctypes": "buffer",
+    "__dlpack__": "buffer", "__dlpack_device__": "buffer", "flags": "buffer",
+    "strides": "buffer", "base": "buffer", "view": "reinterprets the buffer",
+    "getfield": "reinterprets the buffer", "byteswap": "reinterprets the buffer",
+    "__array_namespace__": "nbtape is not an array-API namespace",
+    "device": "array API", "to_device": "array API",
+    "__class_getitem__": "typing generics of ndarray",
+    # mutation: tensors are immutable (Python falls back to x = x + y for +=, as TF does)
+    "__delitem__": "immutable", "fill": "immutable", "put": "immutable",
+    "resize": "immutable", "setfield": "immutable", "setflags": "immutable",
+    "flat": "a writable iterator; np.ravel(t) reads it",
+    "__iadd__": "immutable", "__iand__": "immutable", "__ifloordiv__": "immutable",
+    "__ilshift__": "immutable", "__imatmul__": "immutable", "__imod__": "immutable",
+    "__imul__": "immutable", "__ior__": "immutable", "__ipow__": "immutable",
+    "__irshift__": "immutable", "__isub__": "immutable", "__itruediv__": "immutable",
+    "__ixor__": "immutable",
+    # serialising: pickle a tensor (it is a new constant), or t.numpy().tofile(...)
+    "__setstate__": "pickled by __reduce__", "dump": "pickle", "dumps": "pickle",
+    "tofile": "t.numpy().tofile", "tobytes": "t.numpy().tobytes",
+}
+
+
+def test_every_public_ndarray_attribute_is_there_or_left_out_for_a_reason():
+    t = nt.constant(np.ones((2, 3)))
+    missing = [n for n in dir(np.ndarray) if not hasattr(t, n) and n not in _LEFT_OUT]
+    assert missing == []
+    # and nothing is listed as left out that Tensor has after all
+    assert [n for n in _LEFT_OUT if hasattr(t, n)] == []
+
+
+def test_matrix_transpose_is_recorded_in_both_modes(rng):
+    from gradcheck import check_both
+    check_both(lambda a: a.mT * np.arange(6.0).reshape(3, 2), rng.standard_normal((2, 3)))
+    check_both(lambda a: a.mT, rng.standard_normal((4, 2, 3)))
+    with pytest.raises(ValueError, match="2 dimensions"):
+        nt.constant([1.0, 2.0]).mT
+
+
+def test_the_other_ndarray_methods_match_numpy(rng):
+    a = rng.standard_normal((3, 4))
+    t = nt.constant(a)
+    assert (t.itemsize, t.nbytes) == (a.itemsize, a.nbytes)
+    assert (a[0, 0] in t) and (123.0 not in t)
+    np.testing.assert_array_equal(t.compress([True, False, True], axis=0).numpy(),
+                                  a.compress([True, False, True], axis=0))
+    np.testing.assert_array_equal(np.sort(t.argpartition(1, axis=1).numpy()[:, :1]),
+                                  np.sort(a.argpartition(1, axis=1)[:, :1]))
+    np.testing.assert_array_equal(nt.constant([0, 1]).choose([[1, 2], [3, 4]]), [1, 4])
+    assert float(round(nt.constant(2.6))) == 3.0
+    with pytest.raises(TypeError, match="np.partition"):
+        t.partition(1)
+
+
+def test_bool_of_a_followed_value_is_noted_as_float_is():
+    x = nt.Variable(2.0)
+    with nt.GradientTape() as tape:
+        h = x * 1.0
+        y = (1.0 if h else 0.0) * float(h) * (1.0 if h > 0.0 else 0.0)   # (a comparison is
+    assert [n.detail for n in tape.notes] == ["bool()", "float()"]        # not followed)
+
+
+def test_operator_index_of_a_watched_integer_is_noted():
+    i = nt.constant(1)
+    with nt.GradientTape() as tape:
+        tape.watch(i)
+        assert operator.index(i) == 1
+    assert [n.detail for n in tape.notes] == ["operator.index()"]

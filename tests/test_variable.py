@@ -1,4 +1,5 @@
 """nt.Variable: mutable state that tapes watch when they read it."""
+import os
 import warnings
 
 import numpy as np
@@ -336,3 +337,68 @@ def test_assign_of_the_wrong_shape_names_the_variable():
     with pytest.raises(ValueError, match=r"shape \(3,\) to variable 'w' of shape \(2,\)") as info:
         v.assign([1.0, 2.0, 3.0])
     assert not nbtape_frames(info.value)
+
+
+# --- copies and pickles are new variables --------------------------------------------------
+_COPIES = {
+    "copy": lambda v: __import__("copy").copy(v),
+    "deepcopy": lambda v: __import__("copy").deepcopy(v),
+    "pickle": lambda v: __import__("pickle").loads(__import__("pickle").dumps(v)),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_COPIES))
+def test_a_copy_is_a_new_variable_to_the_tape(how):
+    # were the tape identity kept, both would get the gradient of the sum of their uses
+    v = nt.Variable([1.0, 2.0], name="w", dtype="float32")
+    c = _COPIES[how](v)
+    assert type(c) is nt.Variable and c is not v
+    assert (c.name, c.dtype, c.trainable) == ("w", np.dtype("float32"), True)
+    np.testing.assert_array_equal(c.numpy(), [1.0, 2.0])
+    assert not _COPIES[how](nt.Variable(1.0, trainable=False)).trainable
+    c.assign([10.0, 20.0])
+    with nt.GradientTape() as tape:
+        y = np.sum(v * v) + 3.0 * np.sum(c)
+    gv, gc = tape.gradient(y, [v, c])
+    np.testing.assert_allclose(gv.numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(gc.numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])     # assigning the copy left v alone
+
+
+def test_a_copy_made_inside_a_tape_is_a_new_leaf_and_the_none_gradient_says_why():
+    import copy
+    v = nt.Variable(2.0)
+    with nt.GradientTape() as tape:
+        y0 = v * 1.0
+        c = copy.deepcopy(v)
+        y = c * c
+    assert y0 is not None
+    with pytest.warns(UserWarning, match="copy"):
+        assert tape.gradient(y, v) is None
+
+
+def test_an_unpickled_variable_in_a_new_process_does_not_collide_with_fresh_ones(tmp_path):
+    # pickled in one fresh process (small tape ids), unpickled in another beside fresh
+    # variables, whose ids start from the same counter
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root)
+    saved = tmp_path / "w.pkl"
+    subprocess.run([sys.executable, "-c",
+                    "import pickle, sys, nbtape as nt\n"
+                    "w = nt.Variable([1.0, 2.0], name='w')\n"
+                    "open(sys.argv[1], 'wb').write(pickle.dumps(w))\n", str(saved)],
+                   env=env, check=True, cwd=root)
+    out = subprocess.run([sys.executable, "-c",
+                          "import pickle, sys, numpy as np, nbtape as nt\n"
+                          "w = pickle.loads(open(sys.argv[1], 'rb').read())\n"
+                          "fresh = [nt.Variable([1.0, 2.0]) for _ in range(200)]\n"
+                          "with nt.GradientTape() as tape:\n"
+                          "    y = 5.0 * np.sum(w) + sum(np.sum(f * f) for f in fresh)\n"
+                          "g = tape.gradient(y, [w] + fresh)\n"
+                          "print(w.name, g[0].numpy().tolist(),\n"
+                          "      all(x.numpy().tolist() == [2.0, 4.0] for x in g[1:]))\n",
+                          str(saved)], env=env, check=True, cwd=root, capture_output=True,
+                         text=True)
+    assert out.stdout.split() == ["w", "[5.0,", "5.0]", "True"]

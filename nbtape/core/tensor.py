@@ -11,7 +11,7 @@ from .state import next_id, tls
 from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
 
 
-def _note_escape(t, how):
+def note_escape(t, how):
     """Tell active tapes that ``t`` left as a plain value (cheap when none are)."""
     for rec in tls.stack:
         rec.note_escape(t, how)
@@ -27,7 +27,7 @@ class TensorLike:
 
     def __array__(self, dtype=None, copy=None):
         if tls.stack:
-            _note_escape(self._leaf(tls.stack), "np.asarray")
+            note_escape(self._leaf(tls.stack), "np.asarray")
         v = self._value
         if type(v) is not np.ndarray:       # (an ndarray is its own np.asarray)
             v = np.asarray(v) if not _is_foreign(v) else _to_numpy(v)   # explicit: computes
@@ -66,7 +66,7 @@ class TensorLike:
         array([1., 2.])
         """
         if tls.stack:
-            _note_escape(self._leaf(tls.stack), ".data")
+            note_escape(self._leaf(tls.stack), ".data")
         return self._value
 
     def numpy(self):
@@ -80,18 +80,18 @@ class TensorLike:
         array([1., 2.])
         """
         if tls.stack:
-            _note_escape(self._leaf(tls.stack), ".numpy()")
+            note_escape(self._leaf(tls.stack), ".numpy()")
         v = self._value
         return np.array(v) if not _is_foreign(v) else _to_numpy(v)
 
     def item(self):
         if tls.stack:
-            _note_escape(self._leaf(tls.stack), ".item()")
+            note_escape(self._leaf(tls.stack), ".item()")
         return _to_numpy(self._value).item()
 
     def tolist(self):
         if tls.stack:
-            _note_escape(self._leaf(tls.stack), ".tolist()")
+            note_escape(self._leaf(tls.stack), ".tolist()")
         return _to_numpy(self._value).tolist()
 
     # Python protocol ---------------------------------------------------------------
@@ -106,11 +106,13 @@ class TensorLike:
         return (self[i] for i in range(self.shape[0]))
 
     def __bool__(self):
+        if tls.stack:
+            note_escape(self._leaf(tls.stack), "bool()")
         return bool(self._value)
 
     def __float__(self):
         if tls.stack:
-            _note_escape(self._leaf(tls.stack), "float()")
+            note_escape(self._leaf(tls.stack), "float()")
         if np.ndim(self._value):
             raise TypeError(
                 f"float() needs a scalar tensor, and this one has shape {self.shape}. Use "
@@ -119,18 +121,30 @@ class TensorLike:
 
     def __int__(self):
         if tls.stack:
-            _note_escape(self._leaf(tls.stack), "int()")
+            note_escape(self._leaf(tls.stack), "int()")
         return int(self._value)
 
     def __complex__(self):
         if tls.stack:
-            _note_escape(self._leaf(tls.stack), "complex()")
+            note_escape(self._leaf(tls.stack), "complex()")
         return complex(self._value)
 
     def __index__(self):
+        # (operator.index, range(), list indices); integers are never followed, but a
+        # watched bool or integer value is noted like float() is
         if self.dtype.kind not in "iub":
             raise TypeError(f"only integer tensors can be used as an index, not {self.dtype}")
+        if tls.stack:
+            note_escape(self._leaf(tls.stack), "operator.index()")
         return int(self._value)
+
+    def __round__(self, ndigits=None):
+        # round(t) as round(ndarray): np.round, recorded (a zero gradient almost everywhere)
+        return np.round(self, 0 if ndigits is None else ndigits)
+
+    def __contains__(self, value):
+        # `v in t` as for an ndarray: a plain bool, never differentiable
+        return bool(np.any(_to_numpy(self._value) == _to_numpy(getattr(value, "_value", value))))
 
     def __setitem__(self, idx, value):
         raise TypeError(
@@ -160,6 +174,29 @@ class TensorLike:
         raise TypeError("ndarray.sort() sorts in place, and tensors are immutable: "
                         "use np.sort(x) instead.")
 
+    def partition(self, *a, **k):
+        raise TypeError("ndarray.partition() works in place, and tensors are immutable: "
+                        "use np.partition(x, kth) instead.")
+
+    def compress(self, condition, axis=None):
+        return np.compress(condition, self, axis=axis)
+
+    @property
+    def mT(self):
+        """The matrix transpose (the last two axes swapped), recorded, as ``ndarray.mT``."""
+        if self.ndim < 2:
+            raise ValueError(f"matrix transpose needs at least 2 dimensions; this tensor "
+                             f"has shape {self.shape}. Use t.T for a 1-d or 0-d tensor.")
+        return np.swapaxes(self, -1, -2)
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
     def _repr_html_(self):
         from ..display.cards import tensor_html
         return tensor_html(self)
@@ -178,7 +215,7 @@ def _method(name):
 for _name in ("sum", "mean", "prod", "max", "min", "std", "var", "cumsum", "cumprod",
               "ravel", "squeeze", "swapaxes", "dot", "clip", "conj", "round", "repeat",
               "take", "diagonal", "trace", "argmax", "argmin", "argsort", "all", "any",
-              "nonzero", "searchsorted"):
+              "nonzero", "searchsorted", "argpartition", "choose"):
     setattr(TensorLike, _name, _method(_name))
 
 
@@ -199,6 +236,22 @@ class Tensor(TensorLike):
 
     def _leaf(self, stack=None):
         return self
+
+    # copies and pickles: a new value with its own identity (the tape's _id) ----------------
+    def __copy__(self):
+        # as ndarray.copy: recorded (np.copy) when a tape follows the tensor, so the
+        # gradient flows through the copy; the copy never shares the original's _id
+        return np.copy(self)
+
+    def __deepcopy__(self, memo):
+        return np.copy(self)
+
+    def __reduce__(self):
+        # an unpickled tensor is a new constant: its old _id would collide with the ids
+        # of the new process
+        if tls.stack:
+            note_escape(self, "pickle")
+        return (constant, (self._value,))
 
     def __repr__(self):
         from ..display.cards import tensor_repr

@@ -5,7 +5,7 @@ from .state import next_id, tls
 from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
 from ..diagnostics.errors import InvalidArgumentError, user_facing
 from .observe import Observable
-from .tensor import Tensor, TensorLike
+from .tensor import Tensor, TensorLike, note_escape
 
 
 class Variable(TensorLike, Observable):
@@ -170,6 +170,19 @@ class Variable(TensorLike, Observable):
                     "Check that the delta belongs to this variable (gradients and variables "
                     "zipped in the same order), or make a new nt.Variable for another shape.")
         return arr
+
+    # copies and pickles ---------------------------------------------------------------
+    def __reduce__(self):
+        # copy.copy, copy.deepcopy and pickle all come here.  A copy is a new variable with
+        # its own identity (a fresh _id), as TensorFlow's deepcopy makes one: were the _id
+        # kept, the tape would take the copy for the original (a DQN target network would
+        # send its gradient into the model) and an unpickled variable would collide with a
+        # fresh one of the new process.  Value, name, dtype and trainable are kept;
+        # observers (widgets) stay with the original.
+        if tls.stack:       # (the value, not a read: a copy does not watch the variable)
+            note_escape(self._tensor, "a copy (copy.copy, copy.deepcopy or pickle)")
+        v = self._tensor._value
+        return (type(self), (v, self.trainable, self._name, v.dtype))
 
     def __repr__(self):
         from ..display.cards import variable_repr

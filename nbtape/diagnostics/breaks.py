@@ -88,6 +88,49 @@ def _at(where):
     return user_line.describe(where) + (f": {line}" if line else "")
 
 
+def escapes_into_path(ops, notes, reach):
+    """The first escape note of a value in ``reach`` (computed from a source) that most
+    likely came back onto the path as a plain number: an op on the same line, recorded
+    after it, is also downstream of the source and takes a plain float operand
+    (``math.exp(v[0]) * v[1]``; a mask such as ``np.where(x.numpy() > 0, x, 0)`` is
+    bool, and flat, so it is no loss).  A plain
+    value is a constant to the tape, so the gradient then misses its share.  Escapes
+    elsewhere (``print(float(loss))``) are only named by ``explain``."""
+    for n in notes:
+        if n.kind != "escape" or n.id not in reach or n.where is None:
+            continue
+        for k in range(len(ops)):
+            op = ops[k]     # (the ids first: a line is decoded only when needed)
+            if any(o is not None and o > n.id and o in reach for o in op.out_ids) \
+                    and op.where == n.where and _plain_float_operand(op):
+                return n
+    return None
+
+
+def _plain_float_operand(op):
+    ids = op.in_ids
+    for k, a in enumerate(op.args):
+        if k < len(ids) and ids[k] is not None:
+            continue        # a tensor the tape follows (its saved array)
+        kind = a.dtype.kind if hasattr(a, "dtype") else (
+            "f" if isinstance(a, (float, complex)) else "")
+        if kind in ("f", "c"):
+            return True
+    return False
+
+
+def partial_message(where, detail):
+    """The warning for a gradient that misses the share of a value that escaped."""
+    at = user_line.describe(where)
+    line = user_line.source_line(where)
+    at += f" ({line})" if line else ""
+    return (f"the gradient may be incomplete: a value computed from this source left the tape "
+            f"through {detail} at {at}, and what was computed from that plain value is a "
+            "constant to the tape, so its share of the gradient is missing. Keep it a tensor "
+            "(np.exp instead of math.exp, no float()/int()/.item()/np.asarray on the way). "
+            "tape.explain(target, source) shows the whole story.")
+
+
 def break_message(kind, where, detail, zeros=False):
     """Why a gradient is None (or, with ``zeros``, zeros that are not the derivative),
     from the note of the place where its path stopped.

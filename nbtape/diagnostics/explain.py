@@ -47,6 +47,7 @@ class Explanation:
                 lines.append("  " + label + _at(where))
             if self.extra_paths:
                 lines.append(f"  (and {self.extra_paths} more path(s); their gradients add up)")
+            lines.extend("  But: " + r for r in self.reasons)     # escapes along the way
             if self.nonfinite:
                 lines.append("  But the gradient is not finite: " + self.nonfinite)
         else:
@@ -64,7 +65,8 @@ class Explanation:
                             for label, where in self.steps)
             more = (f"<p>and {self.extra_paths} more path(s); their gradients add up</p>"
                     if self.extra_paths else "")
-            body = f"<ol>{items}</ol>{more}"
+            body = f"<ol>{items}</ol>{more}" + "".join(f"<p><b>But:</b> {e(r)}</p>"
+                                                      for r in self.reasons)
             color = "#1a7f37"
             if self.nonfinite:
                 body += (f"<p><b style='color:#b35900'>But the gradient is not finite:</b> "
@@ -167,8 +169,8 @@ def explain(tape, target, source):
             steps.append((f"-> {ops[k].rule.name} (op {k})", ops[k].where))
         n_paths = _count_paths(ops, reach, sid, tid)
         return Explanation(f"Connected: the gradient flows from the target back to {src} "
-                           f"through {len(path)} recorded op(s).", True, steps, [],
-                           extra_paths=max(0, n_paths - 1),
+                           f"through {len(path)} recorded op(s).", True, steps,
+                           _escapes(tape, reach, tid, src), extra_paths=max(0, n_paths - 1),
                            nonfinite=_nonfinite(tape, target, source))
 
     reasons = _breaks(tape, ops, reach, source, target, src)
@@ -425,6 +427,18 @@ def _breaks(tape, ops, reach, source, target, src):
         reasons.append("the target was not recorded by this tape: it was computed outside the "
                        "tape's `with` block, or only from values the tape does not watch.")
     return reasons
+
+
+def _escapes(tape, reach, tid, src):
+    """Values computed from the source that left the tape on the way (``math.exp(v[0])``):
+    if one came back as a plain number, the gradient misses its share."""
+    return list(dict.fromkeys(
+        f"a value computed from {src} also left the tape through {detail} at "
+        f"{user_line.describe(where)}{_code(where)}: what was computed from that plain value "
+        "is a constant to the tape, so if it flows into the target, its share of the "
+        "gradient is missing (keep it a tensor: np.exp instead of math.exp, no float() or "
+        "np.asarray on the way)."
+        for kind, i, where, detail in tape.notes if kind == "escape" and i in reach and i != tid))
 
 
 def _code(where):

@@ -20,6 +20,42 @@ def shape_of(x):
     return s if s is not None else np.shape(x)
 
 
+# Summing this many terms or more of a low-precision dtype (float16, float32, complex64)
+# takes a float64 accumulator.  numpy adds along an outer axis one row at a time, so a
+# float32 running sum of ones stops growing at 2**24 (each further 1.0 rounds away) and
+# one of n terms may be off by about n * eps; past count * eps = 2**-8 that is too much
+# for a gradient.  Below it (the usual batch) the sum stays in the dtype and costs nothing.
+_ACCURATE_FROM = {"e": 4, "f": 1 << 15, "F": 1 << 15}
+
+
+def accurate_sum(g, axis, count, keepdims=False):
+    """``g.sum(axis)``, with a float64 (complex128) accumulator when ``count`` terms of
+    ``g``'s dtype would lose precision (see ``_ACCURATE_FROM``); the result keeps the dtype.
+
+    >>> ones = np.broadcast_to(np.float32(1), (3 << 23, 2))     # 25 million rows
+    >>> accurate_sum(ones, 0, 3 << 23)                           # not 2**24 = 16777216
+    array([25165824., 25165824.], dtype=float32)
+    """
+    dt = g.dtype
+    limit = _ACCURATE_FROM.get(dt.char)
+    if limit is None or count < limit:
+        if type(g) is np.ndarray:
+            return np.add.reduce(g, axis=axis, keepdims=keepdims)
+        return g.sum(axis=axis, keepdims=keepdims)
+    wide = np.complex128 if dt.kind == "c" else np.float64
+    if type(g) is np.ndarray:
+        return np.add.reduce(g, axis=axis, dtype=wide, keepdims=keepdims).astype(dt)
+    # a Tensor (recorded, for higher derivatives) or a Dask array
+    return g.astype(wide).sum(axis=axis, keepdims=keepdims).astype(dt)
+
+
+def _count(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
 def unbroadcast(g, shape, dtype):
     """Sum ``g`` down to ``shape`` (undoing broadcasting) and give it ``dtype``.
 
@@ -33,23 +69,21 @@ def unbroadcast(g, shape, dtype):
     if gshape != shape and not shape:
         # down to a scalar (a loss's parameter): one full sum (ndarray.sum's Python
         # wrapper costs more than the sum of a small array)
-        g = np.add.reduce(g, axis=None) if type(g) is np.ndarray else g.sum()
+        g = accurate_sum(g, None, g.size)
         gshape = ()
     if gshape != shape:
         lead = len(gshape) - len(shape)
         # g.sum: the ndarray method is cheaper than np.sum's dispatch, and a Tensor's
         # method records the same op (np.add.reduce, what ndarray.sum calls, cheaper still)
         if lead > 0:
-            if type(g) is np.ndarray:
-                g = np.add.reduce(g, axis=0 if lead == 1 else tuple(range(lead)))
-            else:
-                g = g.sum(axis=tuple(range(lead)))
+            axes = tuple(range(lead))
+            g = accurate_sum(g, 0 if lead == 1 else axes, _count(gshape, axes))
             gshape = g.shape
         if gshape != shape:     # (a bias's adjoint is done: its batch axis is summed)
             axes = tuple(i for i, (s, gs) in enumerate(zip(shape, gshape))
                          if s == 1 and gs != 1)
             if axes:
-                g = g.sum(axis=axes, keepdims=True)
+                g = accurate_sum(g, axes, _count(gshape, axes), keepdims=True)
                 gshape = g.shape
             if gshape != shape:
                 g = np.broadcast_to(g, shape)

@@ -125,11 +125,14 @@ def output_gradient(og, target):
     return np.asarray(value, dtype=target.dtype)
 
 
-def target_seeds(targets, output_gradients, int_sources, sources, tracked, notes, records):
+def target_seeds(targets, output_gradients, int_sources, sources, tracked, notes, records,
+                 zeros=False):
     """``{target id: output gradient}`` for ``gradient``'s targets (``output_gradients``, or
     ones): a plain value, a target the tape does not follow and an integer one get
-    none (the last with a warning, unless a noted cast or an integer source says it).
-    ``tracked``, ``notes`` and ``records`` are the tape's."""
+    none (the last with a warning, unless a noted cast or an integer source says it;
+    ``zeros``: the gradient comes back as zeros, as ``unconnected_gradients="zero"`` and
+    ``nt.grad`` give it, and the warning says so).  ``tracked``, ``notes`` and
+    ``records`` are the tape's."""
     if output_gradients is not None:
         ogs = flatten(output_gradients)
         if len(ogs) != len(targets):
@@ -152,9 +155,11 @@ def target_seeds(targets, output_gradients, int_sources, sources, tracked, notes
             named = bool(casts) and not forward_reach(
                 records, [s._id for s in sources])[1].keys().isdisjoint(casts)
             if not int_sources and not named:
+                given = ("is zero (an integer or bool function is flat: nothing flows "
+                         "back through it)") if zeros else "is None"
                 warn_user(
                     f"The target's dtype is {t.dtype}; only float and complex targets have "
-                    "gradients, so the gradient is None. Compute the target from float "
+                    f"gradients, so the gradient {given}. Compute the target from float "
                     "values (e.g. 1.0 instead of 1).")
             continue
         if t._id not in tracked and all(s._id != t._id for s in sources):

@@ -35,7 +35,7 @@ from .backward import backward, call_vjp, take_adjoint
 from .records import METAS, Op
 from ..rules.index_primitives import add_at_index, index_value
 from ..rules.registry import POSITIONAL, RULES
-from ..rules.util import normalize_axis
+from ..rules.util import accurate_sum, normalize_axis
 
 # Adjoints of at most this many elements in all (a chunk of rows times the largest
 # array the pass handles), so that a large Jacobian is built a chunk of rows at a time.
@@ -146,6 +146,10 @@ def _elementwise(rule):
                for f in rule.vjps)
 
 
+def _count(shape, axes):
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
 def _unbroadcast(g, shape, dtype, batch):
     """``rules.util.unbroadcast`` for ``(B,) + shape``: the batch axis is never summed."""
     gshape = np.shape(g)
@@ -154,10 +158,11 @@ def _unbroadcast(g, shape, dtype, batch):
     g = np.asarray(g)
     lead = len(gshape) - 1 - len(shape)
     if lead:
-        g = g.sum(axis=tuple(range(1, 1 + lead)))
+        lead_axes = tuple(range(1, 1 + lead))
+        g = accurate_sum(g, lead_axes, _count(gshape, lead_axes))
     axes = tuple(1 + k for k, (s, gs) in enumerate(zip(shape, g.shape[1:])) if s == 1 and gs != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = accurate_sum(g, axes, _count(g.shape, axes), keepdims=True)
     if g.shape[1:] != shape:
         g = np.broadcast_to(g, (batch,) + shape)
     if g.dtype != dtype:

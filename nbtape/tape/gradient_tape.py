@@ -10,7 +10,8 @@ from ..core.state import next_id, suspended, tls
 from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, forward_reach, whole_reach
 from .records import Records, free_records, small_tape
-from ..diagnostics.breaks import break_message, object_rule, off_float_path
+from ..diagnostics.breaks import (break_message, escapes_into_path, object_rule,
+                                  off_float_path, partial_message)
 from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
 from ..core.observe import Observable, notify
 from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
@@ -347,9 +348,12 @@ class GradientTape(TapeView, Observable):
         flat_sources, int_sources = checked_sources(sources)
         targets = flatten(target)
         seeds = target_seeds(targets, output_gradients, int_sources, flat_sources,
-                             self._tracked, self._notes, self._ops)
+                             self._tracked, self._notes, self._ops,
+                             zeros=policy is UnconnectedGradients.ZERO)
         results = self._run(seeds, flat_sources, policy)
         self._check_finite(seeds, targets, flat_sources, results, "gradient")
+        if self._notes:     # something left the tape: say if it came back as a constant
+            self._warn_partial(flat_sources, results, seeds)
         self._finish()
         self._tell_observers(flat_sources, results)
         return unflatten(sources, results)
@@ -434,6 +438,17 @@ class GradientTape(TapeView, Observable):
                                         zeros=policy is UnconnectedGradients.ZERO))
                 return
 
+    def _warn_partial(self, sources, results, seeds):
+        # a target that escaped (print(float(loss))) cannot have come back into itself
+        notes = [n for n in self._notes if n.kind == "escape" and n.id not in seeds]
+        if not notes:
+            return
+        for s, g in zip(sources, results):
+            if g is not None:
+                n = escapes_into_path(self.ops, notes, forward_reach(self._ops, [s._id])[1])
+                if n is not None:
+                    warn_user(partial_message(n.where, n.detail))
+
     def _finish(self):
         if not self._persistent:
             self._consumed = True
@@ -454,7 +469,8 @@ class GradientTape(TapeView, Observable):
     @user_facing
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
-        """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``."""
+        """Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``;
+        a list (or tuple, dict) of targets gives one such Jacobian per target."""
         policy = unconnected_policy(unconnected_gradients)
         self._check_usable("jacobian")
         with self._stepping_aside():

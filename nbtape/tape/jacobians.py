@@ -57,7 +57,14 @@ def _as_target(method, target):
 
 
 def tape_jacobian(tape, target, sources, policy):
-    """``(the Jacobians, the float sources no path reached)``: see ``GradientTape.jacobian``."""
+    """``(the Jacobians, the float sources no path reached)``: see ``GradientTape.jacobian``.
+
+    A nested target (a list, tuple or dict of targets, as TensorFlow takes) gives the
+    same structure of Jacobians, one per target, each with the structure of ``sources``."""
+    if isinstance(target, (list, tuple, dict)):
+        parts = [tape_jacobian(tape, t, sources, policy) for t in flatten(target)]
+        unconnected = list({id(s): s for p in parts for s in p[1]}.values())   # each once
+        return unflatten(target, [p[0] for p in parts]), unconnected
     flat, ids = _source_ids(tape, sources)
     target = _as_target("jacobian", target)
     tshape, tdtype = target.shape, target.dtype

@@ -94,6 +94,14 @@ def _safe_sqrt(s):
     return np.where(positive, np.sqrt(np.where(positive, s, 1.0)), s)
 
 
+def _axes(axes):
+    """``axes`` as numpy takes them: TensorFlow takes a list (or a tensor) of axes, numpy
+    only an int or a tuple."""
+    if axes is None or isinstance(axes, (int, np.integer)):
+        return axes
+    return tuple(int(a) for a in np.ravel(_plain(axes)))
+
+
 def clip_by_norm(t, clip_norm, axes=None):
     """Rescale ``t`` so that its L2 norm (over ``axes``, default all) is at most ``clip_norm``.
 
@@ -105,11 +113,14 @@ def clip_by_norm(t, clip_norm, axes=None):
     array([0.6, 0.8])
     >>> nt.clip_by_norm(np.array([0.3, 0.4]), 1.0)
     array([0.3, 0.4])
+    >>> nt.clip_by_norm(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0, axes=[1])
+    array([[0.6, 0.8],
+           [0.3, 0.4]])
     """
     t = _value(t)
     clip_norm = _like(clip_norm, t)
     _check_clip_norm(clip_norm, "clip_by_norm")
-    norm = _safe_sqrt(_squares(t, axes, keepdims=True))
+    norm = _safe_sqrt(_squares(t, _axes(axes), keepdims=True))
     # divide by max(norm, clip_norm): a factor of 1 when already short enough
     return t * clip_norm / np.where(norm > clip_norm, norm, clip_norm)
 

@@ -10,6 +10,7 @@ non-trainable ``Variable`` slots created on the first update of that variable;
 ``optimizer.variables`` lists them after the ``iterations`` counter.
 """
 import abc
+import inspect
 import warnings
 
 import numpy as np
@@ -25,11 +26,33 @@ def _plain(g):
     return np.asarray(g._value if isinstance(g, TensorLike) else g)
 
 
+def _takes_step(schedule):
+    """Whether a callable learning rate takes the iteration count (a schedule) or nothing."""
+    try:
+        sig = inspect.signature(schedule)
+    except (TypeError, ValueError):     # a callable Python cannot look into: a schedule
+        return True
+    try:
+        sig.bind(0)
+        return True
+    except TypeError:
+        pass
+    try:
+        sig.bind()
+        return False
+    except TypeError:
+        raise TypeError(
+            f"learning_rate is a callable of signature {sig}, but it must take either the "
+            "iteration count (a schedule, e.g. lambda step: 0.1 / (1 + step)) or nothing "
+            "(e.g. lambda: 0.01); it is called at each step.") from None
+
+
 class Optimizer(abc.ABC):
     """The shared machinery of ``SGD``, ``Adam`` and ``RMSprop`` (subclasses define ``_update``).
 
-    ``learning_rate`` is a number or a schedule: a callable taking the
-    iteration count (0 on the first update) and returning the rate.  At most one
+    ``learning_rate`` is a number, a schedule (a callable taking the iteration
+    count, 0 on the first update, and returning the rate) or a callable of no
+    arguments, called at each update (as Keras allows).  At most one
     of ``clipnorm`` (per gradient), ``clipvalue`` (elementwise) and
     ``global_clipnorm`` (over all gradients together) clips the gradients
     before each update, as in Keras.
@@ -56,7 +79,10 @@ class Optimizer(abc.ABC):
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.learning_rate = learning_rate
         self.iterations = Variable(0, trainable=False, dtype="int64", name=f"{name}/iterations")
-        self._slots = {}          # variable id -> {slot name: Variable}
+        # variable id -> (the variable, {slot name: Variable}); the variable is kept so
+        # that a copy of the optimizer (made with its model) re-keys its slots to the
+        # copied variables (__setstate__), never sharing them with the originals
+        self._slots = {}
         self._slot_order = []     # slot Variables in creation order, for .variables
 
     # learning rate -----------------------------------------------------------------------
@@ -65,12 +91,17 @@ class Optimizer(abc.ABC):
         """The current learning rate (a schedule is evaluated at the current iteration)."""
         lr = self._learning_rate
         if callable(lr):
-            return float(_plain(lr(int(self.iterations._value))))
+            # a schedule takes the iteration count; a zero-argument callable (Keras
+            # accepts one too) is called as it is, at each step
+            value = lr(int(self.iterations._value)) if self._lr_takes_step else lr()
+            return float(_plain(value))
         return lr
 
     @learning_rate.setter
     def learning_rate(self, value):
-        if not callable(value):
+        if callable(value):
+            self._lr_takes_step = _takes_step(value)
+        else:
             if isinstance(value, TensorLike):
                 value = value._value
             try:
@@ -91,7 +122,10 @@ class Optimizer(abc.ABC):
 
     def slot(self, variable, name):
         """The optimizer's state ``name`` (e.g. ``"m"``) for ``variable``, created as zeros."""
-        slots = self._slots.setdefault(variable._id, {})
+        entry = self._slots.get(variable._id)
+        if entry is None:
+            entry = self._slots[variable._id] = (variable, {})
+        slots = entry[1]
         s = slots.get(name)
         if s is None:
             s = Variable(np.zeros(variable.shape, dtype=variable.dtype), trainable=False,
@@ -99,6 +133,12 @@ class Optimizer(abc.ABC):
             slots[name] = s
             self._slot_order.append(s)
         return s
+
+    def __setstate__(self, state):
+        # copy.deepcopy and pickle: the slots belong to the variables they were copied
+        # with, whose identities (_id) are new, so key them again
+        self.__dict__.update(state)
+        self._slots = {v._id: (v, slots) for v, slots in self._slots.values()}
 
     # applying gradients --------------------------------------------------------------------------
     @user_facing
