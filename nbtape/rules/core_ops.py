@@ -79,6 +79,10 @@ defjvp(_astype, lambda t, ans, x, dtype: astype(t, dtype))
 
 
 # --- arithmetic ---------------------------------------------------------------------
+# Written per mode, not as defderiv: g passes as it is (add, subtract, negative, positive,
+# remainder's x: no product g * 1), conj(x) * g keeps its order (a complex product is not
+# the same to the bit both ways round), quotients (true_divide) and power's JVP
+# t * log(x) * ans round as written
 defvjp(np.add, lambda g, ans, x, y: g,
                lambda g, ans, x, y: g)
 defvjp(np.subtract, lambda g, ans, x, y: g,

@@ -32,20 +32,13 @@ def _clip_masks(x, a_min, a_max, kw):
     return from_x, from_lo, from_hi
 
 
-defvjp(np.clip,
-       lambda g, ans, x, a_min=None, a_max=None, out=None, **kw:
-       g * _clip_masks(x, a_min, a_max, kw)[0],
-       lambda g, ans, x, a_min=None, a_max=None, out=None, **kw:
-       g * _clip_masks(x, a_min, a_max, kw)[1],
-       lambda g, ans, x, a_min=None, a_max=None, out=None, **kw:
-       g * _clip_masks(x, a_min, a_max, kw)[2])
-defjvp(np.clip,
-       lambda t, ans, x, a_min=None, a_max=None, out=None, **kw:
-       t * _clip_masks(x, a_min, a_max, kw)[0],
-       lambda t, ans, x, a_min=None, a_max=None, out=None, **kw:
-       t * _clip_masks(x, a_min, a_max, kw)[1],
-       lambda t, ans, x, a_min=None, a_max=None, out=None, **kw:
-       t * _clip_masks(x, a_min, a_max, kw)[2])
+defderiv(np.clip,
+         lambda ans, x, a_min=None, a_max=None, out=None, **kw:
+         _clip_masks(x, a_min, a_max, kw)[0],
+         lambda ans, x, a_min=None, a_max=None, out=None, **kw:
+         _clip_masks(x, a_min, a_max, kw)[1],
+         lambda ans, x, a_min=None, a_max=None, out=None, **kw:
+         _clip_masks(x, a_min, a_max, kw)[2])
 # numpy >= 2.1's keyword-only spellings of the bounds
 defparam(np.clip, "min", lambda g, ans, x, a_min=None, a_max=None, out=None, **kw:
          g * _clip_masks(x, a_min, a_max, kw)[1],
@@ -95,6 +88,7 @@ def _kept(t, x):
     return t * np.isfinite(x)
 
 
+# complex x: each part kept on its own, not a product g * conj(d)
 defvjp(np.nan_to_num, lambda g, ans, x, *a, **k: _kept(g, x))
 defjvp(np.nan_to_num, lambda t, ans, x, *a, **k: _kept(t, x))
 defparam(np.nan_to_num, "nan", *_nan_to_num_param(np.isnan))
@@ -132,7 +126,8 @@ def _angle_jvp(t, ans, z, deg=False):
 defvjp(np.angle, _angle_vjp)
 defjvp(np.angle, _angle_jvp)
 
-# real_if_close only drops a negligible imaginary part; unwrap adds multiples of 2*pi
+# real_if_close only drops a negligible imaginary part; unwrap adds multiples of 2*pi (g
+# passes as it is: no product g * 1)
 defvjp(np.real_if_close, lambda g, ans, a, *r, **k: g)
 defjvp(np.real_if_close, lambda t, ans, a, *r, **k: t)
 defvjp(np.unwrap, lambda g, ans, p, *r, **k: g)

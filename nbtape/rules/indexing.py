@@ -155,6 +155,7 @@ defjvp(np.sort, _sort_jvp)
 
 
 # --- where: route the adjoint to the branch that was taken --------------------------------
+# (a selection, not a defderiv's g * c: an inf or nan in g stays out of the branch not taken)
 defvjp(np.where, None,
        lambda g, ans, c, x, y: np.where(c, g, 0.0),
        lambda g, ans, c, x, y: np.where(c, 0.0, g))
@@ -162,7 +163,8 @@ defjvp(np.where, None,
        lambda t, ans, c, x, y: np.where(c, t, 0.0),
        lambda t, ans, c, x, y: np.where(c, 0.0, t))
 
-# full_like depends on its fill value only (the engine sums g down to its shape)
+# full_like depends on its fill value only (the engine sums g down to its shape); here and
+# in copy g passes as it is, no defderiv product g * 1
 defvjp(np.full_like, None, lambda g, ans, a, fill_value, *args, **kw: g)
 defjvp(np.full_like, None, lambda t, ans, a, fill_value, *args, **kw: t)
 

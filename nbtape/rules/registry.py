@@ -322,12 +322,23 @@ def _times_conj(g, d):
 
 
 def _derivative_vjp(d):
-    # the common arities get a VJP without *args (a call with them costs more per op)
-    if positional_params(d) == ["ans", "x"] and not _has_defaults(d):
+    # a derivative of one or two arguments and no more (no default, *args, **kwargs or
+    # keyword-only) gets a VJP without *args, whose call costs less per op; a real ndarray
+    # (float64 the most common) skips _times_conj's call
+    code = getattr(d, "__code__", None)
+    n = -1 if code is None or code.co_flags & 0x0C or code.co_kwonlyargcount or \
+        _has_defaults(d) else len(positional_params(d) or ())
+    ndarray, float64 = np.ndarray, np.dtype(np.float64)
+    if n == 2:
         def vjp(g, ans, x):
             dx = d(ans, x)
-            dt = getattr(dx, "dtype", None)
-            if dt is not None and dt.kind != "c":
+            if type(dx) is ndarray and (dx.dtype is float64 or dx.dtype.kind != "c"):
+                return g * dx
+            return _times_conj(g, dx)
+    elif n == 3:
+        def vjp(g, ans, x, y):
+            dx = d(ans, x, y)
+            if type(dx) is ndarray and (dx.dtype is float64 or dx.dtype.kind != "c"):
                 return g * dx
             return _times_conj(g, dx)
     else:
@@ -338,9 +349,15 @@ def _derivative_vjp(d):
 
 
 def _derivative_jvp(d):
-    if positional_params(d) == ["ans", "x"] and not _has_defaults(d):
+    code = getattr(d, "__code__", None)      # the arities _derivative_vjp takes without *args
+    n = -1 if code is None or code.co_flags & 0x0C or code.co_kwonlyargcount or \
+        _has_defaults(d) else len(positional_params(d) or ())
+    if n == 2:
         def jvp(t, ans, x):
             return t * d(ans, x)
+    elif n == 3:
+        def jvp(t, ans, x, y):
+            return t * d(ans, x, y)
     else:
         def jvp(t, ans, *args, **kwargs):
             return t * d(ans, *args, **kwargs)

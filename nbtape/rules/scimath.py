@@ -18,6 +18,8 @@ em = np.emath
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
 defderiv(em.sqrt, lambda ans, x: 0.5 / ans)
+# quotients (log*, logn, arcsin, arccos, arctanh) and power's JVP (t * p first) stay a
+# defvjp/defjvp pair: as defderiv they would round differently, and a quotient take two passes
 defvjp(em.log, lambda g, ans, x: g / conj(x))
 defjvp(em.log, lambda t, ans, x: t / x)
 defvjp(em.log2, lambda g, ans, x: g / conj(x * LN2))

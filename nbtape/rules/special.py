@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from ..extend import defjvp, defvjp, primitive
+from ..extend import defderiv, primitive
 
 _SWITCH = 20.0
 
@@ -61,7 +61,5 @@ def _di1(x, ans):
     return np.where(x == 0, 0.5, np.i0(x) - ans / np.where(x == 0, 1.0, x))
 
 
-defvjp(_i1, lambda g, ans, x: g * _di1(x, ans))
-defjvp(_i1, lambda t, ans, x: t * _di1(x, ans))
-defvjp(np.i0, lambda g, ans, x: g * bessel_i1(x))
-defjvp(np.i0, lambda t, ans, x: t * bessel_i1(x))
+defderiv(_i1, lambda ans, x: _di1(x, ans))
+defderiv(np.i0, lambda ans, x: bessel_i1(x))

@@ -27,9 +27,12 @@ DEG = math.pi / 180.0
 # --- powers and roots -----------------------------------------------------------------
 defderiv(np.square, lambda ans, x: 2 * x)
 defderiv(np.sqrt, lambda ans, x: 0.5 / ans)
+# quotients stay a defvjp/defjvp pair (cbrt, log*, arcsin, ...): g / d is one pass and
+# rounds once, where defderiv's g * (1 / d) takes two and rounds differently
 defvjp(np.cbrt, lambda g, ans, x: g / (3 * ans ** 2))
 defjvp(np.cbrt, lambda t, ans, x: t / (3 * ans ** 2))
 defderiv(np.reciprocal, lambda ans, x: -(ans ** 2))
+# the JVPs multiply t * y first, defderiv's t * (y * ...) would round differently
 defvjp(np.float_power,
        lambda g, ans, x, y: g * conj(y * np.float_power(x, y - 1)),
        lambda g, ans, x, y: g * conj(np.log(np.where(x == 0, 1.0, x)) * ans))
@@ -41,6 +44,7 @@ defjvp(np.float_power,
 defderiv(np.exp, lambda ans, x: ans)
 defderiv(np.exp2, lambda ans, x: ans * LN2)
 defderiv(np.expm1, lambda ans, x: ans + 1)
+# quotients (see cbrt)
 defvjp(np.log, lambda g, ans, x: g / conj(x))
 defjvp(np.log, lambda t, ans, x: t / x)
 defvjp(np.log2, lambda g, ans, x: g / conj(x * LN2))
@@ -50,26 +54,22 @@ defjvp(np.log10, lambda t, ans, x: t / (x * LN10))
 defvjp(np.log1p, lambda g, ans, x: g / conj(1 + x))
 defjvp(np.log1p, lambda t, ans, x: t / (1 + x))
 # log(e^x + e^y): each argument's share is its softmax weight
-defvjp(np.logaddexp, lambda g, ans, x, y: g * np.exp(x - ans),
-                     lambda g, ans, x, y: g * np.exp(y - ans))
-defjvp(np.logaddexp, lambda t, ans, x, y: t * np.exp(x - ans),
-                     lambda t, ans, x, y: t * np.exp(y - ans))
-defvjp(np.logaddexp2, lambda g, ans, x, y: g * np.exp2(x - ans),
-                      lambda g, ans, x, y: g * np.exp2(y - ans))
-defjvp(np.logaddexp2, lambda t, ans, x, y: t * np.exp2(x - ans),
-                      lambda t, ans, x, y: t * np.exp2(y - ans))
+defderiv(np.logaddexp, lambda ans, x, y: np.exp(x - ans), lambda ans, x, y: np.exp(y - ans))
+defderiv(np.logaddexp2, lambda ans, x, y: np.exp2(x - ans), lambda ans, x, y: np.exp2(y - ans))
 
 # --- trigonometric ------------------------------------------------------------------------------
 defderiv(np.sin, lambda ans, x: np.cos(x))
 defderiv(np.cos, lambda ans, x: -np.sin(x))
 defderiv(np.tan, lambda ans, x: 1 + ans ** 2)
+# quotients (see cbrt)
 defvjp(np.arcsin, lambda g, ans, x: g / conj(np.sqrt(1 - x ** 2)))
 defjvp(np.arcsin, lambda t, ans, x: t / np.sqrt(1 - x ** 2))
 defvjp(np.arccos, lambda g, ans, x: -g / conj(np.sqrt(1 - x ** 2)))
 defjvp(np.arccos, lambda t, ans, x: -t / np.sqrt(1 - x ** 2))
 defvjp(np.arctan, lambda g, ans, x: g / conj(1 + x ** 2))
 defjvp(np.arctan, lambda t, ans, x: t / (1 + x ** 2))
-# arctan2(y, x) is the angle of the point (x, y)
+# arctan2(y, x) is the angle of the point (x, y); (g * x) / r2 is rounded as written, where
+# defderiv's g * (x / r2) would round differently (hypot likewise)
 defvjp(np.arctan2, lambda g, ans, y, x: g * x / (x ** 2 + y ** 2),
                    lambda g, ans, y, x: -g * y / (x ** 2 + y ** 2))
 defjvp(np.arctan2, lambda t, ans, y, x: t * x / (x ** 2 + y ** 2),
@@ -78,12 +78,11 @@ defvjp(np.hypot, lambda g, ans, x, y: g * x / ans,
                  lambda g, ans, x, y: g * y / ans)
 defjvp(np.hypot, lambda t, ans, x, y: t * x / ans,
                  lambda t, ans, x, y: t * y / ans)
-defvjp(np.deg2rad, lambda g, ans, x: g * DEG)
-defjvp(np.deg2rad, lambda t, ans, x: t * DEG)
+defderiv(np.deg2rad, lambda ans, x: DEG)
+defderiv(np.radians, lambda ans, x: DEG)           # numpy keeps radians and deg2rad apart
+# g / DEG is not g * (1 / DEG) to the last bit: rad2deg and degrees stay quotients
 defvjp(np.rad2deg, lambda g, ans, x: g / DEG)
 defjvp(np.rad2deg, lambda t, ans, x: t / DEG)
-defvjp(np.radians, lambda g, ans, x: g * DEG)      # numpy keeps radians and deg2rad apart
-defjvp(np.radians, lambda t, ans, x: t * DEG)
 defvjp(np.degrees, lambda g, ans, x: g / DEG)
 defjvp(np.degrees, lambda t, ans, x: t / DEG)
 
@@ -91,6 +90,7 @@ defjvp(np.degrees, lambda t, ans, x: t / DEG)
 defderiv(np.sinh, lambda ans, x: np.cosh(x))
 defderiv(np.cosh, lambda ans, x: np.sinh(x))
 defderiv(np.tanh, lambda ans, x: 1 - ans ** 2)
+# quotients (see cbrt)
 defvjp(np.arcsinh, lambda g, ans, x: g / conj(np.sqrt(x ** 2 + 1)))
 defjvp(np.arcsinh, lambda t, ans, x: t / np.sqrt(x ** 2 + 1))
 # sqrt(x-1)*sqrt(x+1), not sqrt(x**2-1): the same for x > 1, and the right branch for complex x
@@ -99,7 +99,8 @@ defjvp(np.arccosh, lambda t, ans, x: t / (np.sqrt(x - 1) * np.sqrt(x + 1)))
 defvjp(np.arctanh, lambda g, ans, x: g / conj(1 - x ** 2))
 defjvp(np.arctanh, lambda t, ans, x: t / (1 - x ** 2))
 
-# --- maxima and minima (ties: TensorFlow's choice, the first argument wins)
+# --- maxima and minima (ties: TensorFlow's choice, the first argument wins); hot (relu,
+# clip_by_value), so a lambda per mode: defderiv's extra call and dtype test cost ~0.15 us a VJP
 defvjp(np.maximum, lambda g, ans, x, y: g * (x >= y),
                    lambda g, ans, x, y: g * (x < y))
 defjvp(np.maximum, lambda t, ans, x, y: t * (x >= y),
@@ -109,29 +110,25 @@ defvjp(np.minimum, lambda g, ans, x, y: g * (x <= y),
 defjvp(np.minimum, lambda t, ans, x, y: t * (x <= y),
                    lambda t, ans, x, y: t * (x > y))
 # fmax/fmin ignore a NaN, so the other argument gets the gradient
-defvjp(np.fmax, lambda g, ans, x, y: g * ((x >= y) | np.isnan(y)),
-                lambda g, ans, x, y: g * ~((x >= y) | np.isnan(y)))
-defjvp(np.fmax, lambda t, ans, x, y: t * ((x >= y) | np.isnan(y)),
-                lambda t, ans, x, y: t * ~((x >= y) | np.isnan(y)))
-defvjp(np.fmin, lambda g, ans, x, y: g * ((x <= y) | np.isnan(y)),
-                lambda g, ans, x, y: g * ~((x <= y) | np.isnan(y)))
-defjvp(np.fmin, lambda t, ans, x, y: t * ((x <= y) | np.isnan(y)),
-                lambda t, ans, x, y: t * ~((x <= y) | np.isnan(y)))
+defderiv(np.fmax, lambda ans, x, y: (x >= y) | np.isnan(y),
+                  lambda ans, x, y: ~((x >= y) | np.isnan(y)))
+defderiv(np.fmin, lambda ans, x, y: (x <= y) | np.isnan(y),
+                  lambda ans, x, y: ~((x <= y) | np.isnan(y)))
 
 # --- signs, remainders, float manipulation
-defvjp(np.fabs, lambda g, ans, x: g * np.sign(x))
-defjvp(np.fabs, lambda t, ans, x: t * np.sign(x))
-# copysign(x, y) = |x| sign(y): the sign of y is piecewise constant
-defvjp(np.copysign, lambda g, ans, x, y: g * np.copysign(1.0, x) * np.copysign(1.0, y),
-                    lambda g, ans, x, y: g * 0.0)
-defjvp(np.copysign, lambda t, ans, x, y: t * np.copysign(1.0, x) * np.copysign(1.0, y),
-                    lambda t, ans, x, y: t * 0.0)
-# fmod(x, y) = x - trunc(x / y) * y
+defderiv(np.fabs, lambda ans, x: np.sign(x))
+# copysign(x, y) = |x| sign(y): the sign of y is piecewise constant (the signs are +-1, so
+# g * (sx * sy) is (g * sx) * sy to the bit)
+defderiv(np.copysign, lambda ans, x, y: np.copysign(1.0, x) * np.copysign(1.0, y),
+                      lambda ans, x, y: 0.0)
+# fmod(x, y) = x - trunc(x / y) * y; g passes to x as it is (no product g * 1: cheaper, and
+# the same object), so fmod and nextafter stay defvjp/defjvp pairs
 defvjp(np.fmod, lambda g, ans, x, y: g,
                 lambda g, ans, x, y: -g * np.trunc(x / y))
 defjvp(np.fmod, lambda t, ans, x, y: t,
                 lambda t, ans, x, y: -t * np.trunc(x / y))
-# ldexp(x, i) = x * 2**i, with an integer exponent (never differentiable)
+# ldexp(x, i) = x * 2**i, with an integer exponent (never differentiable); its adjoint is
+# ldexp(g, i), an exact scaling, not a product g * d
 defvjp(np.ldexp, lambda g, ans, x, i: np.ldexp(g, i))
 defjvp(np.ldexp, lambda t, ans, x, i: np.ldexp(t, i))
 # nextafter(x, y) is x moved by one ulp: the identity in x, constant in y
@@ -140,10 +137,7 @@ defvjp(np.nextafter, lambda g, ans, x, y: g,
 defjvp(np.nextafter, lambda t, ans, x, y: t,
                      lambda t, ans, x, y: t * 0.0)
 # heaviside(x, h0) is h0 exactly where x == 0, a step elsewhere
-defvjp(np.heaviside, lambda g, ans, x, h0: g * 0.0,
-                     lambda g, ans, x, h0: g * (x == 0))
-defjvp(np.heaviside, lambda t, ans, x, h0: t * 0.0,
-                     lambda t, ans, x, h0: t * (x == 0))
+defderiv(np.heaviside, lambda ans, x, h0: 0.0, lambda ans, x, h0: x == 0)
 
 
 
@@ -162,6 +156,7 @@ def _sign_derivative(d, x):
     return np.where(r == 0, 0.0, (d - x ** 2 * np.conj(d) / safe ** 2) / (2 * safe))
 
 
+# not holomorphic for complex z: not a product g * conj(d)
 defvjp(np.sign, lambda g, ans, x: _sign_derivative(g, x))
 defjvp(np.sign, lambda t, ans, x: _sign_derivative(t, x))
 defzero(np.floor, np.ceil, np.rint, np.trunc, np.spacing)
