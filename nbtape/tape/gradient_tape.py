@@ -351,6 +351,13 @@ class GradientTape(TapeView, Observable):
         return unflatten(sources, results)
 
     def _check_usable(self, what):
+        if self._retired:
+            # its records are gone: any answer (None, zeros) would be silently wrong
+            raise TapeConsumedError(
+                f"This GradientTape was retired, so its records are gone and it cannot "
+                f"compute a {what} (a None here would be silently wrong). Why: "
+                f"{self._retired} Use the tape that replaced it, or record the computation "
+                "on a new tape.")
         if self._consumed:
             raise TapeConsumedError(
                 f"This GradientTape is not persistent and has already computed a gradient, "
