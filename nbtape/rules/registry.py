@@ -69,6 +69,23 @@ def rule_for(fn, create=True):
     return r
 
 
+def given(fn):
+    """The given fields of ``fn``'s registered rule (None if it has none), for ``restore``."""
+    r = RULES.get(fn)
+    return None if r is None else r.given()
+
+
+def restore(fn, fields):
+    """Give ``fn``'s registered rule back the ``fields`` that ``given`` returned.
+
+    >>> import numpy as np, nbtape
+    >>> saved = given(np.sin); defnondiff(np.sin); restore(np.sin, saved)
+    >>> RULES[np.sin].nondiff
+    False
+    """
+    rule_for(fn).restore(fields)
+
+
 def defprimitive(key, name=None, fn=None, compute=None):
     """Register ``key`` (a function, or ``(ufunc, method)``) as a primitive, the rule
     for it named ``name`` and computing ``fn`` (default: ``key`` itself; ``compute``:
