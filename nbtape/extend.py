@@ -49,7 +49,7 @@ from .diagnostics.user_line import PACKAGE_DIR
 from .diagnostics.errors import InvalidArgumentError, user_facing
 from .rules import registry as _registry
 from .rules.core_ops import primitive as _recordable
-from .rules.registry import RULES, defprimitive, given, restore
+from .rules.registry import RULES, defprimitive, restore_rule, saved_rule
 from .rules.signature import signature_of
 from .rules.util import shape_of
 
@@ -115,7 +115,7 @@ def unregister(fn):
     if saved is None:
         RULES.pop(key, None)
     else:
-        restore(key, saved)
+        restore_rule(key, saved)
 
 
 @user_facing
@@ -271,7 +271,7 @@ def _target(fn, what, user):
         if user and key not in _GIVEN_BY_USER:     # the first override: keep the built-in
             r = RULES.get(key)
             built_in = r is not None and (r.has_vjp or r.has_jvp or r.nondiff or r.stop)
-            _GIVEN_BY_USER[key] = given(key) if built_in else None
+            _GIVEN_BY_USER[key] = saved_rule(key) if built_in else None
         return key
     name = getattr(fn, "__name__", repr(fn))
     raise InvalidArgumentError(

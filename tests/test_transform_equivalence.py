@@ -127,7 +127,7 @@ def _same(got, want):
     return True
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def cases():
     """{rule: (h, inputs, directions, gradients, tangent)} for each rule's program the
     plain arm differentiates, and the counts of the rules skipped, by reason."""

@@ -69,17 +69,23 @@ def rule_for(fn, create=True):
     return r
 
 
-def given(fn):
-    """The given fields of ``fn``'s registered rule (None if it has none), for ``restore``."""
+def saved_rule(fn):
+    """The given fields of ``fn``'s registered rule (None if it has none), for
+    ``restore_rule``.
+
+    >>> import numpy as np, nbtape
+    >>> saved_rule(np.sin)["name"], saved_rule(object()) is None
+    ('np.sin', True)
+    """
     r = RULES.get(fn)
     return None if r is None else r.given()
 
 
-def restore(fn, fields):
-    """Give ``fn``'s registered rule back the ``fields`` that ``given`` returned.
+def restore_rule(fn, fields):
+    """Give ``fn``'s registered rule back the ``fields`` that ``saved_rule`` returned.
 
     >>> import numpy as np, nbtape
-    >>> saved = given(np.sin); defnondiff(np.sin); restore(np.sin, saved)
+    >>> saved = saved_rule(np.sin); defnondiff(np.sin); restore_rule(np.sin, saved)
     >>> RULES[np.sin].nondiff
     False
     """
