@@ -49,13 +49,16 @@ from .diagnostics.user_line import PACKAGE_DIR
 from .diagnostics.errors import InvalidArgumentError, user_facing
 from .rules import registry as _registry
 from .rules.core_ops import primitive as _recordable
-from .rules.registry import RULES, defprimitive
+from .rules.registry import RULES, defprimitive, restore_rule, saved_rule
 from .rules.signature import signature_of
 from .rules.util import shape_of
 
 __all__ = ["primitive", "defvjp", "defjvp", "defderiv", "deflinear", "defnondiff", "defzero",
            "unregister"]
 
+# The functions users gave rules, each with what ``unregister`` gives back: the fields
+# of the built-in rule it overrode, or None for a function of the user's own.
+_GIVEN_BY_USER = {}
 
 
 def primitive(fn=None, *, name=None):
@@ -88,13 +91,31 @@ def primitive(fn=None, *, name=None):
             f"primitive() takes a function, not a {type(fn).__name__}; use it as a "
             "decorator (@primitive) on a function of plain arrays.")
     defprimitive(fn, name)
+    _GIVEN_BY_USER.setdefault(fn, None)         # one's own: unregister forgets it
     return _recordable(fn)
 
 
 def unregister(fn):
-    """Forget ``fn``'s rule (tests and examples that add one to the global registry
-    use this to leave none behind)."""
-    RULES.pop(_key(fn), None)
+    """Undo the rules given for ``fn``: a function of one's own forgets its rule, and a
+    numpy function whose built-in rule was overridden gets the built-in one back (tests
+    and examples that add rules to the global registry use this to leave none behind).
+
+    >>> import numpy as np, nbtape as nt
+    >>> _ = defvjp(np.sin, lambda g, ans, x: 2 * g)        # a (wrong) override
+    >>> float(nt.grad(np.sin)(0.0))
+    2.0
+    >>> unregister(np.sin)                                   # the built-in rule is back
+    >>> float(nt.grad(np.sin)(0.0))
+    1.0
+    """
+    key = _key(fn)
+    if key not in _GIVEN_BY_USER:
+        return                          # nbtape's own rule, never overridden: keep it
+    saved = _GIVEN_BY_USER.pop(key)
+    if saved is None:
+        RULES.pop(key, None)
+    else:
+        restore_rule(key, saved)
 
 
 @user_facing
@@ -117,7 +138,7 @@ def defvjp(fn, *vjps, name=None):
     if fn is None:
         return None
     key, vjps = _prepared(fn, vjps, "defvjp", 2, "VJP", "g, ans", _checked_vjp)
-    return _registry.defvjp(key, *vjps, name=name)
+    return _with_several(fn, key, _registry.defvjp(key, *vjps, name=name))
 
 
 @user_facing
@@ -141,7 +162,7 @@ def defjvp(fn, *jvps):
     if fn is None:
         return None
     key, jvps = _prepared(fn, jvps, "defjvp", 2, "JVP", "t, ans", _checked_jvp)
-    return _registry.defjvp(key, *jvps)
+    return _with_several(fn, key, _registry.defjvp(key, *jvps))
 
 
 @user_facing
@@ -163,7 +184,7 @@ def defderiv(fn, *derivs, name=None):
         return None
     key, derivs = _prepared(fn, derivs, "defderiv", 1, "derivative", "ans",
                             _checked_derivative)
-    return _registry.defderiv(key, *derivs, name=name)
+    return _with_several(fn, key, _registry.defderiv(key, *derivs, name=name))
 
 
 @user_facing
@@ -189,7 +210,7 @@ def deflinear(fn, vjp=None):
     key, vjps = _prepared(fn, (vjp,) if vjp is not None else (), "deflinear", 2, "VJP",
                           "g, ans", _checked_vjp)
     # the JVP calls fn as the user calls it, so that on tensors it is recorded too
-    return _registry.deflinear(key, vjps[0] if vjps else None, call=fn)
+    return _with_several(fn, key, _registry.deflinear(key, vjps[0] if vjps else None, call=fn))
 
 
 @user_facing
@@ -247,6 +268,10 @@ def _target(fn, what, user):
     """The registry key of ``fn``, or a clear error when its calls never reach nbtape."""
     key = _key(fn)
     if key in RULES or _dispatched(fn) or not user:
+        if user and key not in _GIVEN_BY_USER:     # the first override: keep the built-in
+            r = RULES.get(key)
+            built_in = r is not None and (r.has_vjp or r.has_jvp or r.nondiff or r.stop)
+            _GIVEN_BY_USER[key] = saved_rule(key) if built_in else None
         return key
     name = getattr(fn, "__name__", repr(fn))
     raise InvalidArgumentError(
@@ -356,6 +381,24 @@ def _within(got, shape):
     return _fits(got, shape) and np.broadcast_shapes(got, shape) == tuple(shape)
 
 
+def _none_error(what, label):
+    return InvalidArgumentError(
+        f"the {what} given for {label} returned None (a forgotten `return`?). A {what} "
+        "returns a value; for an argument with no gradient, give None in place of the "
+        f"{what} itself when defining the rule.")
+
+
+def _output_shape(ans):
+    """The shape an adjoint of ``ans`` may broadcast to (several outputs: theirs together),
+    or None when unknown."""
+    if isinstance(ans, (tuple, list)):
+        try:
+            return np.broadcast_shapes(*[shape_of(a) for a in ans])
+        except ValueError:
+            return None
+    return shape_of(ans)
+
+
 def _checked_vjp(f, fn, key, k):
     if f is None:
         return None
@@ -363,10 +406,18 @@ def _checked_vjp(f, fn, key, k):
 
     def vjp(g, ans, *args, **kwargs):
         out = f(g, ans, *args, **kwargs)
-        if out is not None and k < len(args):
-            want = shape_of(args[k])
-            if not _fits(shape_of(out), want):
-                raise _shape_error("VJP", label, shape_of(out), f"the argument's shape {want}")
+        if out is None:
+            raise _none_error("VJP", label)
+        if k < len(args):
+            got, want = shape_of(out), shape_of(args[k])
+            # an adjoint has the argument's shape, or differs from it only by the
+            # broadcasting the call did: within the output's shape, and summed back down
+            # to the argument's by the engine; anything else would be summed silently
+            out_shape = _output_shape(ans)
+            if got != want and not (_fits(got, want) and (
+                    out_shape is None or _within(got, out_shape))):
+                raise _shape_error("VJP", label, got, f"the argument's shape {want}, nor "
+                                   f"what broadcasting to the output's {out_shape} explains")
         return out
     return vjp
 
@@ -378,9 +429,20 @@ def _checked_jvp(f, fn, key, k):
 
     def jvp(t, ans, *args, **kwargs):
         out = f(t, ans, *args, **kwargs)
-        want = shape_of(ans)
-        if out is not None and not _within(shape_of(out), want):
-            raise _shape_error("JVP", label, shape_of(out), f"the output's shape {want}")
+        if out is None:
+            raise _none_error("JVP", label)
+        several = isinstance(ans, (tuple, list))
+        if several and not (isinstance(out, (tuple, list)) and len(out) == len(ans)):
+            raise InvalidArgumentError(
+                f"the JVP given for {label} returned a {type(out).__name__}, but the call "
+                f"returned {len(ans)} arrays: return a tuple of {len(ans)} tangents, one "
+                "per output.")
+        for o, a in zip(out, ans) if several else [(out, ans)]:
+            if o is None:
+                raise _none_error("JVP", label)
+            if not _within(shape_of(o), shape_of(a)):
+                raise _shape_error("JVP", label, shape_of(o), f"the output's shape "
+                                   f"{shape_of(a)}")
         return out
     return jvp
 
@@ -392,9 +454,35 @@ def _checked_derivative(d, fn, key, k):
 
     def derivative(ans, *args, **kwargs):
         out = d(ans, *args, **kwargs)
+        if out is None:
+            raise _none_error("derivative", label)
         want = shape_of(ans)
         if not _within(shape_of(out), want):
             raise _shape_error("derivative", label, shape_of(out),
                                f"the output's shape {want} (an elementwise derivative)")
         return out
     return derivative
+
+
+def _with_several(fn, key, rule):
+    """Give a primitive of one's own a rule for calls that return several arrays (a
+    tuple), made of its per-argument ones, as HIPS autograd and JAX have it: each VJP
+    gets the tuple of the outputs' adjoints, each JVP returns a tuple of tangents."""
+    if _dispatched(fn) or rule is None:
+        return rule                     # numpy's own functions have their own rules
+    vjps, jvps = rule.vjps, rule.jvps
+
+    def vjp_all(g, ans, args, kwargs, needs):
+        return [vjps[k](g, ans, *args, **kwargs) if n and k < len(vjps) and vjps[k]
+                else None for k, n in enumerate(needs)]
+
+    def jvp_all(tangents, ans, args, kwargs):
+        total = None
+        for f, t in zip(jvps, tangents):
+            if t is not None and f is not None:
+                c = f(t, ans, *args, **kwargs)
+                total = list(c) if total is None else [a + b for a, b in zip(total, c)]
+        return total
+    _registry.defseveral(key, vjp_all if vjps else None, jvp_all if jvps else None,
+                         nargs=rule.nargs)
+    return rule

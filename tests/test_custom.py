@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_reverse, nbtape_frames
+from gradcheck import check_both, check_reverse, nbtape_frames
+from nbtape.diagnostics.errors import InvalidArgumentError
 
 
 # --- custom_gradient ----------------------------------------------------------------------------------
@@ -473,3 +474,47 @@ def test_a_primitive_records_tensors_passed_by_keyword_and_leaves_plain_calls_al
         assert not isinstance(f(2.0, scale=3.0), nt.Tensor)   # plain in, plain out
     finally:
         del RULES[f.raw]
+
+
+# --- arguments that are lists, tuples or dicts of tensors ------------------------------------
+@nt.custom_gradient
+def _product_of_list(xs):
+    a, b = xs
+    return a * b * b, lambda dy: [dy * b * b, 2 * dy * a * b]      # the argument's structure
+
+
+@nt.custom_gradient
+def _product_of_dict(d, c, scale):
+    # a dict argument, a tensor argument and a plain one: TensorFlow's flat list of
+    # gradients, one per tensor in order
+    y = d["a"] * d["b"] * c * scale
+    return y, lambda dy: [dy * d["b"] * c * scale, dy * d["a"] * c * scale,
+                          dy * d["a"] * d["b"] * scale]
+
+
+@pytest.mark.parametrize("pack", [list, tuple])
+def test_a_list_or_tuple_argument_gets_a_gradient_per_tensor(pack, rng):
+    a, b = rng.standard_normal(3), rng.standard_normal(3)
+    check_both(lambda a, b: _product_of_list(pack([a, b])), a, b)
+    x1, x2 = nt.Variable(3.0), nt.Variable(2.0)
+    with nt.GradientTape() as tape:
+        y = _product_of_list(pack([x1, x2]))
+    assert [float(g) for g in tape.gradient(y, [x1, x2])] == [4.0, 12.0]
+
+
+def test_a_dict_argument_among_others_gets_a_gradient_per_tensor(rng):
+    check_both(lambda a, b, c: _product_of_dict({"a": a, "b": b}, c, 2.0),
+               rng.standard_normal(2), rng.standard_normal(2), rng.standard_normal(2))
+
+
+def test_a_list_argument_given_too_few_gradients_names_each_tensor():
+    @nt.custom_gradient
+    def f(xs):
+        return xs[0] * xs[1], lambda dy: dy * xs[1]
+    x1, x2 = nt.constant(2.0), nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch([x1, x2])
+        y = f([x1, x2])
+    with pytest.raises(InvalidArgumentError, match=r"1 input gradient\(s\) for 2 tensor "
+                                                   r"argument\(s\) \(xs\[0\], xs\[1\]\)"):
+        tape.gradient(y, [x1, x2])

@@ -5,6 +5,7 @@ tests/test_random_programs.py checks what it holds)."""
 import ast
 import os
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -12,7 +13,8 @@ import pytest
 import nbtape as nt
 from gradcheck import check_both, check_hvp, check_reverse
 from nbtape.diagnostics.errors import InvalidArgumentError, NoGradientRuleError
-from nbtape.extend import defderiv, defjvp, deflinear, defvjp, primitive, unregister
+from nbtape.extend import (defderiv, defjvp, deflinear, defnondiff, defvjp, defzero, primitive,
+                           unregister)
 from nbtape.rules.registry import RULES, Kind, Rule
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -270,3 +272,145 @@ def test_the_worked_example_in_the_api_reference_runs(registry):
     s = 1 / (1 + np.exp(-x))
     np.testing.assert_allclose(space["acc"].jvp(space["y"]).numpy(), s)      # the JVP
     assert space["softplus"].raw in RULES           # removed again by the fixture
+
+
+# --- what a user's rule returns is checked, at the user's line -----------------------------
+@pytest.mark.parametrize("arg_shape, out_shape, adjoint_shape", [
+    ((3,), (3,), (3, 3)),           # summed down to (3,) by the engine: [12, 12, 12]
+    ((3,), (3,), (1, 3)),           # a leading axis the call never added
+    ((3, 1), (3, 1), (3, 4)),       # an axis of 1 the call never broadcast
+    ((), (), (2,)),                 # a scalar's adjoint of many values
+])
+def test_a_vjp_that_only_the_engines_summing_would_fit_is_refused(registry, arg_shape,
+                                                                   out_shape, adjoint_shape):
+    @primitive
+    def double(x):
+        return 2.0 * x
+    defvjp(double, lambda g, ans, x: 2.0 * g * np.ones(adjoint_shape))
+    x = nt.constant(np.ones(arg_shape))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = double(x)
+    assert np.shape(y) == out_shape
+    with pytest.raises(InvalidArgumentError,
+                       match=rf"VJP given for double's argument x .*{re.escape(str(adjoint_shape))}"
+                             rf".*{re.escape(str(arg_shape))}") as info:
+        tape.gradient(y, x)
+    assert _raised_here(info)
+
+
+def test_a_vjp_may_return_the_broadcast_adjoint_that_the_call_made(registry, rng):
+    @primitive
+    def scaled(x, w):
+        return w * x            # x of shape (3,) against w of (2, 3): output (2, 3)
+    # each VJP returns the output-shaped adjoint; the engine sums it to each argument
+    defvjp(scaled, lambda g, ans, x, w: g * w, lambda g, ans, x, w: g * x)
+    defjvp(scaled, lambda t, ans, x, w: t * w, lambda t, ans, x, w: t * x)
+    check_both(scaled, rng.standard_normal(3), rng.standard_normal((2, 3)))
+
+
+def _returns_none(define):
+    @primitive
+    def cube(x):
+        return x ** 3
+    {"defvjp": lambda: defvjp(cube, lambda g, ans, x: None),
+     "defjvp": lambda: defjvp(cube, lambda t, ans, x: None),
+     "defderiv": lambda: defderiv(cube, lambda ans, x: None)}[define]()
+    return cube
+
+
+@pytest.mark.parametrize("define", ["defvjp", "defderiv"])
+def test_a_vjp_that_returns_none_names_the_rule_and_argument(registry, define):
+    cube = _returns_none(define)
+    x = nt.Variable(2.0)
+    with nt.GradientTape() as tape:
+        y = cube(x)
+    with pytest.raises(InvalidArgumentError, match=r"given for cube's argument x returned "
+                                                   r"None") as info:
+        tape.gradient(y, x)
+    assert _raised_here(info)
+
+
+@pytest.mark.parametrize("define", ["defjvp", "defderiv"])
+def test_a_jvp_that_returns_none_names_the_rule_and_argument(registry, define):
+    cube = _returns_none(define)
+    x = nt.constant(2.0)
+    with nt.ForwardAccumulator(x, 1.0) as acc:
+        with pytest.raises(InvalidArgumentError, match=r"given for cube's argument x "
+                                                       r"returned None"):
+            acc.jvp(cube(x))
+
+
+# --- unregister undoes an override ---------------------------------------------------------
+_OVERRIDES = {
+    "defvjp": lambda f: defvjp(f, lambda g, ans, x, *rest: 5.0 * g),
+    "defjvp": lambda f: defjvp(f, lambda t, ans, x, *rest: 5.0 * t),
+    "defderiv": lambda f: defderiv(f, lambda ans, x, *rest: 5.0 + 0 * x),
+    "deflinear": lambda f: deflinear(f, lambda g, ans, x, *rest: 5.0 * g),
+    "defnondiff": lambda f: defnondiff(f),
+    "defzero": lambda f: defzero(f),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_OVERRIDES))
+@pytest.mark.parametrize("fn", [np.sin, np.add, np.cumsum], ids=["sin", "add", "cumsum"])
+def test_unregistering_an_override_restores_the_built_in_rule(kind, fn, rng):
+    before = RULES[fn].given()
+    f = (lambda x: x + 2.0 * x) if fn is np.add else fn     # np.add through the operator
+    try:
+        _OVERRIDES[kind](fn)
+        assert RULES[fn].given() != before      # the override took
+    finally:
+        unregister(fn)
+    assert RULES[fn].given() == before
+    check_both(f, rng.standard_normal(3))
+    unregister(fn)                              # nothing to undo: the built-in rule stays
+    check_both(f, rng.standard_normal(3))
+
+
+def test_overriding_twice_then_unregistering_restores_the_built_in_rule(rng):
+    try:
+        defvjp(np.sin, lambda g, ans, x: 5.0 * g)
+        defvjp(np.sin, lambda g, ans, x: 7.0 * g)
+    finally:
+        unregister(np.sin)
+    check_both(np.sin, rng.standard_normal(3))
+
+
+# --- a primitive that returns several arrays ----------------------------------------------
+def _polar():
+    @primitive
+    def polar(x, y):
+        return np.hypot(x, y), np.arctan2(y, x)
+    return polar
+
+
+def test_a_primitive_returning_several_arrays_takes_a_tuple_of_adjoints(registry, rng):
+    polar = _polar()
+
+    def vjp_x(g, ans, x, y):
+        (gr, gt), (r, _) = g, ans
+        return gr * x / r - gt * y / r ** 2
+
+    def vjp_y(g, ans, x, y):
+        (gr, gt), (r, _) = g, ans
+        return gr * y / r + gt * x / r ** 2
+    defvjp(polar, vjp_x, vjp_y)
+    defjvp(polar, lambda t, ans, x, y: (t * x / ans[0], -t * y / ans[0] ** 2),
+           lambda t, ans, x, y: (t * y / ans[0], t * x / ans[0] ** 2))
+
+    def f(x, y):
+        r, t = polar(x, y)
+        return r * np.sin(t)
+    check_both(f, rng.standard_normal(4), rng.standard_normal(4))
+    check_both(lambda x, y: polar(x, y)[1], rng.standard_normal(3), rng.standard_normal(3))
+    assert polar(3.0, 4.0)[0] == 5.0
+
+
+def test_a_several_output_jvp_must_return_one_tangent_per_output(registry):
+    polar = _polar()
+    defjvp(polar, lambda t, ans, x, y: t, lambda t, ans, x, y: t)
+    x = nt.constant(1.0)
+    with nt.ForwardAccumulator(x, 1.0) as acc:
+        with pytest.raises(InvalidArgumentError, match="tuple of 2 tangents"):
+            acc.jvp(polar(x, 2.0)[0])

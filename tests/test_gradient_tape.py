@@ -8,6 +8,7 @@ import pytest
 
 import nbtape as nt
 from gradcheck import check_reverse, numeric_grad
+from nbtape.diagnostics.errors import TapeConsumedError
 
 
 def watched(*values, **kw):
@@ -1040,3 +1041,25 @@ def test_retire_drops_the_records_and_says_why():
     assert "retired" in repr(tape) and "Replaced by a newer tape." in tape._repr_html_()
     tape.reset()
     assert tape.retired is None
+
+
+@pytest.mark.parametrize("ask", ["gradient", "jacobian", "batch_jacobian"])
+def test_a_retired_tape_raises_with_its_reason_instead_of_answering_none(ask):
+    x = nt.Variable(np.ones((2, 2)))
+    with nt.GradientTape(persistent=True) as tape:
+        y = x * x
+    assert tape.gradient(y, x) is not None
+    tape.retire("Replaced by a newer tape.")
+    with pytest.raises(TapeConsumedError, match="retired.*Replaced by a newer tape"):
+        getattr(tape, ask)(y, x)
+
+
+def test_explain_on_a_retired_tape_says_it_was_retired():
+    x = nt.Variable(1.0)
+    with nt.GradientTape() as tape:
+        y = x * x
+    tape.retire("Replaced by a newer tape.")
+    e = tape.explain(y, x)
+    assert not e.connected and "retired" in e.title
+    assert any("Replaced by a newer tape." in r for r in e.reasons)
+    assert "does not depend" not in str(e)

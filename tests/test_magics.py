@@ -537,6 +537,9 @@ def test_rerun_replaces_the_cells_tape(shell):
     assert f"ran again (In[{n}])" in old.retired
     assert "retired" in repr(old) and "Replaced when its %%tape cell ran again" in \
         old._repr_html_()
+    # an old reference that asks for a gradient is told why, not given a silent None
+    with pytest.raises(TapeConsumedError, match="retired.*ran again"):
+        old.gradient(shell.user_ns["y"], shell.user_ns["x"])
     # a cell with another tape name is a different cell: its tape is kept
     run(shell, "%%tape other --watch x\nq = x + 1")
     assert len(new.ops) == 1 and new.retired is None

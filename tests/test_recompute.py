@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
+from nbtape.transforms.recompute import RecomputeMismatchError
 from gradcheck import check_both, check_hvp
 
 
@@ -370,3 +371,103 @@ def test_gradients_keep_the_sources_dtype():
     assert gx.dtype == np.float32 and gz.dtype == np.complex128
     np.testing.assert_allclose(gx.numpy(), np.exp([0.5, 1.5]), rtol=1e-6)
     np.testing.assert_allclose(gz.numpy(), [20 + 40j, 2.5 - 5j])     # d|z|^4/dz = 4|z|^2 z
+
+
+# --- the re-run computes what the first run computed -------------------------------------------
+_SHARED = None          # a test puts here the generator f finds among its globals
+
+
+def _noisy(source):
+    """f(x, rng) scaling x by a random draw, drawing from ``source`` as code does."""
+    if source == "global np.random":
+        return lambda x, rng: x * np.random.uniform(size=np.shape(x))
+    if source == "Generator argument":
+        return lambda x, rng: x * rng.uniform(size=np.shape(x))
+    if source == "Generator in the closure":
+        closed = np.random.default_rng(3)
+        return lambda x, rng: x * closed.uniform(size=np.shape(x))
+    return lambda x, rng: x * _SHARED.uniform(size=np.shape(x))
+
+
+_SOURCES = ["global np.random", "Generator argument", "Generator in the closure",
+            "Generator among the globals", "RandomState among the globals"]
+
+
+@pytest.fixture
+def shared(monkeypatch):
+    monkeypatch.setitem(globals(), "_SHARED", None)
+    return lambda source: globals().update(_SHARED=np.random.default_rng(7) if "Generator"
+                                           in source else np.random.RandomState(7))
+
+
+@pytest.mark.parametrize("source", _SOURCES)
+def test_f_drawing_random_numbers_gets_the_gradient_of_its_draw(source, shared):
+    shared(source)
+    f = _noisy(source)
+    rng = np.random.default_rng(11)
+    x = nt.Variable(np.full(3, 2.0))
+    with nt.GradientTape() as tape:
+        y = nt.recompute_grad(f)(x, rng)
+    after_forward = (np.random.get_state()[1].copy(), rng.bit_generator.state)
+    g = tape.gradient(y, x)
+    np.testing.assert_array_equal(g.numpy(), y.numpy() / 2.0)     # the draw itself
+    # the re-run leaves the streams where the forward pass left them
+    np.testing.assert_array_equal(np.random.get_state()[1], after_forward[0])
+    assert rng.bit_generator.state == after_forward[1]
+
+
+@pytest.mark.parametrize("source", _SOURCES)
+def test_f_drawing_random_numbers_gets_the_tangent_of_its_draw(source, shared):
+    shared(source)
+    f = _noisy(source)
+    x = nt.constant(np.full(3, 2.0))
+    with nt.ForwardAccumulator(x, np.ones(3)) as acc:
+        y = nt.recompute_grad(f)(x, np.random.default_rng(11))
+        np.testing.assert_array_equal(acc.jvp(y).numpy(), y.numpy() / 2.0)
+
+
+def test_a_variable_assigned_after_the_forward_pass_is_read_as_it_was():
+    v = nt.Variable(2.0)
+    with nt.GradientTape() as tape:
+        y = nt.recompute_grad(lambda: v * v)()
+    v.assign(12.5)
+    assert float(tape.gradient(y, v)) == 4.0
+    assert float(v.numpy()) == 12.5                 # and the variable holds its new value
+
+
+def test_several_variables_assigned_after_the_forward_pass_are_read_as_they_were():
+    v, w = nt.Variable(2.0), nt.Variable(3.0)
+    with nt.GradientTape() as tape:
+        y = nt.recompute_grad(lambda a: a * v * w)(nt.constant(1.5))
+    v.assign(-1.0)
+    w.assign(7.0)
+    assert [float(g) for g in tape.gradient(y, [v, w])] == [4.5, 3.0]
+
+
+def test_f_with_a_side_effect_that_changes_its_result_raises():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x * len(calls)
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = nt.recompute_grad(f)(x)
+    with pytest.raises(RecomputeMismatchError, match="f is wrapped with nt.recompute_grad.*"
+                                                    "another value of its output 0"):
+        tape.gradient(y, x)
+
+
+def test_f_drawing_from_a_generator_nbtape_cannot_see_raises():
+    def f(x):
+        return x * np.random.default_rng().uniform()        # a fresh, unseeded generator
+    x = nt.constant(2.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = nt.recompute_grad(f)(x)
+    with pytest.raises(RecomputeMismatchError):
+        tape.gradient(y, x)
+    with nt.ForwardAccumulator(x, 1.0):
+        with pytest.raises(RecomputeMismatchError):
+            nt.recompute_grad(f)(x)

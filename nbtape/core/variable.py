@@ -1,4 +1,6 @@
 """``Variable``: mutable state (weights) that tapes watch when they read it."""
+import contextlib
+
 import numpy as np
 
 from .state import next_id, tls
@@ -225,3 +227,26 @@ def _read_if_variable(v):
 
 def _plain(v):
     return v._value if isinstance(v, TensorLike) else v
+
+
+@contextlib.contextmanager
+def holding(values):
+    """Within the block, each variable of ``values`` (``(variable, tensor)`` pairs, the
+    tensor one that the variable held) holds that tensor again; after it, what it held
+    before the block.  ``recompute_grad``'s re-run reads what the first run read.
+
+    >>> v = Variable(1.0); then = v._tensor; _ = v.assign(5.0)
+    >>> with holding([(v, then)]):
+    ...     float(v.numpy())
+    1.0
+    >>> float(v.numpy())
+    5.0
+    """
+    now = [(v, v._tensor) for v, _ in values]
+    for v, t in values:
+        v._tensor = t       # the same id: tapes and rules see the variable itself
+    try:
+        yield
+    finally:
+        for v, t in now:
+            v._tensor = t

@@ -11,11 +11,12 @@ derivative made the value.  Off by default: it costs a check per op.
 import numpy as np
 
 from ..core.state import tls
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, TensorLike
 from ..tape.backward import step_in_progress
 from . import user_line
 from .errors import NbtapeError, shown_from_user, warn_user
-from .numerics import Birth, backward_pattern, finite, first_bad, forward_pattern, value_at
+from .numerics import (Birth, backward_pattern, explain_nonfinite, finite, first_bad,
+                       forward_pattern, nonfinite_results, value_at)
 
 
 class NumericsError(NbtapeError, FloatingPointError):
@@ -90,6 +91,26 @@ def say_nonfinite(text, values):
     if mode == "raise":
         raise shown_from_user(NumericsError(text))
     warn_user(text, RuntimeWarning)
+
+
+def say_where_born(records, seeds, targets, sources, results, what="gradient"):
+    """Say (``say_nonfinite``) that some of ``results`` (a pass's, against ``sources``)
+    are not finite and where the first NaN or inf was born; return the ``Birth`` (or
+    None).  ``seeds`` None is a Jacobian's: its rows add up to the gradient of the sum.
+
+    >>> import nbtape as nt
+    >>> say_where_born(None, {}, [], [], [nt.constant(1.0)]) is None
+    True
+    """
+    bad = nonfinite_results(results)
+    if not bad:
+        return None
+    if seeds is None:
+        seeds = {t._id: np.ones_like(t._value) for t in targets
+                 if isinstance(t, TensorLike) and t.dtype.kind in "fc"}
+    text, birth = explain_nonfinite(records, seeds, targets, sources, results, bad)
+    say_nonfinite(text.replace("The gradient", f"The {what}", 1), [results[k] for k in bad])
+    return birth
 
 
 class check_numerics:

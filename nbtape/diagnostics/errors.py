@@ -33,7 +33,8 @@ class InvalidArgumentError(NbtapeError, TypeError, ValueError):
 
 
 class TapeConsumedError(NbtapeError, RuntimeError):
-    """A non-persistent tape was asked for a second gradient."""
+    """A tape that can no longer give a gradient: a non-persistent tape asked for a
+    second one, or a tape retired (``tape.retire``) when its records were dropped."""
 
 
 def _raised_by_nbtape(tb):

@@ -130,6 +130,14 @@ def explain(tape, target, source):
     src = _label(source, f"`{name}`" if name else "the source")
     title_none = f"No gradient: the target does not depend on {src} on this tape."
 
+    if getattr(tape, "retired", None):
+        return Explanation(f"No answer: this tape was retired ({tape.retired}), so its "
+                           "records are gone and it cannot say how the target depends on "
+                           f"{src}.", False, [],
+                           [f"the tape was retired: {tape.retired}"],
+                           fix="ask the tape that replaced it, or record the computation "
+                               "on a new tape.")
+
     if source.dtype.kind not in "fc":
         return Explanation(title_none, False, [], [
             f"{src} has dtype {source.dtype}: integer and bool values are never "

@@ -69,6 +69,29 @@ def rule_for(fn, create=True):
     return r
 
 
+def saved_rule(fn):
+    """The given fields of ``fn``'s registered rule (None if it has none), for
+    ``restore_rule``.
+
+    >>> import numpy as np, nbtape
+    >>> saved_rule(np.sin)["name"], saved_rule(object()) is None
+    ('np.sin', True)
+    """
+    r = RULES.get(fn)
+    return None if r is None else r.given()
+
+
+def restore_rule(fn, fields):
+    """Give ``fn``'s registered rule back the ``fields`` that ``saved_rule`` returned.
+
+    >>> import numpy as np, nbtape
+    >>> saved = saved_rule(np.sin); defnondiff(np.sin); restore_rule(np.sin, saved)
+    >>> RULES[np.sin].nondiff
+    False
+    """
+    rule_for(fn).restore(fields)
+
+
 def defprimitive(key, name=None, fn=None, compute=None):
     """Register ``key`` (a function, or ``(ufunc, method)``) as a primitive, the rule
     for it named ``name`` and computing ``fn`` (default: ``key`` itself; ``compute``:

@@ -94,6 +94,23 @@ class Rule:
         object.__setattr__(self, "_sig", self._given_sig)
         object.__setattr__(self, "operand_names", None)
 
+    def given(self):
+        """The fields given to this rule (not those derived from them), as a dict that
+        ``restore`` takes back: how an override of a built-in rule is undone.
+
+        >>> r = Rule(np.sin); saved = r.given(); r.nondiff = True
+        >>> r.restore(saved); r.nondiff
+        False
+        """
+        return {name: getattr(self, name) for name in _GIVEN}
+
+    def restore(self, given):
+        """Set the fields ``given()`` returned (in place: tables that hold this rule, the
+        operators' among them, see it restored)."""
+        for name, value in given.items():
+            object.__setattr__(self, name, value)
+        self._derive()
+
     @property
     def has_vjp(self):
         return bool(self.vjps) or self.vjp_all is not None or self.zero \
@@ -145,6 +162,10 @@ class Rule:
 
     def __repr__(self):
         return f"<nbtape rule for {self.name}>"
+
+
+# the fields a rule is given (the rest, derived, follow from them: see Rule._derive)
+_GIVEN = tuple(f for f in Rule.__slots__ if f not in ("save_all", "fast", "_sig", "operand_names"))
 
 
 def name_of(fn):

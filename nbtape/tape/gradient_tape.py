@@ -21,8 +21,8 @@ from .arguments import (UnconnectedGradients, checked_sources, int_source_messag
                         not_a_tensor_message, target_seeds, unconnected_policy)
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
-from ..diagnostics.numerics import explain_nonfinite, nonfinite_results
-from ..diagnostics.check_numerics import say_nonfinite
+from ..diagnostics.numerics import nonfinite_results
+from ..diagnostics.check_numerics import say_where_born
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
 
@@ -359,19 +359,18 @@ class GradientTape(TapeView, Observable):
         return unflatten(sources, results)
 
     def _check_finite(self, seeds, targets, sources, results, what):
-        """One pass over the results; a NaN or inf among them is said once, at the
-        user's line, with where it was born (found while the records are whole)."""
-        bad = nonfinite_results(results)
-        if bad:
-            if seeds is None:       # a Jacobian: its rows add up to the gradient of the sum
-                seeds = {t._id: np.ones_like(t._value) for t in targets
-                         if isinstance(t, TensorLike) and t.dtype.kind in "fc"}
-            text, self._numerics = explain_nonfinite(self._ops, seeds, targets, sources,
-                                                     results, bad)
-            say_nonfinite(text.replace("The gradient", f"The {what}", 1),
-                          [results[k] for k in bad])
+        # one pass over the results; a NaN or inf is said while the records are whole
+        if nonfinite_results(results):
+            self._numerics = say_where_born(self._ops, seeds, targets, sources, results, what)
 
     def _check_usable(self, what):
+        if self._retired:
+            # its records are gone: any answer (None, zeros) would be silently wrong
+            raise TapeConsumedError(
+                f"This GradientTape was retired, so its records are gone and it cannot "
+                f"compute a {what} (a None here would be silently wrong). Why: "
+                f"{self._retired} Use the tape that replaced it, or record the computation "
+                "on a new tape.")
         if self._consumed:
             raise TapeConsumedError(
                 f"This GradientTape is not persistent and has already computed a gradient, "

@@ -67,7 +67,9 @@ def custom_gradient(f):
     """Decorator: ``f(*args)`` returns ``(y, grad_fn)``; ``grad_fn(dy)`` gives the gradients.
 
     ``grad_fn`` returns one gradient per tensor argument, each of its argument's
-    shape (a single value when there is one).  If ``f`` reads variables,
+    shape (a single value when there is one).  An argument that is a list, tuple or
+    dict of tensors gets gradients with its structure (as TensorFlow flattens them, a
+    flat list of one gradient per tensor, in order, is taken too).  If ``f`` reads variables,
     ``grad_fn(dy, variables=None)`` must return ``(input_grads, variable_grads)``,
     as in TensorFlow.
 
@@ -92,7 +94,10 @@ def custom_gradient(f):
         finally:
             tls.stack.remove(watcher)
         result, grad_fn = _result_and_grad_fn(f, returned)
-        arg_ids = {a._id for a in args if isinstance(a, Variable)}
+        leaves = _leaves(args)
+        nested = len(leaves) != len(args) or any(
+            isinstance(a, (list, tuple, dict)) for a in args)
+        arg_ids = {a._id for a, _, _ in leaves if isinstance(a, Variable)}
         variables = [v for i, v in watcher.variables.items() if i not in arg_ids]
         if variables and not _takes_variables(grad_fn):
             raise InvalidArgumentError(_needs_variables_message(f, variables))
@@ -101,11 +106,16 @@ def custom_gradient(f):
                 for o in flat_out]
         stack = tls.stack
         if stack:
-            inputs = [a._read(stack) if isinstance(a, Variable) else a for a in args]
+            # a list/tuple/dict argument: each tensor in it is an operand of its own
+            inputs = [a._read(stack) if isinstance(a, Variable) else a
+                      for a in ([a for a, _, _ in leaves] if nested else args)]
             positions = [k for k, a in enumerate(inputs) if isinstance(a, Tensor)]
+            names = _arg_names(f, [leaves[k][1] for k in positions] if nested else positions)
+            if nested:
+                names = [n + leaves[k][2] for n, k in zip(names, positions)]
             var_reads = [v._tensor for v in variables]
             operands = [inputs[k] for k in positions] + var_reads
-            rule = _custom_rule(f, grad_fn, positions, variables, len(outs),
+            rule = _custom_rule(f, grad_fn, names, nested, variables, len(outs),
                                 user_line.caller())
             ids = [t._id for t in operands]
             rec_outs = tuple(outs) if rule.multi else outs[0]
@@ -151,6 +161,25 @@ def _needs_variables_message(f, variables):
             "the variables to the function as arguments.")
 
 
+def _leaves(args):
+    """``(leaf, argument position, path in it)`` of each leaf of ``args``, in the order
+    of ``flatten(args)``: ``(t, 0, "[1]")`` for ``t`` in ``f([s, t])``."""
+    out = []
+
+    def walk(x, k, path):
+        if isinstance(x, dict):
+            for key, v in x.items():
+                walk(v, k, f"{path}[{key!r}]")
+        elif isinstance(x, (list, tuple)):
+            for i, v in enumerate(x):
+                walk(v, k, f"{path}[{i}]")
+        else:
+            out.append((x, k, path))
+    for k, a in enumerate(args):
+        walk(a, k, "")
+    return out
+
+
 def _arg_names(f, positions):
     """Names of the arguments at ``positions`` (``args[2]`` past a ``*args``)."""
     try:
@@ -162,12 +191,12 @@ def _arg_names(f, positions):
     return [named[k] if k < len(named) else f"{star}[{k - len(named)}]" for k in positions]
 
 
-def _custom_rule(f, grad_fn, positions, variables, n_outs, where):
+def _custom_rule(f, grad_fn, names, nested, variables, n_outs, where):
     name = f"custom_gradient({_name(f)})"
     # errors name the call, since they surface at the later tape.gradient line
     called = f"{name} (called at {user_line.describe(where)})"
     multi = n_outs > 1
-    n_inputs = len(positions)
+    n_inputs = len(names)
 
     def vjp_all(g, ans, args, kwargs, needs):
         dys = list(g) if multi else [g]
@@ -182,9 +211,11 @@ def _custom_rule(f, grad_fn, positions, variables, n_outs, where):
             in_grads, var_grads = returned
         else:
             in_grads, var_grads = grad_fn(*dys), []
-        in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+        if nested:      # the arguments' structure, or TensorFlow's flat list: its leaves
+            in_grads = flatten(in_grads)
+        else:
+            in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
         var_grads = list(var_grads) if isinstance(var_grads, (list, tuple)) else [var_grads]
-        names = _arg_names(f, positions)
         if len(in_grads) != n_inputs:
             one = (" (for one argument, return an array, not a list)"
                    if n_inputs == 1 else "")

@@ -6,17 +6,32 @@ it read) to its outputs.  That op's reverse rule runs ``f`` again under a tape o
 own and takes that tape's gradient; its forward rule runs ``f`` again under an
 accumulator.  Recorders outside see the re-run, so gradients of gradients and mixed
 forward/reverse derivatives work as they do without checkpointing.
+
+The re-run must compute what the first run computed, or its gradient is that of
+another computation.  So it reads the variables' values as ``f`` first read them,
+and numpy's random state as it was (the global ``np.random`` state, and the
+``Generator``/``RandomState`` objects passed to ``f`` or reachable from its closure
+and globals), restored afterwards so the user's stream goes on untouched (PyTorch's
+checkpoint does the same).  What nbtape cannot replay (a generator it cannot see, a
+side effect) is caught: the re-run's outputs are compared bit for bit with the first
+run's, and a difference raises instead of giving another gradient.
 """
+import contextlib
 import functools
 
 import numpy as np
 
 from ..core.state import tls
-from ..diagnostics.errors import InvalidArgumentError, user_facing
+from ..core.arrays import is_foreign
+from ..diagnostics.errors import InvalidArgumentError, NbtapeError, user_facing
 from ..rules.registry import VARARGS, Rule
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
-from ..core.variable import Variable
+from ..core.variable import Variable, holding
+
+
+class RecomputeMismatchError(NbtapeError, RuntimeError):
+    """``recompute_grad``'s re-run of ``f`` computed other values than its first run."""
 
 
 class _Reads:
@@ -28,11 +43,14 @@ class _Reads:
 
     def __init__(self):
         self.variables = {}
+        self.held = []          # (variable, the tensor it held when f first read it)
         self.used = {}          # id -> float tensor used by an op of f, made outside it
         self.made = set()
 
     def on_variable_read(self, v):
-        self.variables.setdefault(v._id, v)
+        if v._id not in self.variables:
+            self.variables[v._id] = v
+            self.held.append((v, v._tensor))
 
     def record(self, rule, args, kwargs, operands, ids, outs):
         made = self.made
@@ -88,6 +106,7 @@ def recompute_grad(f):
         if not stack:
             return f(*args, **kwargs)
         reads = _Reads()
+        states = _random_states(f, args, kwargs)
         tls.stack = [reads]         # nothing records f's steps: that is the point
         try:
             result = f(*args, **kwargs)
@@ -109,7 +128,7 @@ def recompute_grad(f):
         if not operands:
             return packed
         sources = tensors + variables + captured
-        rule = _rule(f, args, kwargs, sources, len(outs))
+        rule = _rule(f, args, kwargs, sources, outs, reads.held, states)
         ids = [t._id for t in operands]
         rec_outs = tuple(outs) if rule.multi else outs[0]
         for rec in stack:
@@ -132,11 +151,15 @@ def _output(f, o, inputs):
     return Tensor(value)
 
 
-def _rule(f, args, kwargs, sources, n_outs):
-    multi = n_outs > 1
+def _rule(f, args, kwargs, sources, outs, held, states):
+    multi = len(outs) > 1
+    first = [o._value for o in outs]
 
     def rerun():
-        return flatten(f(*args, **kwargs))
+        with holding(held), _replayed(states):
+            ys = flatten(f(*args, **kwargs))
+        _check_same(f, ys, first)
+        return ys
 
     def vjp_all(g, ans, _args, _kwargs, needs):
         from ..tape.gradient_tape import GradientTape
@@ -170,3 +193,87 @@ def _rule(f, args, kwargs, sources, n_outs):
     # the reverse pass needs the outputs' shapes only when there are several
     return Rule(f, name=f"recompute_grad({_name(f)})", kind=VARARGS, start=0, multi=multi,
                 save_ans=multi, vjp_all=vjp_all, jvp_all=jvp_all)
+
+
+# --- the re-run sees what the first run saw ---------------------------------------------------
+_RANDOM = (np.random.Generator, np.random.RandomState)
+
+
+def _random_states(f, args, kwargs):
+    """``[(generator, its state)]`` now, for numpy's global random state (generator
+    None) and each Generator or RandomState given to ``f`` or reachable from it: its
+    arguments, a partial's, a bound method's object, its closure and the globals it names."""
+    found = {}
+
+    def add(x):
+        if isinstance(x, _RANDOM):
+            found.setdefault(id(x), x)
+    for x in flatten((args, kwargs)):
+        add(x)
+    fn = f
+    while isinstance(fn, functools.partial):
+        for x in (*fn.args, *fn.keywords.values()):
+            add(x)
+        fn = fn.func
+    owner = getattr(fn, "__self__", None)
+    for x in (owner, *(vars(owner).values() if hasattr(owner, "__dict__") else ())):
+        add(x)
+    fn = getattr(fn, "__func__", fn)
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            add(cell.cell_contents)
+        except ValueError:      # a cell not yet filled
+            pass
+    code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", None) or {}
+    for name in code.co_names if code is not None else ():
+        add(names.get(name))
+    return [(g, _state(g)) for g in (None, *found.values())]
+
+
+def _state(g):
+    if g is None:
+        return np.random.get_state()
+    return g.bit_generator.state if isinstance(g, np.random.Generator) else g.get_state()
+
+
+def _set_state(g, state):
+    if g is None:
+        np.random.set_state(state)
+    elif isinstance(g, np.random.Generator):
+        g.bit_generator.state = state
+    else:
+        g.set_state(state)
+
+
+@contextlib.contextmanager
+def _replayed(states):
+    """The random states as the first run found them; afterwards, as they are now."""
+    now = [(g, _state(g)) for g, _ in states]
+    for g, state in states:
+        _set_state(g, state)
+    try:
+        yield
+    finally:
+        for g, state in now:
+            _set_state(g, state)
+
+
+def _same(a, b):
+    if is_foreign(a) or is_foreign(b):
+        return True             # a lazy or device array: not computed here to compare
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def _check_same(f, ys, first):
+    for k, (y, x) in enumerate(zip(ys, first)):
+        if not _same(y._value if isinstance(y, TensorLike) else y, x):
+            raise RecomputeMismatchError(
+                f"{_name(f)} is wrapped with nt.recompute_grad, and running it again for the "
+                f"gradient gave another value of its output {k} than its first run did, so "
+                "the gradient would be that of another computation. nbtape replays the "
+                "variables' values and numpy's random state it can see (the global "
+                "np.random, and Generators passed to f or in its closure or globals); "
+                "make f compute the same values when run again: pass a random Generator as "
+                "an argument, undo side effects (appending to a list, changing a global), "
+                "or do not wrap this function in recompute_grad.")
