@@ -7,7 +7,8 @@ classes implement it: ``GradientTape`` (keeps a record per op), its paused stand
 inside ``stop_recording`` (notes uses, records nothing), ``ForwardAccumulator``
 (pushes tangents forward), two listeners that collect what a function touches
 (``recompute_grad``'s reads, ``custom_gradient``'s variable watcher), and
-``check_numerics``'s listener (raises at the first op that makes a NaN or inf).
+``check_numerics``'s listener (raises at the first op that makes a NaN or inf); those
+that need only some hooks extend ``Listener``, whose hooks do nothing.
 ``tests/test_recorder.py`` checks that each implements every hook with these
 parameters.
 
@@ -51,3 +52,28 @@ class Recorder(Protocol):
     def on_assign(self, variable: Any, source: Any, how: str) -> None:
         """``variable`` was given a new value from ``source`` by ``how``
         (``"assign"``, ``"assign_add"``...): the tape's view of it is now history."""
+
+
+class Listener:
+    """A ``Recorder`` whose hooks do nothing: a recorder that cares about some of the
+    hooks subclasses it and overrides those (``ForwardAccumulator`` only ``record``,
+    ``custom_gradient``'s watcher only ``on_variable_read``).
+
+    >>> isinstance(Listener(), Recorder), Listener.paused
+    (True, None)
+    """
+
+    __slots__ = ()
+    paused = None       # never a paused tape's stand-in
+
+    def record(self, rule, args, kwargs, operands, ids, outs):
+        pass
+
+    def on_variable_read(self, variable):
+        pass
+
+    def note_escape(self, tensor, how):
+        pass
+
+    def on_assign(self, variable, source, how):
+        pass

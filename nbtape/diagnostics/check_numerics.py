@@ -11,6 +11,7 @@ derivative made the value.  Off by default: it costs a check per op.
 import numpy as np
 
 from ..core.state import tls
+from ..core.recorder import Listener
 from ..core.tensor import Tensor, TensorLike
 from ..tape.backward import step_in_progress
 from . import user_line
@@ -23,11 +24,9 @@ class NumericsError(NbtapeError, FloatingPointError):
     """An op made a NaN or inf from finite inputs inside ``nt.check_numerics()``."""
 
 
-class _Checking:
+class _Checking(Listener):
     """The listener ``check_numerics`` puts on the stack (a Recorder that records
     nothing and raises at the first op whose output turns non-finite)."""
-
-    paused = None
 
     def record(self, rule, args, kwargs, operands, ids, outs):
         for out in (outs if rule.multi else (outs,)):
@@ -38,15 +37,6 @@ class _Checking:
             if not all(finite(v) for v in ins if isinstance(v, (np.ndarray, np.generic))):
                 continue        # carried in, not born here
             raise shown_from_user(NumericsError(_message(rule, ins, value)))
-
-    def on_variable_read(self, variable):
-        pass
-
-    def note_escape(self, tensor, how):
-        pass
-
-    def on_assign(self, variable, source, how):
-        pass
 
 
 def _message(rule, ins, value):

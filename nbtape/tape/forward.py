@@ -7,6 +7,7 @@ from types import MappingProxyType
 import numpy as np
 
 from ..core.state import outer_only, tls
+from ..core.recorder import Listener
 from ..core.arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import raw_value, raw_output
 from ..diagnostics.breaks import object_array_refusal
@@ -71,7 +72,7 @@ def jvp_from_vjp(rule, tangents, ans, args, kwargs):
     return out
 
 
-class ForwardAccumulator:
+class ForwardAccumulator(Listener):
     """Forward mode: carry tangents alongside values while operations run.
 
     >>> import numpy as np, nbtape as nt
@@ -81,8 +82,6 @@ class ForwardAccumulator:
     >>> float(acc.jvp(y))
     2.0
     """
-
-    paused = None       # a Recorder (nbtape/core/recorder.py) that is never paused
 
     def __init__(self, primals, tangents):
         ps, ts = flatten(primals), flatten(tangents)
@@ -197,15 +196,6 @@ class ForwardAccumulator:
             for i in [i for i, r in refs.items() if r is not None and r() is None]:
                 del refs[i], tans[i]
             self._limit = max(256, 2 * len(tans))
-
-    def on_variable_read(self, v):
-        pass
-
-    def note_escape(self, t, how):
-        pass
-
-    def on_assign(self, var, source, how):
-        pass
 
     @user_facing
     def jvp(self, primals, unconnected_gradients="none"):

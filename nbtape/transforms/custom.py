@@ -6,6 +6,7 @@ import numpy as np
 
 from ..diagnostics import user_line
 from ..core.state import tls
+from ..core.recorder import Listener
 from ..core.arrays import is_foreign
 from ..diagnostics.errors import InvalidArgumentError, user_facing
 from ..rules.registry import VARARGS, Rule, defstop
@@ -40,11 +41,9 @@ def stop_gradient(x):
     return apply(_STOP, (x,))
 
 
-class _VariableWatcher:
+class _VariableWatcher(Listener):
     """Collects the variables a function reads (TensorFlow's VariableWatcher); a
     ``Recorder`` (nbtape/core/recorder.py) that records nothing."""
-
-    paused = None
 
     def __init__(self):
         self.variables = {}
@@ -52,15 +51,6 @@ class _VariableWatcher:
     def on_variable_read(self, v):
         if v.trainable:         # as TensorFlow: only trainable variables are reported
             self.variables.setdefault(v._id, v)
-
-    def record(self, *a):
-        pass
-
-    def note_escape(self, t, how):
-        pass
-
-    def on_assign(self, var, source, how):
-        pass
 
 
 def custom_gradient(f):

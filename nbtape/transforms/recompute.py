@@ -22,6 +22,7 @@ import functools
 import numpy as np
 
 from ..core.state import tls
+from ..core.recorder import Listener
 from ..core.arrays import is_foreign
 from ..diagnostics.errors import InvalidArgumentError, NbtapeError, user_facing
 from ..rules.registry import VARARGS, Rule
@@ -34,12 +35,10 @@ class RecomputeMismatchError(NbtapeError, RuntimeError):
     """``recompute_grad``'s re-run of ``f`` computed other values than its first run."""
 
 
-class _Reads:
+class _Reads(Listener):
     """Stands alone on the stack while ``f`` runs forward: notes the variables it reads
     and the tensors it uses that it did not make (its inputs, and any it closes over).
     A ``Recorder`` (nbtape/core/recorder.py)."""
-
-    paused = None
 
     def __init__(self):
         self.variables = {}
@@ -61,12 +60,6 @@ class _Reads:
             made.add(outs._id)
         elif isinstance(outs, (tuple, list)):
             made.update(o._id for o in outs if type(o) is Tensor)
-
-    def note_escape(self, t, how):
-        pass
-
-    def on_assign(self, var, source, how):
-        pass
 
 
 def _name(f):
