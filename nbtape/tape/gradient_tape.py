@@ -100,6 +100,10 @@ class GradientTape(TapeView, Observable):
         self._watched = {}        # id -> Watched (bookkeeping.py)
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
         self._notes = []          # Notes (bookkeeping.py): escapes, assigns, pauses, dtypes
+        # note index -> the serial when a value escaped: a target made later may be built
+        # from it, one made earlier cannot (which escape a None gradient names)
+        self._escaped_at = {}
+        self._asked = ()          # the ids of the targets of the gradient being computed
         self._object_origins = {}  # id of an object array -> (op name, where) that made it
         self._shared_metas = {}   # operand metas -> the one tuple of them the ops keep
         self._inside = {}         # file name -> whether the user's line is further out
@@ -301,6 +305,7 @@ class GradientTape(TapeView, Observable):
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
+            self._escaped_at[len(self._notes)] = next_id()
             self._notes.append(Note("escape", t._id, user_line.caller(), how))
 
     def on_assign(self, var, source, how):
@@ -345,6 +350,7 @@ class GradientTape(TapeView, Observable):
         targets = flatten(target)
         seeds = target_seeds(targets, output_gradients, int_sources, flat_sources,
                              self._tracked, self._notes, self._ops)
+        self._asked = [t._id for t in targets if isinstance(t, TensorLike)]
         results = self._run(seeds, flat_sources, policy)
         self._finish()
         self._tell_observers(flat_sources, results)
@@ -407,15 +413,21 @@ class GradientTape(TapeView, Observable):
         return Tensor(g)
 
     def _warn_escape(self, source, policy=UnconnectedGradients.NONE):
-        breaks = [n for n in self._notes if n.kind in ("escape", "dtype")]
+        breaks = [(k, n) for k, n in enumerate(self._notes) if n.kind in ("escape", "dtype")]
         if not breaks:
             return
         downstream = forward_reach(self._ops, [source._id])[1]
-        for n in breaks:
-            if n.id in downstream:
-                warn_user(break_message(n.kind, n.where, n.detail,
-                                        zeros=policy is UnconnectedGradients.ZERO))
-                return
+        breaks = [(k, n) for k, n in breaks if n.id in downstream]
+        if not breaks:
+            return
+        # the break on the path to the asked target: the last one before the target was
+        # made (a value that escaped later cannot have been built into it); else the first
+        made = max(self._asked, default=None)
+        before = [n for k, n in breaks if made is not None
+                  and self._escaped_at.get(k, 0) < made]
+        n = before[-1] if before else breaks[0][1]
+        warn_user(break_message(n.kind, n.where, n.detail,
+                                zeros=policy is UnconnectedGradients.ZERO))
 
     def _finish(self):
         if not self._persistent:
