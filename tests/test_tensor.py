@@ -614,3 +614,27 @@ def test_float_of_a_non_scalar_says_to_use_item():
     with pytest.raises(TypeError, match=r"\.item\(\)"):
         float(t)
     assert t.item() == 2.5
+
+
+@pytest.mark.parametrize("fill", [lambda x: np.full((3,), x),
+                                  lambda x: np.full((3,), x, dtype=np.float64),
+                                  lambda x: np.full_like(np.zeros(3), x)],
+                         ids=["full", "full-dtype", "full_like"])
+def test_a_tensor_fill_value_of_np_full_warns_at_the_call(fill):
+    """numpy dispatches np.full on none of its arguments (np.full_like on ``a`` only), so
+    a tensor fill value gives a plain array: nbtape says so at the user's line, and the
+    None gradient later names np.full, not np.asarray."""
+    import warnings
+    x = nt.Variable(3.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with nt.GradientTape() as tape:
+            y = fill(x)
+            loss = np.sum(nt.constant(y) * 2.0)
+        assert type(y) is np.ndarray and len(caught) == 1
+        assert tape.gradient(loss, x) is None
+    assert "left the tape through np.full" in str(caught[1].message)
+    first = caught[0]
+    assert first.filename == __file__ and "tensor fill value" in str(first.message)
+    assert "np.broadcast_to(t, shape)" in str(first.message)
+    assert str(first.message).startswith("np.full")
