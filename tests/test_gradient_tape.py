@@ -1063,3 +1063,20 @@ def test_explain_on_a_retired_tape_says_it_was_retired():
     assert not e.connected and "retired" in e.title
     assert any("Replaced by a newer tape." in r for r in e.reasons)
     assert "does not depend" not in str(e)
+
+
+def test_each_none_gradient_names_its_own_escape():
+    """Two values leave a persistent tape at different lines: the warning for the target
+    built from the second names the second line, not the first escape downstream."""
+    import warnings
+    x = nt.Variable(2.0)
+    with nt.GradientTape(persistent=True) as tape:
+        a = float(x * 2)
+        t1 = nt.constant(a) * 3.0
+        b = np.asarray(np.sin(x))
+        t2 = nt.constant(b) + 1.0
+    for t, how in ((t1, "float()"), (t2, "np.asarray")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert tape.gradient(t, x) is None
+        assert len(caught) == 1 and f"through {how} at line" in str(caught[0].message)

@@ -712,3 +712,27 @@ def test_operator_index_of_a_watched_integer_is_noted():
         tape.watch(i)
         assert operator.index(i) == 1
     assert [n.detail for n in tape.notes] == ["operator.index()"]
+
+
+@pytest.mark.parametrize("fill", [lambda x: np.full((3,), x),
+                                  lambda x: np.full((3,), x, dtype=np.float64),
+                                  lambda x: np.full_like(np.zeros(3), x)],
+                         ids=["full", "full-dtype", "full_like"])
+def test_a_tensor_fill_value_of_np_full_warns_at_the_call(fill):
+    """numpy dispatches np.full on none of its arguments (np.full_like on ``a`` only), so
+    a tensor fill value gives a plain array: nbtape says so at the user's line, and the
+    None gradient later names np.full, not np.asarray."""
+    import warnings
+    x = nt.Variable(3.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with nt.GradientTape() as tape:
+            y = fill(x)
+            loss = np.sum(nt.constant(y) * 2.0)
+        assert type(y) is np.ndarray and len(caught) == 1
+        assert tape.gradient(loss, x) is None
+    assert "left the tape through np.full" in str(caught[1].message)
+    first = caught[0]
+    assert first.filename == __file__ and "tensor fill value" in str(first.message)
+    assert "np.broadcast_to(t, shape)" in str(first.message)
+    assert str(first.message).startswith("np.full")

@@ -13,8 +13,10 @@ from ..diagnostics.float_warnings import reissue
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
 from ..tape.snapshot import own_result
+from ..rules import load_late
 from ..rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
+from ..diagnostics.user_line import numpy_fill
 from .variable import Variable
 
 
@@ -343,8 +345,9 @@ def apply_unknown(fn, args, kwargs, name=None):
                 if outs is None:
                     # np.copyto(plain, t), as np.nan_to_num(plain, nan=t) does inside:
                     # the values went into a plain array, and the tape cannot follow them
+                    how = numpy_fill(rule.name)     # (np.full(shape, t, dtype))
                     for a in operands:
-                        rec.note_escape(a, rule.name)
+                        rec.note_escape(a, how)
     return outs
 
 
@@ -383,6 +386,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             "write into one. Drop out= and use the returned tensor instead.")
     key = ufunc if method == "__call__" else (ufunc, method)
     rule = RULES.get(key)
+    if rule is None and load_late():    # a ufunc of scipy.special, say: its rules now
+        rule = RULES.get(key)
     if rule is None or (kwargs and method == "__call__" and not rule.nondiff and (
             kwargs.get("where", True) is not True or _GUFUNC_KWARGS.intersection(kwargs))):
         name = f"np.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")

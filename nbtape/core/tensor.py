@@ -8,6 +8,7 @@ the imports run one way: tensor <- dispatch <- operators.
 import numpy as np
 
 from .state import next_id, tls
+from ..diagnostics.user_line import numpy_fill
 from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
 
 
@@ -27,7 +28,7 @@ class TensorLike:
 
     def __array__(self, dtype=None, copy=None):
         if tls.stack:
-            note_escape(self._leaf(tls.stack), "np.asarray")
+            note_escape(self._leaf(tls.stack), numpy_fill("np.asarray"))
         v = self._value
         if type(v) is not np.ndarray:       # (an ndarray is its own np.asarray)
             v = np.asarray(v) if not _is_foreign(v) else _to_numpy(v)   # explicit: computes

@@ -1,6 +1,7 @@
 """Find the user's line for an operation, an escape or an error."""
 import os
 import sys
+import warnings
 
 import numpy as _np
 
@@ -113,3 +114,24 @@ def source_line(where):
         return ""
     import linecache
     return linecache.getline(where[0], where[1]).strip()
+
+
+def numpy_fill(how):
+    """``how``, or ``"np.full"`` / ``"np.full_like"`` when numpy's own np.full is what
+    converts a tensor fill value (numpy dispatches np.full on none of its arguments,
+    np.full_like on ``a`` only), after warning at the user's line: the result is a
+    plain array, so a gradient through it would be None far from here."""
+    f, level = sys._getframe(1), 1
+    while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIR):
+        f, level = f.f_back, level + 1
+    if f is None or f.f_code.co_name not in ("full", "full_like") \
+            or not f.f_code.co_filename.startswith(NUMPY_DIR):
+        return how
+    name = "np." + f.f_code.co_name
+    warnings.warn(
+        f"{name} with a tensor fill value returns a plain numpy array: numpy does not hand "
+        f"{name} to nbtape for its fill value, so the tape cannot follow it and gradients "
+        "through it are None. Write np.broadcast_to(t, shape) or t * np.ones(shape) "
+        "instead (np.full_like(x, t) with a tensor x works too).", UserWarning,
+        stacklevel=level + 2)     # (the line that called np.full)
+    return name

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..rules import load_late
 from ..rules.registry import RULES
 
 STATUSES = ("differentiable", "non-differentiable", "unsupported")
@@ -119,6 +120,7 @@ def _registry_kind(key):
 
 
 def _build_rows():
+    load_late(force=True)       # scipy.special's rules, where scipy is installed
     entries = _numpy_entries()
     rows, covered = [], set()
     for name, (kind, objs) in entries.items():

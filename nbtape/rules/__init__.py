@@ -21,13 +21,45 @@ The families:
 - ``reductions``, ``nanreductions``, ``cumulative``, ``order_stats``,
   ``statistics``, ``differences``, ``slopes``, ``ufunc_methods``;
 - ``products``, ``cross``, ``linalg``, ``norms``, ``eigen``, ``factorizations``;
-- ``fft``, ``signal``, ``grids``.
+- ``fft``, ``signal``, ``grids``;
+- ``scipy_special`` (scipy.special's ufuncs), loaded late: see ``load_late``.
 """
+import sys
+
+# rule modules for libraries nbtape does not depend on: module -> the library it needs
+LATE = {"scipy_special": "scipy.special"}
+_pending = dict(LATE)
 
 
 def load_all():
     import importlib
     import pkgutil
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name not in ("registry", "util", "matrix_util", "reads", "signature"):
+        if info.name not in ("registry", "util", "matrix_util", "reads", "signature") \
+                and info.name not in LATE:
             importlib.import_module(f"{__name__}.{info.name}")
+
+
+def load_late(force=False):
+    """Register the rules of the libraries in ``LATE`` that are in use (imported by the
+    user: their functions can reach a tensor only then) or, with ``force``, installed.
+    True when it registered something new.  Importing scipy takes most of a second, so
+    ``import nbtape`` leaves it to the first call that needs it.
+
+    >>> load_late() in (True, False)
+    True
+    """
+    if not _pending:
+        return False
+    import importlib
+    import importlib.util
+    done = False
+    for name, lib in list(_pending.items()):
+        if lib in sys.modules or (force and importlib.util.find_spec(lib.split(".")[0])):
+            try:
+                importlib.import_module(f"{__name__}.{name}")
+            except ImportError:     # installed but broken: its functions stay without rules
+                pass
+            del _pending[name]
+            done = True
+    return done

@@ -4,13 +4,16 @@ The rest of numpy lives in the sibling modules (ufuncs, reductions, shapes,
 linalg); this file holds only what ``Tensor``'s own operators need, so the hot
 path never depends on import order.
 """
+import math
+
 import numpy as np
 
 from ..core.arrays import is_foreign
 from .registry import (VARARGS, Rule, defjvp, defnondiff, defparam, defprimitive, defvjp, defzero,
                        rule_for)
 from .index_primitives import add_at_index as _scatter_add, index_value as _getitem
-from .util import conj, expand_reduced, shape_of
+from .index_primitives import laid_out_like as _laid_out_like
+from .util import conj, expand_reduced, known as _known, shape_of
 from ..core.dispatch import apply as _apply
 from ..core.tensor import TensorLike as _TensorLike
 
@@ -70,7 +73,23 @@ defprimitive(_getitem, "getitem")
 defprimitive(_scatter_add, "scatter_add")
 defprimitive(_astype, "astype")
 
-defvjp(_getitem, lambda g, ans, x, idx: scatter_add(g, idx, shape_of(x)))
+def _getitem_vjp(g, ans, x, idx):
+    shape = shape_of(x)
+    if not _known(shape_of(g)) or _foreign_index(idx):
+        # a boolean mask or an index array of Dask: the picked lengths may be unknown
+        # until computed, so pick the flat positions with the same index from positions
+        # laid out like x (same blocks as g) and add g at them (block by block)
+        where = getitem(_laid_out_like(getattr(x, "data", x)), idx)
+        return np.reshape(scatter_add(g, where, (math.prod(shape),)), shape)
+    return scatter_add(g, idx, shape)
+
+
+def _foreign_index(idx):
+    return any(is_foreign(getattr(i, "data", i))
+               for i in (idx if type(idx) is tuple else (idx,)))
+
+
+defvjp(_getitem, _getitem_vjp)
 defjvp(_getitem, lambda t, ans, x, idx: getitem(t, idx))
 defvjp(_scatter_add, lambda g, ans, x, idx, shape: getitem(g, idx))
 defjvp(_scatter_add, lambda t, ans, x, idx, shape: scatter_add(t, idx, shape))
@@ -201,7 +220,7 @@ defjvp(np.transpose, lambda t, ans, x, axes=None: np.transpose(t, axes))
 # --- sum (every unbroadcast needs it) ----------------------------------------------------------
 def _sum_vjp(g, ans, x, axis=None, dtype=None, out=None, keepdims=False, initial=None,
              where=True):
-    g = expand_reduced(g, shape_of(x), axis, keepdims is True)   # numpy's default: np._NoValue
+    g = expand_reduced(g, shape_of(x), axis, keepdims is True, x)   # keepdims: np._NoValue
     return g if where is True or where is np._NoValue else np.where(where, g, 0.0)
 
 

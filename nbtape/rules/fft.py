@@ -15,6 +15,7 @@ for complex inputs its adjoint is therefore ``rfft(g)`` with those bins counted 
 import numpy as np
 
 from ..extend import defjvp, defvjp
+from ..core.arrays import is_foreign
 from .util import shape_of
 
 F = np.fft
@@ -43,6 +44,13 @@ def _fit(g, sizes, axes):
     return g
 
 
+def _whole(g, axes):
+    """``g`` in one chunk along ``axes`` where it is a Dask array: Dask transforms only
+    along unchunked axes, and zero-padding the adjoint (``_fit``) adds a chunk."""
+    rechunk = getattr(g, "rechunk", None) if is_foreign(g) else None
+    return rechunk({ax: -1 for ax in axes}) if rechunk is not None else g
+
+
 def _own_sizes(a, axes):
     return [shape_of(a)[ax] for ax in axes]
 
@@ -59,7 +67,8 @@ def _half_weights(n, ax, nd):
 def _complex_vjp(inverse):
     def vjp(g, a, s, axes, norm):
         axes, _ = _axes_sizes(a, s, axes)
-        return _fit(inverse(g, axes=axes, norm=_ADJOINT_NORM[norm]), _own_sizes(a, axes), axes)
+        return _fit(inverse(_whole(g, axes), axes=axes, norm=_ADJOINT_NORM[norm]),
+                    _own_sizes(a, axes), axes)
     return vjp
 
 
@@ -68,7 +77,7 @@ def _real_vjp(g, a, s, axes, norm, conj_input=False):
     axes, sizes = _axes_sizes(a, s, axes)
     g = np.conj(g) if conj_input else g
     full = _fit(g, sizes[-1:], axes[-1:])           # the missing half is zeros
-    out = F.ifftn(full, axes=axes, norm=norm if conj_input else _ADJOINT_NORM[norm])
+    out = F.ifftn(_whole(full, axes), axes=axes, norm=norm if conj_input else _ADJOINT_NORM[norm])
     return _fit(np.real(out), _own_sizes(a, axes), axes)
 
 
@@ -77,7 +86,7 @@ def _halfspectrum_vjp(g, a, s, axes, norm, conj_input=False):
     axes, _ = _axes_sizes(a, s, axes)
     # the output length along the last axis: given, or 2 (m - 1) from the half spectrum's m
     n = s[-1] if s is not None else 2 * (shape_of(a)[axes[-1]] - 1)
-    h = F.rfftn(g, axes=axes, norm=norm if conj_input else _ADJOINT_NORM[norm])
+    h = F.rfftn(_whole(g, axes), axes=axes, norm=norm if conj_input else _ADJOINT_NORM[norm])
     h = h * _half_weights(n, axes[-1], len(shape_of(g)))
     return _fit(np.conj(h) if conj_input else h, _own_sizes(a, axes), axes)
 

@@ -16,8 +16,11 @@ import numpy as np
 
 from ..extend import defjvp, deflinear, defnondiff, defvjp
 from .core_ops import scatter_add
+from ..core.arrays import backend_name
+from ..diagnostics.errors import NoGradientRuleError
 from .registry import numpy_function
-from .util import shape_of
+from .index_primitives import laid_out_like
+from .util import known, shape_of
 
 
 def raw(a):
@@ -37,13 +40,19 @@ def _raw_kwargs(kw):
     return {k: raw(v) for k, v in kw.items() if k != "out"}
 
 
-def positions(x):
+def positions(x, g=None):
     """``x``'s shape, filled with each element's flat (C-order) index.
+
+    Where the adjoint ``g`` has lengths Dask does not know (a boolean mask made them),
+    the positions are laid out like ``x`` (its chunks): the selection then picks them
+    in the same blocks as it picked ``x``'s values, which the scatter back needs.
 
     >>> positions(np.zeros((2, 3)))
     array([[0, 1, 2],
            [3, 4, 5]])
     """
+    if g is not None and not known(shape_of(g)):
+        return laid_out_like(raw(x))
     shape = shape_of(x)
     return np.arange(math.prod(shape)).reshape(shape)
 
@@ -57,7 +66,10 @@ def unselect(g, x, src):
     array([2., 4.])
     """
     shape = shape_of(x)
-    flat = scatter_add(np.ravel(g), np.ravel(src), (math.prod(shape),))
+    if known(shape_of(g)):
+        g, src = np.ravel(g), np.ravel(src)
+    # (Dask cannot ravel lengths it does not know: g and src keep their blocks)
+    flat = scatter_add(g, src, (math.prod(shape),))
     return np.reshape(flat, shape)
 
 
@@ -73,9 +85,21 @@ def defselection(fn):
     array([2., 0., 1.])
     """
     def vjp(g, ans, x, *args, **kw):
-        return unselect(g, x, fn(positions(x), *map(raw, args), **_raw_kwargs(kw)))
+        src = fn(positions(x, g), *map(raw, args), **_raw_kwargs(kw))
+        if shape_of(src) != shape_of(g) and known(shape_of(g)):
+            raise _other_value(fn, g, src)
+        return unselect(g, x, src)
     defvjp(fn, vjp)
     return deflinear(fn)
+
+
+def _other_value(fn, g, src):
+    return NoGradientRuleError(
+        f"np.{fn.__name__} gave a value of shape {shape_of(g)} on this "
+        f"{backend_name(g)} array where numpy gives shape {shape_of(src)}, so its gradient "
+        "cannot follow numpy's (Dask's np.take, for one, takes along axis 0 when no axis is "
+        "given; numpy takes from the flattened array). Pass axis= explicitly, or "
+        "np.ravel the array first.")
 
 
 # --- selections ---------------------------------------------------------------------------
@@ -105,10 +129,10 @@ defvjp(np.diagflat, lambda g, ans, v, k=0: np.reshape(np.diagonal(g, k), shape_o
 deflinear(np.diagflat)
 
 defvjp(np.compress, None, lambda g, ans, c, a, axis=None, out=None:
-       unselect(g, a, np.compress(raw(c), positions(a), axis)))
+       unselect(g, a, np.compress(raw(c), positions(a, g), axis)))
 defjvp(np.compress, None, lambda t, ans, c, a, axis=None, out=None: np.compress(c, t, axis))
 defvjp(np.extract, None,
-       lambda g, ans, c, a: unselect(g, a, np.extract(raw(c), positions(a))))
+       lambda g, ans, c, a: unselect(g, a, np.extract(raw(c), positions(a, g))))
 defjvp(np.extract, None, lambda t, ans, c, a: np.extract(c, t))
 
 

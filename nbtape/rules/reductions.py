@@ -46,7 +46,7 @@ def spread(g, x, axis, keepdims):
     array([[1., 1., 1.],
            [2., 2., 2.]])
     """
-    return expand_reduced(g, shape_of(x), axis, flag(keepdims))
+    return expand_reduced(g, shape_of(x), axis, flag(keepdims), x)
 
 
 def reduce_back(v, x, axis, keepdims):

@@ -85,7 +85,7 @@ def unbroadcast(g, shape, dtype):
             if axes:
                 g = accurate_sum(g, axes, _count(gshape, axes), keepdims=True)
                 gshape = g.shape
-            if gshape != shape:
+            if gshape != shape and not same_shape(gshape, shape):
                 g = np.broadcast_to(g, shape)
     gd = g.dtype
     if gd != dtype:
@@ -94,6 +94,26 @@ def unbroadcast(g, shape, dtype):
         if g.dtype != dtype:
             g = g.astype(dtype)
     return g
+
+
+def known(shape):
+    """False when an array's shape holds a length Dask does not know yet (``nan``: what a
+    boolean mask leaves).
+
+    >>> known((2, 3)), known((float("nan"), 3))
+    (True, False)
+    """
+    return all(n == n for n in shape)
+
+
+def same_shape(a, b):
+    """Shapes equal where both are known: Dask gives a length it does not know yet (after
+    a boolean mask) as ``nan``, a new float each time, so ``(nan,) != (nan,)``.
+
+    >>> same_shape((float("nan"), 3), (float("nan"), 3)), same_shape((2,), (3,))
+    (True, False)
+    """
+    return len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b))
 
 
 def normalize_axis(axis, ndim):
@@ -105,8 +125,9 @@ def normalize_axis(axis, ndim):
     return (axis % ndim,) if ndim else ()
 
 
-def expand_reduced(g, shape, axis, keepdims):
-    """Broadcast a reduction's adjoint back over the reduced axes."""
+def expand_reduced(g, shape, axis, keepdims, like=None):
+    """Broadcast a reduction's adjoint back over the reduced axes (of ``like``, the
+    reduced array, when its lengths are unknown: see below)."""
     if not keepdims:
         if type(axis) is int and shape:     # np.sum(x, axis=1): the reduced axis back as 1
             a = axis % len(shape)
@@ -119,6 +140,10 @@ def expand_reduced(g, shape, axis, keepdims):
             kept = tuple(1 if i in axes else s for i, s in enumerate(shape)) if axes else None
         if kept is not None:
             g = g.reshape(kept) if type(g) is np.ndarray else np.reshape(g, kept)
+    if like is not None and not known(shape):
+        # Dask broadcasts to an unknown length as one block: laid out like the input
+        # instead, the adjoint keeps its blocks (a masked selection's gradient needs them)
+        return np.zeros_like(like, dtype=np.result_type(g)) + g
     return np.broadcast_to(g, shape)
 
 

@@ -14,7 +14,7 @@ from ..diagnostics.breaks import object_array_refusal
 from ..diagnostics.errors import NoGradientRuleError, user_facing
 from ..diagnostics.check_numerics import say_nonfinite
 from ..diagnostics.numerics import count, nonfinite_results
-from ..rules.util import shape_of
+from ..rules.util import same_shape, shape_of
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
 
@@ -251,7 +251,7 @@ def _fit(t, out):
     """Give a tangent its output's shape and dtype (rules may return broadcastable values)."""
     shape = out.shape
     tshape = shape_of(t)
-    if tshape != shape:
+    if tshape != shape and not same_shape(tshape, shape):     # (Dask's unknown lengths)
         t = np.broadcast_to(t, shape)
     dt = out.dtype
     tdt = t.dtype if isinstance(t, TensorLike) or is_foreign(t) else np.result_type(t)

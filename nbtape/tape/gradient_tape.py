@@ -8,10 +8,9 @@ from ..diagnostics import user_line
 from ..diagnostics.user_line import SKIP_PREFIXES, frame_at
 from ..core.state import next_id, suspended, tls
 from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
-from .backward import backward, forward_reach, whole_reach
+from .backward import backward, whole_reach
 from .records import Records, free_records, small_tape
-from ..diagnostics.breaks import (break_message, escapes_into_path, object_rule,
-                                  off_float_path, partial_message)
+from ..diagnostics.breaks import object_rule, off_float_path
 from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
 from ..core.observe import Observable, notify
 from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
@@ -22,6 +21,7 @@ from .arguments import (UnconnectedGradients, checked_sources, int_source_messag
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
 from ..diagnostics.numerics import nonfinite_results
+from ..diagnostics.none_warnings import warn_escape, warn_partial
 from ..diagnostics.check_numerics import say_where_born
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
@@ -103,6 +103,10 @@ class GradientTape(TapeView, Observable):
         self._watched = {}        # id -> Watched (bookkeeping.py)
         self._leaves = {}         # id -> weakref to a watched Tensor (labels pictures)
         self._notes = []          # Notes (bookkeeping.py): escapes, assigns, pauses, dtypes
+        # note index -> the serial when a value escaped: a target made later may be built
+        # from it, one made earlier cannot (which escape a None gradient names)
+        self._escaped_at = {}
+        self._asked = ()          # the ids of the targets of the gradient being computed
         self._object_origins = {}  # id of an object array -> (op name, where) that made it
         self._shared_metas = {}   # operand metas -> the one tuple of them the ops keep
         self._inside = {}         # file name -> whether the user's line is further out
@@ -305,6 +309,7 @@ class GradientTape(TapeView, Observable):
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
+            self._escaped_at[len(self._notes)] = next_id()
             self._notes.append(Note("escape", t._id, user_line.caller(), how))
 
     def on_assign(self, var, source, how):
@@ -350,6 +355,7 @@ class GradientTape(TapeView, Observable):
         seeds = target_seeds(targets, output_gradients, int_sources, flat_sources,
                              self._tracked, self._notes, self._ops,
                              zeros=policy is UnconnectedGradients.ZERO)
+        self._asked = [t._id for t in targets if isinstance(t, TensorLike)]
         results = self._run(seeds, flat_sources, policy)
         self._check_finite(seeds, targets, flat_sources, results, "gradient")
         if self._notes:     # something left the tape: say if it came back as a constant
@@ -427,26 +433,11 @@ class GradientTape(TapeView, Observable):
         return Tensor(g)
 
     def _warn_escape(self, source, policy=UnconnectedGradients.NONE):
-        breaks = [n for n in self._notes if n.kind in ("escape", "dtype")]
-        if not breaks:
-            return
-        downstream = forward_reach(self._ops, [source._id])[1]
-        for n in breaks:
-            if n.id in downstream:
-                warn_user(break_message(n.kind, n.where, n.detail,
-                                        zeros=policy is UnconnectedGradients.ZERO))
-                return
+        warn_escape(self._notes, self._escaped_at, self._asked, self._ops, source,
+                    zeros=policy is UnconnectedGradients.ZERO)
 
     def _warn_partial(self, sources, results, seeds):
-        # a target that escaped (print(float(loss))) cannot have come back into itself
-        notes = [n for n in self._notes if n.kind == "escape" and n.id not in seeds]
-        if not notes:
-            return
-        for s, g in zip(sources, results):
-            if g is not None:
-                n = escapes_into_path(self.ops, notes, forward_reach(self._ops, [s._id])[1])
-                if n is not None:
-                    warn_user(partial_message(n.where, n.detail))
+        warn_partial(self.ops, self._notes, self._ops, sources, results, seeds)
 
     def _finish(self):
         if not self._persistent:

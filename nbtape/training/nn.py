@@ -13,10 +13,17 @@ too: second derivatives of every function here work.
 """
 import numpy as np
 
+from ..core.arrays import is_foreign
 from ..rules.core_ops import primitive
 from ..rules.registry import defjvp, defvjp
 from ..rules.util import shape_of
 from .class_labels import check_labels, one_hot
+
+
+def _array(x):
+    """``x`` as an array for numpy calls: a Dask (or CuPy) array stays one, so the
+    activations stay lazy (``np.asarray`` would compute it into memory)."""
+    return x if is_foreign(x) else np.asarray(x)
 
 
 def _keepdims_shape(shape, axis):
@@ -39,7 +46,7 @@ def _with_kept_dims(v, x, axis, keepdims):
 # --- sigmoid ---------------------------------------------------------------------------
 @primitive
 def _sigmoid(x):
-    x = np.asarray(x)
+    x = _array(x)
     # exp(-|x|) never overflows; pick the algebraically equal form per sign
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
@@ -94,7 +101,7 @@ def relu(x):
 # --- softplus ------------------------------------------------------------------------------
 @primitive
 def _softplus(x):
-    x = np.asarray(x)
+    x = _array(x)
     # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, no loss of small values
     return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
 
@@ -123,7 +130,7 @@ def softplus(x):
 # --- softmax -------------------------------------------------------------------------------
 @primitive
 def _softmax(x, axis=-1):
-    x = np.asarray(x)
+    x = _array(x)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
 
@@ -147,7 +154,7 @@ def softmax(x, axis=-1):
 # --- logsumexp -------------------------------------------------------------------------------
 @primitive
 def _logsumexp(x, axis=None, keepdims=False):
-    x = np.asarray(x)
+    x = _array(x)
     m = np.max(x, axis=axis, keepdims=True)
     # a slice of all -inf (or one holding inf) would make x - m NaN; shifting by 0 is exact there
     m = np.where(np.isfinite(m), m, 0)
@@ -188,8 +195,11 @@ def logsumexp(x, axis=None, keepdims=False):
 # --- log_softmax -------------------------------------------------------------------------------
 @primitive
 def _log_softmax(x, axis=-1):
-    x = np.asarray(x)
+    x = _array(x)
     # the ufuncs' reduce: what np.max and np.sum call on an ndarray, without their wrappers
+    if type(x) is not np.ndarray:       # Dask implements np.max and np.sum, not .reduce
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
     shifted = x - np.maximum.reduce(x, axis, keepdims=True)
     return shifted - np.log(np.add.reduce(np.exp(shifted), axis, keepdims=True))
 
@@ -218,7 +228,7 @@ def log_softmax(x, axis=-1):
 # --- cross-entropies from logits (what the losses use with from_logits=True) -----------------
 @primitive
 def _sigmoid_ce(labels, logits):
-    z = np.asarray(logits)
+    z = _array(logits)
     # max(z, 0) - z*y + log(1 + e^-|z|): TensorFlow's overflow-free form
     return np.maximum(z, 0) - z * labels + np.log1p(np.exp(-np.abs(z)))
 

@@ -21,6 +21,7 @@ import functools
 
 import numpy as np
 
+from ..core.arrays import is_foreign
 from ..core.state import tls
 from ..core.recorder import Listener
 from ..core.arrays import is_foreign
@@ -134,8 +135,8 @@ def _output(f, o, inputs):
     if type(o) is Tensor and id(o) not in inputs:
         return o                # made by the unrecorded run: no tape knows it
     if isinstance(o, TensorLike):   # an input passed through: the output is a new value
-        return Tensor(o.numpy())
-    value = np.asarray(o) if o is not None else np.asarray(None)
+        return Tensor(o.data)       # (.data: a Dask array stays lazy, .numpy() computes)
+    value = o if is_foreign(o) else np.asarray(o)
     if value.dtype.kind not in "biufc":
         raise InvalidArgumentError(
             f"{_name(f)} is wrapped with nt.recompute_grad, so it must return tensors or "
@@ -170,7 +171,8 @@ def _rule(f, args, kwargs, sources, outs, held, states):
             [None] * len(wanted)
         got = iter(got)
         grads = [next(got) if n else None for n in needs]
-        return [np.asarray(x) if raw and isinstance(x, TensorLike) else x for x in grads]
+        # the raw arrays (x.data: a Dask gradient stays lazy, np.asarray would compute it)
+        return [x.data if raw and isinstance(x, TensorLike) else x for x in grads]
 
     def jvp_all(tangents, ans, _args, _kwargs):
         from ..tape.forward import ForwardAccumulator
@@ -180,7 +182,7 @@ def _rule(f, args, kwargs, sources, outs, held, states):
             ys = rerun()
         ts = [acc.jvp(y) if isinstance(y, TensorLike) and y.dtype.kind in "fc" else None
               for y in ys]
-        ts = [np.asarray(t) if raw and t is not None else t for t in ts]
+        ts = [t.data if raw and isinstance(t, TensorLike) else t for t in ts]
         return ts if multi else ts[0]
 
     # the reverse pass needs the outputs' shapes only when there are several
