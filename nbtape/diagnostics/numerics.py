@@ -148,12 +148,24 @@ class Birth:
         op = f"op {self.position}, " if self.position is not None else ""
         text = (f"it was born in the {self.phase} pass at {self.name} ({op}"
                 f"{self.line()}), {at}its {'output' if self.phase == 'forward' else 'adjoint'}"
-                + (f" ({vals})" if vals else "") + f". {self.pattern[0].upper()}"
-                + f"{self.pattern[1:]}.")
+                + (f" ({vals})" if vals else "") + f". {_sentence(self.pattern)}.")
         return text + (f" Fix: {self.fix}." if self.fix else "")
 
     def __repr__(self):
         return f"<Birth {self.phase} {self.name} op {self.position} {list(self.index)}>"
+
+
+def _sentence(text):
+    """``text`` as the start of a sentence: capitalised, unless it starts with code (an
+    op's name such as ``np.log`` keeps its spelling).
+
+    >>> _sentence("sqrt at 0"), _sentence("np.log's derivative"), _sentence("custom_gradient(f)")
+    ('Sqrt at 0', "np.log's derivative", 'custom_gradient(f)')
+    """
+    first = text.split(" ", 1)[0]
+    if any(c in first for c in "._(") or not text:
+        return text
+    return text[0].upper() + text[1:]
 
 
 def _number(v):
