@@ -207,11 +207,11 @@ def _nonfinite(tape, target, source):
     value = target._value
     if not isinstance(value, (np.ndarray, np.generic)) or value.dtype.kind not in "fc":
         return None
-    seeds = {target._id: np.ones_like(value)}
-    birth = backward_birth(tape.op_records, seeds, [source._id])
     forward_bad = not finite(value)
-    if birth is None and forward_bad:
-        birth = forward_birth(tape.op_records)
+    birth = forward_birth(tape.op_records) if forward_bad else None     # made forward
+    if birth is None:
+        birth = backward_birth(tape.op_records, {target._id: np.ones_like(value)},
+                               [source._id])
     if birth is None:
         return ("the target's own value is not finite: the forward pass made it"
                 if forward_bad else None)

@@ -286,7 +286,11 @@ def backward_birth(records, seeds, source_ids):
                 shape = np.shape(gv)
                 args = op.args or ()
                 x = args[p] if p < len(args) else None
-                values = {"input": value_at(x, index, shape),
+                carried = value_at(x, index, shape)
+                if isinstance(carried, float) and not math.isfinite(carried):
+                    adj[i] = gi if i not in adj else adj[i] + gi
+                    continue        # a NaN the forward pass brought here: not born here
+                values = {"input": carried,
                           "output": value_at(op.ans if op.ans is not None else op.out,
                                              index, shape),
                           "cotangent": value_at(g, index, shape) if np.ndim(g) <= len(shape)
@@ -350,9 +354,11 @@ def explain_nonfinite(records, seeds, targets, sources, results, bad):
     """
     forward_bad = any(not finite(getattr(t, "_value", t)) for t in targets)
     ids = [sources[k]._id for k in bad]
-    birth = backward_birth(records, seeds, ids)
-    if birth is None and forward_bad:
-        birth = forward_birth(records)
+    # a target that is not finite itself: the NaN or inf was made forward, where it was
+    # born there is the story (the backward pass only carries it on)
+    birth = forward_birth(records) if forward_bad else None
+    if birth is None:
+        birth = backward_birth(records, seeds, ids)
     first = bad[0]
     text = nonfinite_message(_label(sources[first], first, len(sources)),
                              getattr(results[first], "_value", results[first]), birth,
