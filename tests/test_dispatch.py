@@ -11,7 +11,7 @@ import pytest
 
 import nbtape as nt
 from nbtape.core.state import tls
-from gradcheck import check_both, check_reverse
+from gradcheck import check_both, check_reverse, since_numpy
 
 X = np.array([[0.4, 1.3, -0.6], [2.1, -1.2, 0.8]])
 Y = np.array([[1.1, 0.7, 1.6], [0.5, 1.8, 0.9]])
@@ -70,6 +70,7 @@ def test_ufunc_keywords_that_do_not_change_the_function_are_differentiated():
     assert out32.dtype == np.float32 and names == ["np.sin"]
 
 
+@since_numpy("2.0.0", "the warning about where= without out=")
 def test_a_ufunc_with_a_where_mask_is_recorded_without_a_rule():
     mask = np.array([[True, False, True], [False, True, True]])
     with pytest.warns(UserWarning, match="where"):          # numpy's own warning

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_both
+from gradcheck import NUMPY, check_both
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.extend import primitive
 from nbtape.rules import registry
@@ -248,7 +248,8 @@ def test_a_zero_rule_gives_zero_gradients_and_nondiff_none():
 def test_operand_names_by_kind():
     assert operand_names(RULES[np.linalg.solve]) == {"a", "b"}
     assert operand_names(RULES[np.diff]) == {"a", "prepend", "append"}
-    assert operand_names(RULES[np.concatenate]) == {"arrays"}
+    if NUMPY >= "2.0.0":        # numpy 1's concatenate has no signature nbtape can read
+        assert operand_names(RULES[np.concatenate]) == {"arrays"}
     assert operand_names(RULES[np.einsum]) == frozenset()
 
 

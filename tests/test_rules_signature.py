@@ -6,6 +6,7 @@ import inspect
 import numpy as np
 import pytest
 
+from gradcheck import since_numpy
 from nbtape.rules.signature import Signature, signature_of
 
 _EMPTY = inspect.Parameter.empty
@@ -83,6 +84,7 @@ def test_signature_accepts_keywords_numpy_takes():
     assert more.accepts("anything") and more.accepts("x")
 
 
+@since_numpy("2.0.0", "concatenate's text signature")
 def test_signature_of_concatenate_reads_numpy_s_own_text_signature():
     s = signature_of(np.concatenate)
     assert s.names[:2] == ("arrays", "axis") and s.accepts("axis") and s.accepts("dtype")

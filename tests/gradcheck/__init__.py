@@ -366,7 +366,9 @@ def rule_case_tests(module, cases, check=None):
         test_every_rule_has_a_case, test_rule_matches_finite_differences = \\
             rule_case_tests(differences, CASES)
     """
-    names = sorted(set(registered(module)) | set(cases))
+    # a case for a function this numpy lacks (np.astype before numpy 2) has no rule here
+    known = {r.name for r in RULES.values()}
+    names = sorted(set(registered(module)) | (set(cases) & known))
     check = check or check_both
 
     def test_every_rule_has_a_case():
