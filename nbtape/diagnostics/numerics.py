@@ -9,6 +9,7 @@ a known one (0 x inf behind a ``where``, sqrt or log at 0, overflow in ``exp``..
 the fix.  Finding the birth re-walks the tape, so it costs something only when there
 is a non-finite value to explain; the check itself is one pass over the results.
 """
+import cmath
 import math
 
 import numpy as np
@@ -77,18 +78,18 @@ def finite(value):
     >>> finite(np.array([1.0, 2.0])), finite(np.array([1.0, np.nan])), finite(None)
     (True, False, True)
     """
-    if value is None:
-        return True
     t = type(value)
-    if t is float:
+    if t is np.ndarray:     # the usual: a gradient from the pass (math's checks are cheaper
+        kind = value.dtype.kind     # than a ufunc call on a scalar; both see NaN and inf)
+        if value.ndim == 0:
+            return (math.isfinite(value) if kind == "f" else
+                    cmath.isfinite(value) if kind == "c" else True)
+        return kind not in "fc" or bool(np.isfinite(value).all())
+    if t is float or t is np.float64 or t is np.float32:
         return math.isfinite(value)
-    if t is not np.ndarray and not isinstance(value, np.generic):
-        return True         # lazy or on a device: not computed here for a check
-    if value.dtype.kind not in "fc":
-        return True
-    if value.ndim == 0:
-        return bool(np.isfinite(value))
-    return bool(np.isfinite(value).all())
+    if value is None or not isinstance(value, np.generic) or value.dtype.kind not in "fc":
+        return True         # lazy or on a device (not computed for a check), or not float
+    return bool(np.isfinite(value))
 
 
 def count(value):

@@ -355,7 +355,8 @@ class GradientTape(TapeView, Observable):
         seeds = target_seeds(targets, output_gradients, int_sources, flat_sources,
                              self._tracked, self._notes, self._ops,
                              zeros=policy is UnconnectedGradients.ZERO)
-        self._asked = [t._id for t in targets if isinstance(t, TensorLike)]
+        if self._notes:     # (an escape's warning looks for the one on the asked path)
+            self._asked = [t._id for t in targets if isinstance(t, TensorLike)]
         results = self._run(seeds, flat_sources, policy)
         self._check_finite(seeds, targets, flat_sources, results, "gradient")
         if self._notes:     # something left the tape: say if it came back as a constant
