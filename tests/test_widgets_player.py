@@ -258,3 +258,69 @@ def test_it_is_a_widget_to_put_beside_others():
     assert p.comm is None and repr(p).startswith("nt.TapePlayer: 10 frames")
     row.close()
     note.close()
+
+
+# NaN and inf: the frame where one is born says so, and its picture marks the op -----------
+def _quietly(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn()
+
+
+def _sqrt_where_tape():
+    x = nt.Variable(np.array([0.0, 4.0]), name="x")
+    with nt.GradientTape(persistent=True) as tape:
+        y = np.sum(np.where(x > 0, np.sqrt(x), 0.0))
+    _quietly(lambda: tape.gradient(y, x))
+    return tape, x, y
+
+
+def test_the_reverse_step_where_a_nan_is_born_says_so():
+    from nbtape.notebook.graph import tape_graph
+    tape, x, y = _sqrt_where_tape()
+    p = player(tape, y, names={y: "y"})
+    said = [(k, f) for k, f in enumerate(p.frames) if "born here" in f.caption]
+    assert len(said) == 1
+    k, f = said[0]
+    assert (f.phase, f.op, tape.ops[f.op].rule.name) == ("backward", 0, "np.sqrt")
+    assert f.caption.startswith("Backward 3/3: op0 = np.sqrt(x) passes")
+    assert f.caption.endswith("complete — the NaN is born here (0 x inf).")
+    assert p.frames[-1].caption == (
+        "Done: d(y)/d(x) = [nan, 0.25]. The NaN was born at np.sqrt (op 0), backward step 3: "
+        "tape.explain(target, source) says why and how to fix it.")
+    # that frame's picture marks the op, highlighted as the step the pass is at
+    g = tape_graph(tape, **f.options)
+    assert sorted(n for n, i in g.nbtape_nodes.items() if "born" in i.tags) == ["op0"]
+    assert {"born", "highlight"} <= g.nbtape_nodes["op0"].tags
+    assert "NaN born here: 0 x inf" in g.source
+    # the frame before it has no NaN yet
+    assert "born" not in tape_graph(tape, **p.frames[k - 1].options).source
+    p.close()
+
+
+def test_an_overflow_is_born_forward_and_its_nan_backward_at_exp():
+    x = nt.Variable(np.float32(100.0), name="x")
+    with nt.GradientTape(persistent=True) as tape:
+        y = _quietly(lambda: np.log(1 + np.exp(x)))
+    _quietly(lambda: tape.gradient(y, x))
+    p = player(tape, y, names={y: "y"})
+    forward = [f for f in p.frames if f.phase == "forward"]
+    assert forward[0].caption.endswith(
+        "op0 = np.exp(x) = inf — the inf is born here (overflow in exp).")
+    assert not any("born" in f.caption for f in forward[1:])
+    backward = [f for f in p.frames if f.phase == "backward"]
+    assert [f.op for f in backward] == [2, 1, 0]
+    assert backward[-1].caption.endswith("— the NaN is born here (0 x inf).")
+    assert not any("born" in f.caption for f in backward[:-1])
+    p.close()
+
+
+def test_a_finite_tape_plays_without_nan_notes():
+    tape, w, loss, names = toy_graph()
+    fine = player(tape, loss, names=names)
+    nan_tape, _, y = _sqrt_where_tape()
+    bad = player(nan_tape, y, names={y: "y"})
+    assert not any("born" in f.caption for f in fine.frames)
+    assert sum("born here" in f.caption for f in bad.frames) == 1
+    fine.close()
+    bad.close()

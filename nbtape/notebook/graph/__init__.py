@@ -12,7 +12,8 @@ assignment, an op run inside ``stop_recording``).
 A picture is made in five stages, one module each: ``model`` reads the tape as a
 graph, ``collapse`` chooses what fits in ``max_nodes``, ``labels`` words values
 and lines, ``parts`` lays out nodes, edges and notes, and ``draw`` writes the
-Graphviz source; this module runs them. Importing it registers ``tape_graph``
+Graphviz source; this module runs them.  ``nonfinite`` finds the NaN and inf that
+``parts`` marks, and where the first was born. Importing it registers ``tape_graph``
 with ``nbtape.display.pictures``, which is how ``tape.graph()`` reaches it.
 """
 import operator
@@ -48,7 +49,10 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
     the path is drawn in orange and the rest in grey; ``stop_gradient`` ops are
     grey and dashed, ``custom_gradient`` ops filled purple with a double border,
     ops without a gradient rule dashed orange, and notes mark values that left the tape,
-    assignments and ops run inside ``stop_recording``.
+    assignments and ops run inside ``stop_recording``.  A value or grad holding a NaN
+    or inf has a red border and counts them; the op where the first was born (the
+    reverse pass's, once ``backward_step`` reaches it, or the forward pass's) has a
+    red double border and says what happened there.
 
     Options:
 

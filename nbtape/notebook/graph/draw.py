@@ -21,6 +21,7 @@ TANGENT = "#15803d"    # forward-mode tangents
 GREY = "#c7cbd1"
 GREY_TEXT = "#9ca3af"
 OP_OUTLINE = "#374151"
+NAN = "#dc2626"        # NaN and inf: the boxes that hold one, and where it was born
 
 LEAF_STYLE = {
     "variable": dict(shape="box", style="rounded,filled", fillcolor="#dbeafe", color="#1d4ed8"),
@@ -44,6 +45,10 @@ STATE_STYLE = {
     "path": dict(color=PATH, penwidth="2"),
     "grey": dict(color=GREY, fontcolor=GREY_TEXT, fillcolor="#f9fafb"),
     "highlight": dict(fillcolor="#fde047", color="#a16207", penwidth="3"),
+    # after "path" and "highlight" in a node's tags, so the red border wins (the fill
+    # still says which op the reverse pass is at)
+    "nonfinite": dict(color=NAN, penwidth="3"),
+    "born": dict(color=NAN, penwidth="3", peripheries="2"),
 }
 ROLE = {
     "title": lambda m: f"<B>{m}</B>",
@@ -52,6 +57,8 @@ ROLE = {
     "grad": lambda m: L.small(m, PATH),
     "tangent": lambda m: L.small(m, TANGENT),
     "pending": lambda m: L.small(m, GREY_TEXT),
+    "nonfinite": lambda m: L.small(m, NAN),
+    "born": lambda m: f"<B>{L.small(m, NAN)}</B>",
 }
 
 NodeInfo = collections.namedtuple("NodeInfo", "kind lines tags")

@@ -11,6 +11,7 @@ from . import labels as L
 from .collapse import group_summary
 from .draw import LEAF_STYLE, OP_STYLE, OTHER_STYLE
 from .model import operand_arg
+from .nonfinite import born_short, born_word, nonfinite_count, picture_birth
 
 NOTE_LIMIT = 6
 
@@ -46,6 +47,9 @@ class Context:
         self.problems = set()
         self.outside = {}
         self.drawn_leaves = set(the_plan.leaves) | set(source_ids)
+        self.birth = None           # where the first NaN or inf was born, when marked
+        self.nonfinite = False      # whether a box says it holds a NaN or inf
+        self.born_drawn = False     # whether the op where it was born has a box
 
     def ref(self, tid, create=True):
         """The node (with port) an edge from tensor ``tid`` starts at, or None."""
@@ -88,6 +92,9 @@ class Context:
             text = L.value_text(v) if v is not None else L.meta_text(m) if m else None
             if text is not None or prefix:
                 rows.append(("value", prefix + (text or "")))
+            bad = nonfinite_count(v) if v is not None else None
+            if bad:
+                rows.append(("nonfinite", f"{prefix}value has {bad}"))
         if not (o["show_grads"] and self.active):
             return rows
         if o["view"] == "forward":
@@ -96,6 +103,9 @@ class Context:
                 rows.append(("pending", "tangent: no forward rule"))
             elif t is not None:
                 rows.append(("tangent", f"tangent = {L.value_text(t, shape=False)}"))
+                bad = nonfinite_count(t)
+                if bad:
+                    rows.append(("nonfinite", f"tangent has {bad}"))
             return rows
         if tid not in self.path_t:
             return rows
@@ -109,7 +119,23 @@ class Context:
         if self.adj is not None and tid in self.adj:
             seed = " (seed)" if tid in self.targets and not self.step_uses(tid) else ""
             rows.append(("grad", f"{label} = {L.value_text(self.adj[tid], shape=False)}{seed}"))
+            bad = nonfinite_count(self.adj[tid])
+            if bad:
+                rows.append(("nonfinite", f"{label} has {bad}"))
         return rows
+
+    def mark(self, rows, tags, ops=()):
+        """Tag a box whose rows count a NaN or inf, and the box of the op (or folded
+        ``ops``) where the first one was born, which also gets a line saying so."""
+        if any(role == "nonfinite" for role, _ in rows):
+            tags.append("nonfinite")
+            self.nonfinite = True
+        b = self.birth
+        if b is not None and b.position in ops:
+            # appended: a multi-output op's ports point at the rows above
+            rows.append(("born", f"{born_word(b)} born here: {born_short(b)}"))
+            tags.append("born")
+            self.born_drawn = True
 
     def step_uses(self, tid):
         return [j for j, _ in self.model.consumers.get(tid, ()) if j in self.path_ops]
@@ -129,6 +155,7 @@ def draw_everything(ctx, d, notes, caption):
     [('leaf0', 'leaf'), ('op0', 'op'), ('op0c1', 'const')]
     """
     model = ctx.model
+    ctx.birth = picture_birth(ctx)
     for tid, leaf in model.leaves.items():
         if tid in ctx.drawn_leaves:
             _leaf(ctx, d, tid, leaf)
@@ -136,8 +163,9 @@ def draw_everything(ctx, d, notes, caption):
         _op(ctx, d, i)
     for g in ctx.plan.groups:
         on = any(i in ctx.path_ops for i in g.ops)
-        d.node(g.name, "group", [("info", line) for line in group_summary(model, g)],
-               [OTHER_STYLE["group"]], ctx.state(on))
+        rows, tags = [("info", line) for line in group_summary(model, g)], ctx.state(on)
+        ctx.mark(rows, tags, g.ops)
+        d.node(g.name, "group", rows, [OTHER_STYLE["group"]], tags)
     for i in ctx.plan.kept:
         _op_edges(ctx, d, i)
     for g in ctx.plan.groups:
@@ -145,8 +173,9 @@ def draw_everything(ctx, d, notes, caption):
     for tid, name in list(ctx.outside.items()):
         i, _ = model.producer[tid]
         title = model.name(tid) or f"result of op {i}"
-        d.node(name, "outside", [("title", title)] + ctx.rows(tid),
-               [LEAF_STYLE["outside"]], ctx.state(tid in ctx.path_t))
+        rows, tags = [("title", title)] + ctx.rows(tid), ctx.state(tid in ctx.path_t)
+        ctx.mark(rows, tags)
+        d.node(name, "outside", rows, [LEAF_STYLE["outside"]], tags)
     _notes(ctx, d, notes, caption)
     caption[:0] = _legend(ctx)
     caption.extend(dict.fromkeys(_PROBLEMS[p] for p in sorted(ctx.problems) if p in _PROBLEMS))
@@ -163,6 +192,7 @@ def _leaf(ctx, d, tid, leaf):
         tags.append("source")
     if ctx.active and tid in ctx.targets:
         tags.append("target")
+    ctx.mark(rows, tags)
     watched = model.tape.watched.get(tid)
     tip = leaf.kind + (f", watched at {L.where_text(watched.where)}" if watched else "")
     d.node(f"leaf{leaf.index}", "leaf", rows, [LEAF_STYLE[leaf.kind]], tags, tip=tip)
@@ -215,7 +245,10 @@ def _op(ctx, d, i):
         tags.append("done")
     if i == ctx.o["highlight"] or (ctx.step is not None and i == ctx.step["current"]):
         tags.append("highlight")
+    ctx.mark(rows, tags, (i,))
     tip = f"op {i}: {op.rule.name} at {L.where_text(op.where)}"
+    if "born" in tags:
+        tip += f" ({rows[-1][1]})"
     d.node(f"op{i}", "op", rows, [OP_STYLE[kind]], tags, ports=ports, tip=tip)
     consts = []
     for k, tid in enumerate(op.in_ids):
@@ -373,4 +406,16 @@ def _legend(ctx):
         lines.append(f"Green: tangents carried forward from {src}.")
     if view in _LEGEND:
         lines.append(_LEGEND[view])
+    # said only when marked, so a finite tape's picture is what it always was
+    if ctx.nonfinite:
+        lines.append("Red border: a value or grad with NaN or inf; its label counts them.")
+    b = ctx.birth
+    if b is not None:
+        phase = "reverse" if b.phase == "backward" else "forward"
+        # an op recorded inside a custom gradient, say, has no box of its own
+        head = "Red double border: " if ctx.born_drawn else "Not drawn here: "
+        lines.append(f"{head}{b.name} (op {b.position}, {L.where_text(b.where)}),"
+                     f" where the first {born_word(b)} was born, in the {phase} pass: "
+                     f"{born_short(b)}. tape.explain(target, source) says why and how to "
+                     "fix it.")
     return lines

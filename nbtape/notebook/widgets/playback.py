@@ -13,11 +13,13 @@ import collections
 
 import numpy as np
 
+from ...diagnostics.numerics import finite, forward_birth
 from ...tape.backward import reverse_step
 from ...core.tensor import Tensor
 from ...display.numbers import number
 from ..graph.labels import where_text
 from ..graph.model import TapeModel, ids_of, operand_arg
+from ..graph.nonfinite import born_note, born_word, gradient_birth
 from .array_stats import describe_array
 
 Frame = collections.namedtuple("Frame", "phase op caption options")
@@ -87,7 +89,10 @@ class Playback:
             model.add_leaf(t)
         self._labels = {}
         self.options = dict(target=target, sources=sources, names=names)
-        self.frames = self._frames()
+        # a NaN tape's gradient already warned once: replaying its products (0 x inf)
+        # for the captions should not warn again, nor raise under np.errstate
+        with np.errstate(all="ignore"):
+            self.frames = self._frames()
 
     # names ---------------------------------------------------------------------------
     def label(self, tid):
@@ -133,15 +138,17 @@ class Playback:
                         f"The tape recorded {n} op{'s' if n != 1 else ''}; the target "
                         f"{tname} depends on {len(forward)} of them. Play it forward, "
                         "then back.", dict(opts, show_grads=False))]
+        path_ops, path_t = model.path(self.source_ids, known) if known else (set(), set())
+        adj, note = model.adjoints(known, self.source_ids, path_t) if path_ops else (None, None)
+        born = self._births(forward, known, path_t, adj)
         for k, i in enumerate(forward):
             op = model.ops[i]
             out = [value_str(model.value(o)) for o in op.out_ids if o is not None]
             value = out[0] if len(out) == 1 else "(" + ", ".join(out) + ")"
-            frames.append(Frame("forward", i,
-                                f"Forward {k + 1}/{len(forward)} ({where_text(op.where)}): "
-                                f"{self._call_text(i)} = {value}",
-                                dict(opts, highlight=i, show_grads=False)))
-        path_ops, path_t = model.path(self.source_ids, known) if known else (set(), set())
+            frames.append(Frame("forward", i, _with_birth(
+                f"Forward {k + 1}/{len(forward)} ({where_text(op.where)}): "
+                f"{self._call_text(i)} = {value}", born.get(("forward", i))),
+                dict(opts, highlight=i, show_grads=False)))
         if not path_ops:
             frames.append(Frame("done", None,
                                 f"No gradient flows: {tname} does not depend on the sources "
@@ -150,15 +157,37 @@ class Playback:
             return frames
         # the engine's own order, as the picture's backward_step counts it
         steps = self.tape.backward_steps(self.options["target"], self.options["sources"])
-        adj, note = model.adjoints(known, self.source_ids, path_t)
         walk = _Walk(self, path_ops, path_t, adj or {})
         for k, i in enumerate(steps):
-            frames.append(Frame("backward", i,
-                                f"Backward {k + 1}/{len(steps)}: " + walk.step(i),
-                                dict(opts, backward_step=k)))
-        frames.append(Frame("done", None, self._done_text(tname, adj, note),
-                            dict(opts, backward_step=len(steps))))
+            frames.append(Frame("backward", i, _with_birth(
+                f"Backward {k + 1}/{len(steps)}: " + walk.step(i), born.get(("backward", i))),
+                dict(opts, backward_step=k)))
+        done = self._done_text(tname, adj, note)
+        b = born.get("gradient")
+        if b is not None:
+            at = (f"backward step {steps.index(b.position) + 1}" if b.phase == "backward"
+                  and b.position in steps else f"the {b.phase} pass")
+            done += (f" The {born_word(b)} was born at {b.name} (op {b.position}), {at}: "
+                     "tape.explain(target, source) says why and how to fix it.")
+        frames.append(Frame("done", None, done, dict(opts, backward_step=len(steps))))
         return frames
+
+    def _births(self, forward, known, path_t, adj):
+        """``{(phase, op): Birth}`` for the frames at which a NaN or inf is born (and
+        ``"gradient"``: the gradient's own), as the pictures of those frames mark them;
+        empty for a finite tape, which pays one ``isfinite`` per value."""
+        model, out = self.model, {}
+        if adj is not None and not all(finite(adj[t]) for t in path_t if t in adj):
+            b = gradient_birth(model, known, self.source_ids)
+            if b is not None:
+                out["gradient"] = out[(b.phase, b.position)] = b
+        values = (model.value(o) for i in forward for o in model.ops[i].out_ids
+                  if o is not None)
+        if not all(finite(v) for v in values):
+            b = forward_birth(model.records)
+            if b is not None:
+                out.setdefault(("forward", b.position), b)
+        return out
 
     def _done_text(self, tname, adj, note):
         if adj is None:
@@ -250,6 +279,13 @@ class _Walk:
         except Exception as exc:          # the caption says what went wrong, the player goes on
             return None, f"its VJP failed: {type(exc).__name__}: {str(exc)[:120]}"
         return [np.asarray(gi) if gi is not None else None for gi in grads], ""
+
+
+def _with_birth(caption, birth):
+    """``caption``, and that the NaN is born here when ``birth`` is at this frame's op."""
+    if birth is None:
+        return caption
+    return caption.rstrip(".") + f" — {born_note(birth)}."
 
 
 def _times(n):
