@@ -73,8 +73,24 @@ def test_the_seed_example_log_one_plus_exp_in_float32():
     assert np.isnan(g.numpy()) and g.dtype == np.float32
     text = str(_only_nbtape_warning(caught).message)
     assert "target's own value is not finite" in text
-    assert "forward pass at np.exp" in text and "overflow in exp" in text.lower()
+    assert "backward pass at np.exp" in text and "overflow in exp" in text.lower()
     assert "np.logaddexp(0, x)" in text
+
+
+def test_a_nan_the_forward_pass_carried_in_is_born_where_the_forward_pass_made_it():
+    # a naive softmax overflows forward: the backward pass meets NaN inputs at np.log and
+    # np.divide (carried there, not born), so the story is the forward overflow at np.exp
+    logits = nt.Variable(np.array([1000.0, 1001.0, 1002.0]), name="logits")
+    with nt.GradientTape() as tape:
+        e = np.exp(logits)
+        p = e / np.sum(e)
+        loss = -np.log(p[2])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tape.gradient(loss, logits)
+    text = str(_only_nbtape_warning(caught).message)
+    assert "forward pass at np.exp" in text and "overflow in exp" in text.lower()
+    assert "np.log" not in text.split("Fix")[0].split("born")[1]
 
 
 def test_the_stable_custom_gradient_keeps_example_14_finite():

@@ -208,10 +208,9 @@ def _nonfinite(tape, target, source):
     if not isinstance(value, (np.ndarray, np.generic)) or value.dtype.kind not in "fc":
         return None
     forward_bad = not finite(value)
-    birth = forward_birth(tape.op_records) if forward_bad else None     # made forward
-    if birth is None:
-        birth = backward_birth(tape.op_records, {target._id: np.ones_like(value)},
-                               [source._id])
+    birth = backward_birth(tape.op_records, {target._id: np.ones_like(value)}, [source._id])
+    if birth is None and forward_bad:       # the forward pass made it
+        birth = forward_birth(tape.op_records)
     if birth is None:
         return ("the target's own value is not finite: the forward pass made it"
                 if forward_bad else None)

@@ -355,11 +355,11 @@ def explain_nonfinite(records, seeds, targets, sources, results, bad):
     """
     forward_bad = any(not finite(getattr(t, "_value", t)) for t in targets)
     ids = [sources[k]._id for k in bad]
-    # a target that is not finite itself: the NaN or inf was made forward, where it was
-    # born there is the story (the backward pass only carries it on)
-    birth = forward_birth(records) if forward_bad else None
-    if birth is None:
-        birth = backward_birth(records, seeds, ids)
+    # the backward pass first (a NaN the forward pass carried into a step is not born
+    # there); a target that is not finite itself may have made it forward
+    birth = backward_birth(records, seeds, ids)
+    if birth is None and forward_bad:
+        birth = forward_birth(records)
     first = bad[0]
     text = nonfinite_message(_label(sources[first], first, len(sources)),
                              getattr(results[first], "_value", results[first]), birth,
