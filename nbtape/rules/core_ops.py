@@ -73,8 +73,13 @@ defprimitive(_getitem, "getitem")
 defprimitive(_scatter_add, "scatter_add")
 defprimitive(_astype, "astype")
 
+_PLAIN_INDEX = (int, slice, type(None), type(Ellipsis), np.ndarray)
+
+
 def _getitem_vjp(g, ans, x, idx):
     shape = shape_of(x)
+    if type(g) is np.ndarray and type(idx) in _PLAIN_INDEX:    # x[1:3], x[i]: the usual
+        return scatter_add(g, idx, shape)
     if not _known(shape_of(g)) or _foreign_index(idx):
         # a boolean mask or an index array of Dask: the picked lengths may be unknown
         # until computed, so pick the flat positions with the same index from positions

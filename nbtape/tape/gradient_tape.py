@@ -20,7 +20,7 @@ from .arguments import (UnconnectedGradients, checked_sources, int_source_messag
                         not_a_tensor_message, target_seeds, unconnected_policy)
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
-from ..diagnostics.numerics import nonfinite_results
+from ..diagnostics.numerics import finite
 from ..diagnostics.none_warnings import warn_escape, warn_partial
 from ..diagnostics.check_numerics import say_where_born
 from ..core.tensor import Tensor, TensorLike
@@ -367,8 +367,11 @@ class GradientTape(TapeView, Observable):
 
     def _check_finite(self, seeds, targets, sources, results, what):
         # one pass over the results; a NaN or inf is said while the records are whole
-        if nonfinite_results(results):
-            self._numerics = say_where_born(self._ops, seeds, targets, sources, results, what)
+        for r in results:
+            if r is not None and not finite(r._value):
+                self._numerics = say_where_born(self._ops, seeds, targets, sources, results,
+                                                what)
+                return
 
     def _check_usable(self, what):
         if self._retired:
