@@ -69,7 +69,8 @@ def unbroadcast(g, shape, dtype):
     if gshape != shape and not shape:
         # down to a scalar (a loss's parameter): one full sum (ndarray.sum's Python
         # wrapper costs more than the sum of a small array)
-        g = accurate_sum(g, None, g.size)
+        g = (np.add.reduce(g, axis=None) if type(g) is np.ndarray and g.dtype.char == "d"
+             else accurate_sum(g, None, g.size))    # (float64: the usual, and always exact)
         gshape = ()
     if gshape != shape:
         lead = len(gshape) - len(shape)
@@ -77,7 +78,9 @@ def unbroadcast(g, shape, dtype):
         # method records the same op (np.add.reduce, what ndarray.sum calls, cheaper still)
         if lead > 0:
             axes = tuple(range(lead))
-            g = accurate_sum(g, 0 if lead == 1 else axes, _count(gshape, axes))
+            g = (np.add.reduce(g, axis=0 if lead == 1 else axes)
+                 if type(g) is np.ndarray and g.dtype.char == "d"
+                 else accurate_sum(g, 0 if lead == 1 else axes, _count(gshape, axes)))
             gshape = g.shape
         if gshape != shape:     # (a bias's adjoint is done: its batch axis is summed)
             axes = tuple(i for i, (s, gs) in enumerate(zip(shape, gshape))

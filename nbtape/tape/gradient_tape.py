@@ -358,7 +358,10 @@ class GradientTape(TapeView, Observable):
         if self._notes:     # (an escape's warning looks for the one on the asked path)
             self._asked = [t._id for t in targets if isinstance(t, TensorLike)]
         results = self._run(seeds, flat_sources, policy)
-        self._check_finite(seeds, targets, flat_sources, results, "gradient")
+        for r in results:       # one pass over the results (a NaN is said while records last)
+            if r is not None and not finite(r._value):
+                self._check_finite(seeds, targets, flat_sources, results, "gradient")
+                break
         if self._notes:     # something left the tape: say if it came back as a constant
             self._warn_partial(flat_sources, results, seeds)
         self._finish()
