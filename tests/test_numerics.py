@@ -203,3 +203,8 @@ def test_helpers_count_and_find_the_first_bad_element():
     assert numerics.finite(np.array([1, 2])) and not numerics.finite(float("nan"))
     assert numerics.nonfinite_results([None, nt.constant(1.0), nt.constant(np.nan)]) == [2]
     assert numerics.value_at(np.array([3.0]), (1,), (2,)) == 3.0    # broadcast to shape
+    big = np.ones(5000)
+    assert numerics.finite(big) and numerics.finite(np.full(5000, 1e200))   # dot overflows
+    for bad in (np.nan, np.inf, -np.inf):
+        big[1234] = bad
+        assert not numerics.finite(big) and not numerics.finite(big.astype(np.float32))

@@ -26,6 +26,7 @@ def shape_of(x):
 # one of n terms may be off by about n * eps; past count * eps = 2**-8 that is too much
 # for a gradient.  Below it (the usual batch) the sum stays in the dtype and costs nothing.
 _ACCURATE_FROM = {"e": 4, "f": 1 << 15, "F": 1 << 15}
+_NEVER = 1 << 62
 
 
 def accurate_sum(g, axis, count, keepdims=False):
@@ -66,11 +67,14 @@ def unbroadcast(g, shape, dtype):
     if gshape is None:
         g = np.asarray(g)
         gshape = g.shape
+    # the usual: a plain array whose sums are exact in its own dtype (fewer terms than
+    # accurate_sum widens for) is summed by numpy straight away
+    plain = (gshape != shape and type(g) is np.ndarray
+             and g.size < _ACCURATE_FROM.get(g.dtype.char, _NEVER))
     if gshape != shape and not shape:
         # down to a scalar (a loss's parameter): one full sum (ndarray.sum's Python
         # wrapper costs more than the sum of a small array)
-        g = (np.add.reduce(g, axis=None) if type(g) is np.ndarray and g.dtype.char == "d"
-             else accurate_sum(g, None, g.size))    # (float64: the usual, and always exact)
+        g = np.add.reduce(g, axis=None) if plain else accurate_sum(g, None, g.size)
         gshape = ()
     if gshape != shape:
         lead = len(gshape) - len(shape)
@@ -78,15 +82,15 @@ def unbroadcast(g, shape, dtype):
         # method records the same op (np.add.reduce, what ndarray.sum calls, cheaper still)
         if lead > 0:
             axes = tuple(range(lead))
-            g = (np.add.reduce(g, axis=0 if lead == 1 else axes)
-                 if type(g) is np.ndarray and g.dtype.char == "d"
+            g = (np.add.reduce(g, axis=0 if lead == 1 else axes) if plain
                  else accurate_sum(g, 0 if lead == 1 else axes, _count(gshape, axes)))
             gshape = g.shape
         if gshape != shape:     # (a bias's adjoint is done: its batch axis is summed)
             axes = tuple(i for i, (s, gs) in enumerate(zip(shape, gshape))
                          if s == 1 and gs != 1)
             if axes:
-                g = accurate_sum(g, axes, _count(gshape, axes), keepdims=True)
+                g = (np.add.reduce(g, axis=axes, keepdims=True) if plain
+                     else accurate_sum(g, axes, _count(gshape, axes), keepdims=True))
                 gshape = g.shape
             if gshape != shape and not same_shape(gshape, shape):
                 g = np.broadcast_to(g, shape)

@@ -23,7 +23,7 @@ from .class_labels import check_labels, one_hot
 def _array(x):
     """``x`` as an array for numpy calls: a Dask (or CuPy) array stays one, so the
     activations stay lazy (``np.asarray`` would compute it into memory)."""
-    return x if is_foreign(x) else np.asarray(x)
+    return x if type(x) is np.ndarray or is_foreign(x) else np.asarray(x)
 
 
 def _keepdims_shape(shape, axis):
