@@ -13,20 +13,10 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck import check_both, check_reverse, gradients_of_sum, rule_case_tests
+from gradcheck import broadcast_pair, check_both, check_reverse, gradients_of_sum, rule_case_tests
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import core_ops
 from nbtape.rules.registry import RULES
-
-
-def broadcast_pair(rng):
-    """Two random shapes (up to 3 axes, sides up to 3) that broadcast together."""
-    base = [int(n) for n in rng.integers(1, 4, rng.integers(1, 4))]
-
-    def one():
-        s = [1 if rng.random() < 0.3 else n for n in base]
-        return tuple(s[rng.integers(0, len(s) + 1):])
-    return one(), one()
 
 
 def normal(rng, shape):

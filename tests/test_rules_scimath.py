@@ -10,20 +10,11 @@ case here fails ``test_every_rule_of_the_module_has_a_case``.
 import numpy as np
 
 import nbtape as nt
-from gradcheck import gradients_of_sum, rule_case_tests
+from gradcheck import broadcast_pair, gradients_of_sum, rule_case_tests
 from nbtape.rules import scimath
 from nbtape.rules.registry import RULES
 
 em = np.emath
-
-
-def broadcast_pair(rng):
-    base = [int(n) for n in rng.integers(1, 4, rng.integers(1, 4))]
-
-    def one():
-        s = [1 if rng.random() < 0.3 else n for n in base]
-        return tuple(s[rng.integers(0, len(s) + 1):])
-    return one(), one()
 
 
 def wide(rng, shape):

@@ -382,3 +382,23 @@ def rule_case_tests(module, cases, check=None):
         for f, *args in cases[name](rng):
             check(f, *args)
     return test_every_rule_has_a_case, test_rule_matches_finite_differences
+
+
+def broadcast_pair(rng):
+    """Two random shapes (up to 3 axes, sides up to 3) that broadcast together."""
+    base = [int(n) for n in rng.integers(1, 4, rng.integers(1, 4))]
+
+    def one():
+        s = [1 if rng.random() < 0.3 else n for n in base]
+        return tuple(s[rng.integers(0, len(s) + 1):])
+    return one(), one()
+
+
+@nt.custom_gradient
+def log1pexp(x):
+    """log(1 + e^x) with the stable gradient 1 - 1/(1 + e^x) (the guide's example 14)."""
+    e = np.exp(x)
+
+    def grad(dy):
+        return dy * (1 - 1 / (1 + e))
+    return np.log(1 + e), grad
