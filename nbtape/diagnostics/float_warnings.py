@@ -11,7 +11,9 @@ filters still win):
   again with numpy's words at the user's line, naming the op (``reissue``);
 - one raised while a rule computes a derivative (``nbtape.rules``, ``nbtape.tape``) is
   not shown: a NaN or inf it makes reaches the gradient, and nbtape's own warning
-  says where it was born and why (numerics.py); one it does not reach was harmless.
+  says where it was born and why (numerics.py); one it does not reach was harmless;
+- one raised by the finite check of a gradient (``diagnostics/numerics.py``: a dot that
+  overflows or meets a NaN) is not shown either: the check itself says what it found.
 
 No per-op cost: the filters are looked at only when numpy warns.  ``install()`` runs
 at import, and again wherever a block of code replaced the warnings filters (pytest
@@ -24,7 +26,7 @@ import numpy as np
 from .errors import warn_user
 
 _DISPATCH = r"nbtape\.core\.dispatch\Z"
-_DERIVATIVES = r"nbtape\.(rules|tape)\."
+_DERIVATIVES = r"nbtape\.(rules|tape)\.|nbtape\.diagnostics\.numerics\Z"
 
 
 def install():
