@@ -119,7 +119,7 @@ def contents_notebook(entries, goals):
     cells = [
         ("contents-title", "# Contents\n\n"
          "The tutorials of nbtape, in the order they are meant to be read. Each one states "
-         "its goal at the top and ends with an exercise; each links to the one before and "
+         "its goal at the top, most end with an exercise, and each links to the one before and "
          "after it and back here. For teachers: prerequisites, time per notebook, a "
          "glossary and a summary sheet are in `docs/teaching.md` in the repository."),
         (LIST_ID, list_source(entries, goals=goals)),
