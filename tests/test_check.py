@@ -102,3 +102,20 @@ def test_integer_input_no_longer_passes_a_wrong_gradient():
         nt.check_gradients(wrong, np.array([1, 2]))
     with pytest.raises(AssertionError):
         nt.check_gradients(wrong, np.array([1.0, 2.0]))
+
+
+def test_a_failed_check_lists_only_the_entries_that_differ_side_by_side():
+    @nt.custom_gradient
+    def half_wrong(x):
+        # right for the first entry, three times too big for the others
+        return x * x, lambda dy: dy * 2.0 * x * np.array([1.0, 3.0, 3.0])
+
+    with pytest.raises(AssertionError) as info:
+        nt.check_gradients(half_wrong, np.array([1.0, 2.0, 0.5]))
+    lines = str(info.value).splitlines()
+    assert "at 2 of 3 entries" in lines[0]
+    assert lines[1].split() == ["entry", "tape", "numerical", "difference"]
+    # entry [0] agrees and is left out; numbers in nbtape's format, never np.float64(...)
+    assert [line.split() for line in lines[2:4]] == [["[1]", "12.0", "4.0", "8.0"],
+                                                     ["[2]", "3.0", "1.0", "2.0"]]
+    assert lines[4].strip() == "largest absolute difference: 8.0" and "np." not in str(info.value)

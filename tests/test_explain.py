@@ -397,3 +397,17 @@ def test_a_partial_escape_is_named_by_explain_and_by_a_warning(line, how):
         np.testing.assert_allclose(tape.gradient(y, v).numpy(), [2.0, 4.0])
     assert "But:" not in str(tape.explain(y, v))
 
+
+
+def test_the_paths_not_listed_are_counted_and_said_in_words():
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape() as tape:
+        y = np.sin(x) + x * 3.0          # x reaches y along two paths
+        z = y * y                        # y is used twice: each of those doubles
+    text = str(tape.explain(z, x))
+    assert "one of 4 paths from the source to the target" in text
+    assert "used more than once" in text and "sum of what every path contributes" in text
+    assert "path(s)" not in text and "one of 4 paths" in tape.explain(z, x)._repr_html_()
+    with nt.GradientTape() as tape:
+        w = np.sin(x)
+    assert "paths from the source" not in str(tape.explain(w, x))

@@ -388,7 +388,19 @@ def test_backward_step_zero_knows_only_the_seed():
     assert lines(g, "op1")[-1] == "grad: pending"
     assert all("pending" in e.tags for e in g.nbtape_edges if "path" in e.tags)
     assert 'fillcolor="#fde047"' in node_attrs(g, "op2")
-    assert "step 1 of 3" in g.nbtape_caption[-1]
+    assert g.nbtape_caption[-1].startswith("Reverse pass, 0 of 3 steps done: next, step 1, ")
+
+
+def test_the_step_caption_counts_the_steps_done_and_names_the_op_as_its_box_does():
+    tape, x, y, z, w = _three_step_tape()
+    # backward_step=k: k steps done, the (k+1)th at work, called what its box is titled
+    g = tape.graph(backward_step=1)
+    assert re.fullmatch(r"Reverse pass, 1 of 3 steps done: next, step 2, np\.add \(line \d+ "
+                        r"in _three_step_tape\) passes its grad to its inputs\.",
+                        g.nbtape_caption[-1])
+    named = tape.graph(backward_step=1, names={z: "z"})
+    assert "next, step 2, z = np.add (line " in named.nbtape_caption[-1]
+    assert ">z = np.add<" in named.source and "op 1" not in named.nbtape_caption[-1]
 
 
 def test_backward_step_accumulates_then_finishes():

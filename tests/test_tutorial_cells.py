@@ -8,6 +8,7 @@ it does not (a fresh Colab runtime).
 import importlib.util
 import re
 import sys
+import types
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -33,16 +34,17 @@ def test_badge_first_and_install_cell_before_any_code(path):
     nb = nbformat.read(path, as_version=4)
     badge = nb.cells[0]
     assert badge.cell_type == "markdown" and badge.id == colab_cells.BADGE_ID
-    link = re.match(r"\[!\[Open in Colab\]\((\S+)\)\]\((\S+)\)", badge.source)
+    # the badge and nothing else: no Colab instructions show outside Colab
+    link = re.fullmatch(r"\[!\[Open in Colab\]\((\S+)\)\]\((\S+) '([^']*)'\)", badge.source)
     assert link, badge.source
-    image, target = link.groups()
+    image, target, tooltip = link.groups()
     assert (NOTEBOOKS / image).is_file()
     assert target.startswith("https://colab.research.google.com/")
     # either the repository is known and the link opens this very notebook, or the
-    # text says how to get there; never a made-up address
+    # tooltip says how to get there; never a made-up address
     assert target.endswith(f"/notebooks/{path.name}") or (
         target == "https://colab.research.google.com/"
-        and f"`notebooks/{path.name}`" in badge.source and "OWNER/REPO" in badge.source)
+        and f"notebooks/{path.name} " in tooltip and "OWNER/REPO" in tooltip)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code[0].id == colab_cells.INSTALL_ID and code[0].source == colab_cells.INSTALL
     # the script is up to date with the notebook: running it again changes nothing
@@ -74,11 +76,25 @@ def test_the_install_cell_does_nothing_where_nbtape_imports(shell_with_fake_pip)
 
 
 def test_the_install_cell_installs_nbtape_where_it_is_missing(shell_with_fake_pip,
-                                                              monkeypatch):
+                                                              monkeypatch, capsys):
     sh, calls = shell_with_fake_pip
     monkeypatch.setitem(sys.modules, "nbtape", None)        # import nbtape fails
     result = sh.run_cell(colab_cells.INSTALL)
     assert result.success and calls == ['install --quiet "nbtape[notebook]"']
+    assert "Colab" not in capsys.readouterr().out           # JupyterLite is not Colab
+
+
+def test_the_colab_instructions_show_only_on_colab(shell_with_fake_pip, monkeypatch, capsys):
+    sh, calls = shell_with_fake_pip
+    assert sh.run_cell(colab_cells.INSTALL).success
+    assert capsys.readouterr().out == ""                    # a checkout, nbval, Binder
+    google = types.ModuleType("google")
+    google.colab = types.ModuleType("google.colab")
+    monkeypatch.setitem(sys.modules, "google", google)      # what Colab's kernel has
+    monkeypatch.setitem(sys.modules, "google.colab", google.colab)
+    assert sh.run_cell(colab_cells.INSTALL).success
+    said = capsys.readouterr().out
+    assert said.startswith("On Colab:") and "Save a copy in Drive" in said and calls == []
 
 
 def test_with_a_repository_the_badge_opens_the_notebook():
@@ -86,7 +102,8 @@ def test_with_a_repository_the_badge_opens_the_notebook():
     assert colab_cells.add_cells(nb, "14_the_tape_magic.ipynb", "someone/nbtape")
     assert nb.cells[0].source.startswith(
         "[![Open in Colab](open_in_colab.svg)](https://colab.research.google.com/github/"
-        "someone/nbtape/blob/main/notebooks/14_the_tape_magic.ipynb)")
+        "someone/nbtape/blob/main/notebooks/14_the_tape_magic.ipynb 'Run this notebook on "
+        "Google Colab')")
     assert [c.id for c in nb.cells[:2]] == [colab_cells.BADGE_ID, colab_cells.INSTALL_ID]
     assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None
 

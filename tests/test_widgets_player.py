@@ -42,7 +42,7 @@ def test_frames_tell_the_forward_then_the_reverse_pass():
     assert p.frames[1].caption.endswith("): yhat = np.matmul([1.0, 2.0], w) = [0.55]")
     # the true gradient of example 16 (one guide prints it with the wrong sign)
     assert p.frames[-1].caption == "Done: d(loss)/d(w) = [-0.4, -0.8]."
-    assert "grad(err) += grad(op2) × ∂op2/∂err = [1.0] × 0.4 = 0.4" in p.frames[6].caption
+    assert "grad(err) += grad(np.power) × ∂np.power/∂err = [1.0] × 0.4 = 0.4" in p.frames[6].caption
     assert "grad(w) = [-0.4, -0.8], complete" in p.frames[8].caption
     p.close()
 
@@ -100,7 +100,7 @@ def test_pictures_highlight_the_current_op_and_are_cached():
     assert "<svg" in svg and "err = np.subtract" in svg
     assert p.svg(2) is p.svg(2)             # drawn once, then kept
     p.frame = 6
-    assert "Reverse pass, step 2 of 4" in p._picture.value
+    assert "Reverse pass, 1 of 4 steps done: next, step 2," in p._picture.value
     assert "<svg" in p.snapshot().html
     p.close()
 
@@ -122,12 +122,12 @@ def test_a_used_non_persistent_tape_still_plays_with_fewer_numbers():
         z = np.sin(v) * v + v
     g = tape.gradient(z, v)
     p = player(tape)                        # target and sources: those of the gradient call
-    assert p.frames[-1].caption == f"Done: d(op2)/d(v) = {float(g):.4g}."
+    assert p.frames[-1].caption == f"Done: d(np.add)/d(v) = {float(g):.4g}."
     back = [f.caption for f in p.frames if f.phase == "backward"]
     assert all("persistent=True" in c for c in back)
     # whether the engine kept the intermediate grads or not, nothing is shown as unknown
-    assert back[1].startswith("Backward 2/3: op1 = np.multiply(op0, v) passes ")
-    assert "grad(op0) gets its share" in back[1] and "?" not in " ".join(back)
+    assert back[1].startswith("Backward 2/3: np.multiply(np.sin, v) passes ")
+    assert "grad(np.sin) gets its share" in back[1] and "?" not in " ".join(back)
     assert f"grad(v) = {float(g):.4g}, complete" in back[2]
     p.close()
 
@@ -142,8 +142,8 @@ def test_when_only_the_sources_grads_were_kept():
     record.complete = False
     p = player(tape)
     back = [f.caption for f in p.frames if f.phase == "backward"]
-    assert back[1].startswith("Backward 2/3: op1 = np.multiply(op0, v) passes its grad to its "
-                              "inputs. grad(op0) gets its share; grad(op0) is complete;")
+    assert back[1].startswith("Backward 2/3: np.multiply(np.sin, v) passes its grad to its "
+                              "inputs. grad(np.sin) gets its share; grad(np.sin) is complete;")
     assert f"grad(v) = {float(g):.4g}, complete" in back[2] and "?" not in " ".join(back)
     p.close()
 
@@ -172,8 +172,8 @@ def test_constants_and_multi_output_ops_do_not_break_the_story():
         s = np.sum(vals) + np.sum(vecs * 0.0)
     p = player(tape, s, names={s: "s"})
     text = repr(p)
-    assert "(op0[0], op0[1]) = np.linalg.eigh(A) = ([1.382, 3.618], " in text
-    assert "grad(op0[1]) = [0.0, 0.0, 0.0, 0.0], complete" in text
+    assert "(np.linalg.eigh[0], np.linalg.eigh[1]) = np.linalg.eigh(A) = ([1.382, 3.618], " in text
+    assert "grad(np.linalg.eigh[1]) = [0.0, 0.0, 0.0, 0.0], complete" in text
     done = p.frames[-1].caption
     assert re.fullmatch(r"Done: d\(s\)/d\(A\) = \[1\.0, \S+, \S+, 1\.0\]\.", done)
     p.close()
@@ -226,7 +226,7 @@ def test_a_long_tape_sends_a_window_of_the_story():
     assert "… 197 more frames" in story and 'value="400" style="white-space:normal;overflow-wrap:anywhere;background' in story
     lines = repr(p).splitlines()
     assert len(lines) == 1 + 120 + 2 and lines[-2] == "   … 483 more frames …"
-    assert lines[-1].startswith("  603. Done: d(op300)/d(w) = ")
+    assert lines[-1].startswith("  603. Done: d(np.sum)/d(w) = ")
     p.close()
 
 
@@ -283,7 +283,7 @@ def test_the_reverse_step_where_a_nan_is_born_says_so():
     assert len(said) == 1
     k, f = said[0]
     assert (f.phase, f.op, tape.ops[f.op].rule.name) == ("backward", 0, "np.sqrt")
-    assert f.caption.startswith("Backward 3/3: op0 = np.sqrt(x) passes")
+    assert f.caption.startswith("Backward 3/3: np.sqrt(x) passes")
     assert f.caption.endswith("complete — the NaN is born here (0 x inf).")
     assert p.frames[-1].caption == (
         "Done: d(y)/d(x) = [nan, 0.25]. The NaN was born at np.sqrt (op 0), backward step 3: "
@@ -306,7 +306,7 @@ def test_an_overflow_is_born_forward_and_its_nan_backward_at_exp():
     p = player(tape, y, names={y: "y"})
     forward = [f for f in p.frames if f.phase == "forward"]
     assert forward[0].caption.endswith(
-        "op0 = np.exp(x) = inf — the inf is born here (overflow in exp).")
+        "np.exp(x) = inf — the inf is born here (overflow in exp).")
     assert not any("born" in f.caption for f in forward[1:])
     backward = [f for f in p.frames if f.phase == "backward"]
     assert [f.op for f in backward] == [2, 1, 0]
@@ -324,3 +324,21 @@ def test_a_finite_tape_plays_without_nan_notes():
     assert sum("born here" in f.caption for f in bad.frames) == 1
     fine.close()
     bad.close()
+
+
+def test_captions_call_a_result_by_what_its_box_in_the_picture_shows():
+    from nbtape.notebook.graph import tape_graph
+    x = nt.Variable(2.0, name="x")
+    with nt.GradientTape(persistent=True) as tape:
+        f = np.sin(x) * x + np.exp(x) * x         # two unnamed np.multiply results
+    p = player(tape, f, names={f: "f"})
+    forward = [fr.caption for fr in p.frames if fr.phase == "forward"]
+    # a unique function names its result; a repeated one adds the tape position
+    assert forward[0].endswith("np.sin(x) = 0.9093")
+    assert forward[1].endswith("np.multiply(np.sin, x) = 1.819")
+    assert forward[4].endswith("f = np.add(np.multiply (op 1), np.multiply (op 3)) = 16.6")
+    boxes = tape_graph(tape, target=f, names={f: "f"}).source
+    for name in ("np.sin", "np.exp", "np.multiply", "f = np.add"):
+        assert f">{name}<" in boxes
+    assert "op1" not in " ".join(fr.caption for fr in p.frames).replace("(op 1)", "")
+    p.close()

@@ -3,16 +3,18 @@
     python3 tools/colab_cells.py                    # notebooks/*.ipynb, in place
     python3 tools/colab_cells.py --repo OWNER/REPO  # badges open each notebook directly
 
-The badge is the notebook's first cell.  This checkout does not know the address
-its repository will be published at, so by default the badge opens Colab itself
-and the text beside it says how to open the notebook there (and the form of a
-direct link), as the README does for Binder; with ``--repo`` the badge links
+The badge is the notebook's first cell: the badge alone, so that JupyterLite, a
+checkout and Binder show no Colab instructions.  This checkout does not know the
+address its repository will be published at, so by default the badge opens Colab
+itself and its tooltip (the link's title) says how to open the notebook there and
+the form of a direct link, as the README does; with ``--repo`` the badge links
 straight to the notebook on Colab.  The image is ``notebooks/open_in_colab.svg``,
 so nothing is fetched from elsewhere (where it cannot be shown, its text stays).
 
 The install cell goes before the first code cell: it installs nbtape only where
-``import nbtape`` fails (a fresh Colab runtime, JupyterLite), so under nbval, on Binder and in
-a development checkout it does nothing and prints nothing.
+``import nbtape`` fails (a fresh Colab runtime, JupyterLite), and prints what is
+particular to Colab (the install lasts one runtime; how to keep your work) only on
+Colab, so under nbval, on Binder, in JupyterLite and in a checkout it prints nothing.
 
 Running it again changes nothing: the two cells are found by their ids and only
 their sources are rewritten.  New cells have no outputs and no execution count;
@@ -33,29 +35,33 @@ COLAB = "https://colab.research.google.com/"
 # site's own package index.
 INSTALL = (
     "# On Colab or JupyterLite (wherever nbtape is missing) this installs it; elsewhere it\n"
-    "# does nothing.\n"
+    "# does nothing. Only on Colab it also prints how to keep your work there.\n"
     "try:\n"
     "    import nbtape\n"
     "except ImportError:\n"
-    '    %pip install --quiet "nbtape[notebook]"')
+    '    %pip install --quiet "nbtape[notebook]"\n'
+    "try:\n"
+    "    from google import colab\n"
+    "except ImportError:\n"
+    "    colab = None\n"
+    "if colab:      # what only a Colab user needs to know\n"
+    '    print("On Colab: nbtape is installed in this runtime only: after Runtime >\\n"\n'
+    '          "Disconnect and delete runtime, run this cell again. Your changes are not\\n"\n'
+    '          "saved anywhere until you choose File > Save a copy in Drive.")')
 
 
 def badge_source(name, repo=None):
     """The badge cell's markdown for notebook file ``name``.
 
-    >>> print(badge_source("01_x.ipynb", repo="me/nbtape").splitlines()[0])
-    [![Open in Colab](open_in_colab.svg)](https://colab.research.google.com/github/me/nbtape/blob/main/notebooks/01_x.ipynb)
+    >>> print(badge_source("01_x.ipynb", repo="me/nbtape"))
+    [![Open in Colab](open_in_colab.svg)](https://colab.research.google.com/github/me/nbtape/blob/main/notebooks/01_x.ipynb 'Run this notebook on Google Colab')
     """
     if repo:
         return (f"[![Open in Colab](open_in_colab.svg)]({COLAB}github/{repo}/blob/main/"
-                f"notebooks/{name})\n"
-                "Run this notebook on Google Colab: the first code cell installs nbtape there.")
-    return (f"[![Open in Colab](open_in_colab.svg)]({COLAB})\n"
-            "**Run this notebook on Google Colab:** in Colab choose *File → Open notebook → "
-            "GitHub*, enter this repository's address and open "
-            f"`notebooks/{name}` (a direct link has the form "
-            f"`{COLAB}github/OWNER/REPO/blob/main/notebooks/{name}`). "
-            "The first code cell installs nbtape there.")
+                f"notebooks/{name} 'Run this notebook on Google Colab')")
+    return (f"[![Open in Colab](open_in_colab.svg)]({COLAB} 'On Colab: File > Open notebook "
+            f"> GitHub, this repository, notebooks/{name} (a direct link: "
+            f"{COLAB}github/OWNER/REPO/blob/main/notebooks/{name})')")
 
 
 def add_cells(nb, name, repo=None):

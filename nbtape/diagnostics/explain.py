@@ -46,7 +46,7 @@ class Explanation:
             for label, where in self.steps:
                 lines.append("  " + label + _at(where))
             if self.extra_paths:
-                lines.append(f"  (and {self.extra_paths} more path(s); their gradients add up)")
+                lines.append("  " + _more_paths(self.extra_paths))
             lines.extend("  But: " + r for r in self.reasons)     # escapes along the way
             if self.nonfinite:
                 lines.append("  But the gradient is not finite: " + self.nonfinite)
@@ -63,8 +63,7 @@ class Explanation:
         if self.connected:
             items = "".join(f"<li><code>{e(label)}</code>{e(_at(where))}</li>"
                             for label, where in self.steps)
-            more = (f"<p>and {self.extra_paths} more path(s); their gradients add up</p>"
-                    if self.extra_paths else "")
+            more = f"<p>{e(_more_paths(self.extra_paths))}</p>" if self.extra_paths else ""
             body = f"<ol>{items}</ol>{more}" + "".join(f"<p><b>But:</b> {e(r)}</p>"
                                                       for r in self.reasons)
             color = "#1a7f37"
@@ -78,6 +77,17 @@ class Explanation:
             color = "#b35900"
         return (f"<div class='nbtape-explain'><b style='color:{color}'>{e(self.title)}</b>"
                 f"{body}</div>")
+
+
+def _more_paths(extra):
+    """What the paths not listed are, in words (``extra`` of them besides the one shown).
+
+    >>> print(_more_paths(1))
+    (This is one of 2 paths from the source to the target: a value on the way is used more than once, as x is in x * x, and each use is a path of its own. The gradient is the sum of what every path contributes.)
+    """
+    return (f"(This is one of {extra + 1} paths from the source to the target: a value on the "
+            "way is used more than once, as x is in x * x, and each use is a path of its own. "
+            "The gradient is the sum of what every path contributes.)")
 
 
 def _at(where):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..diagnostics.errors import user_facing
+from ..display.numbers import number
 from ..tape.gradient_tape import GradientTape, UnconnectedGradients
 from ..core.tensor import Tensor, TensorLike
 
@@ -66,12 +67,41 @@ def check_gradients(f, *args, eps=1e-6, rtol=1e-5, atol=1e-6):
         numeric = numerical_gradient(f, tensors, k, eps)
         diff = np.abs(analytic - numeric)
         worst = max(worst, float(np.max(diff)) if diff.size else 0.0)
-        if not np.allclose(analytic, numeric, rtol=rtol, atol=atol, equal_nan=False):
+        close = np.isclose(analytic, numeric, rtol=rtol, atol=atol, equal_nan=False)
+        if not np.all(close):
             raise AssertionError(
                 f"gradient of {getattr(f, '__name__', 'f')} w.r.t. argument {k} differs from "
-                f"central finite differences (eps={eps}):\n  tape:      {analytic!r}\n"
-                f"  numerical: {numeric!r}\n  max abs difference: {np.max(diff)!r}")
+                f"central finite differences (eps={eps}) at {int(np.sum(~close))} of "
+                f"{diff.size} entries:\n" + side_by_side(analytic, numeric, close))
     return worst
+
+
+def side_by_side(analytic, numeric, close, rows=8):
+    """The entries where the two gradients differ, one row each: tape, numerical, difference.
+
+    Numbers are written as every nbtape display writes them (the same text on any
+    numpy), and at most ``rows`` rows are listed.
+
+    >>> print(side_by_side(np.array([3.0, 6.0]), np.array([2.0, 4.0]), np.array([False, False])))
+      entry  tape  numerical  difference
+      [0]    3.0   2.0        1.0
+      [1]    6.0   4.0        2.0
+      largest absolute difference: 2.0
+    """
+    bad = np.argwhere(~np.asarray(close).reshape(np.shape(analytic)))
+    table = [("entry", "tape", "numerical", "difference")]
+    for index in bad[:rows]:
+        a, n = analytic[tuple(index)], numeric[tuple(index)]
+        table.append(("[" + ", ".join(str(int(i)) for i in index) + "]",
+                      number(a), number(n), number(a - n)))
+    widths = [max(len(row[c]) for row in table) for c in range(3)]
+    lines = ["  " + "  ".join(text.ljust(w) for text, w in zip(row, widths + [0])).rstrip()
+             for row in table]
+    if len(bad) > rows:
+        lines.append(f"  ... and {len(bad) - rows} more")
+    diff = np.abs(analytic - numeric)
+    lines.append("  largest absolute difference: " + number(np.max(diff) if diff.size else 0.0))
+    return "\n".join(lines)
 
 
 def _nothing_to_check(f, tensors):

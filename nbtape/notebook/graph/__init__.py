@@ -256,8 +256,13 @@ def _step_state(model, k, path_ops, path_t, target_ids, active):
         text = f"Reverse pass complete ({len(steps)} steps)."
     else:
         op = model.ops[current]
-        text = (f"Reverse pass, step {k + 1} of {len(steps)}: op {current} "
-                f"({op.rule.name}, {L.where_text(op.where)}) passes its grad to its inputs.")
+        # named as its highlighted box is titled; k counts the steps done, so the op at
+        # work is step k + 1 (backward_step=3 draws step 4 before it passes its grad)
+        out = op.out_ids[0] if not op.rule.multi else None
+        name = model.name(out) if out is not None else None
+        box = f"{name} = {op.rule.name}" if name else op.rule.name
+        text = (f"Reverse pass, {k} of {len(steps)} steps done: next, step {k + 1}, "
+                f"{box} ({L.where_text(op.where)}) passes its grad to its inputs.")
     return {"done": done, "uses": uses, "current": current, "caption": text}
 
 

@@ -96,7 +96,13 @@ class Playback:
 
     # names ---------------------------------------------------------------------------
     def label(self, tid):
-        """What the captions call a tensor: the user's name, else ``op3`` (its producer)."""
+        """What the captions call a tensor: the name its box in the picture carries.
+
+        That is the user's name, else the function that made it (``np.add``), which
+        is all an unnamed result's box shows; where two unnamed results share the
+        function, the tape position tells them apart (``np.add (op 3)``, as
+        ``explain`` writes it and the box's tooltip says).
+        """
         if tid in self._labels:
             return self._labels[tid]
         name = self.model.name(tid)
@@ -104,12 +110,24 @@ class Playback:
             where = self.model.producer.get(tid)
             if where is not None:
                 i, m = where
-                name = f"op{i}" + (f"[{m}]" if self.model.ops[i].rule.multi else "")
+                rule = self.model.ops[i].rule
+                name = rule.name + (f"[{m}]" if rule.multi else "")
+                if self._unnamed_makers()[rule.name] > 1:
+                    name += f" (op {i})"
             else:
                 leaf = self.model.leaves.get(tid)
                 name = f"{leaf.kind} {leaf.index}" if leaf is not None else "a value"
         self._labels[tid] = name
         return name
+
+    def _unnamed_makers(self):
+        """How many ops of each function made a result the user did not name."""
+        if not hasattr(self, "_makers"):
+            model = self.model
+            self._makers = collections.Counter(
+                op.rule.name for op in model.ops
+                if any(o is not None and model.name(o) is None for o in op.out_ids))
+        return self._makers
 
     def _call_text(self, i):
         op = self.model.ops[i]
@@ -121,9 +139,13 @@ class Playback:
                 arg = operand_arg(op, k)
                 # a constant operand the rule did not need to keep
                 args.append(value_str(_plain(arg)) if arg is not None else "const")
-        outs = [self.label(o) for o in op.out_ids if o is not None]
-        lhs = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
-        return f"{lhs} = {op.rule.name}({', '.join(args)})"
+        call = f"{op.rule.name}({', '.join(args)})"
+        outs = [o for o in op.out_ids if o is not None]
+        if len(outs) == 1 and not op.rule.multi and self.model.name(outs[0]) is None:
+            return call          # its box shows just the function: "np.add(a, b)", no "x ="
+        labels = [self.label(o) for o in outs]
+        lhs = labels[0] if len(labels) == 1 else "(" + ", ".join(labels) + ")"
+        return f"{lhs} = {call}"
 
     # frames ---------------------------------------------------------------------------
     def _frames(self):
@@ -242,7 +264,7 @@ class _Walk:
         """The sentence for operand ``k`` (tensor ``t``) of op ``i``."""
         pb, op = self.pb, self.model.ops[i]
         name = pb.label(t)
-        out = pb.label(outs[0]) if len(outs) == 1 else f"op{i}"
+        out = pb.label(outs[0]) if len(outs) == 1 else op.rule.name
         c = contrib[k] if contrib is not None else None
         p = partials[k] if partials is not None else None
         if c is None:

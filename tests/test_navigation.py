@@ -1,0 +1,98 @@
+"""Every tutorial links to the previous and the next one and to the contents.
+
+The order of the path is the order of the tutorials' file names; ``tools/navigation.py``
+writes the links (a cell after the Colab badge and one at the end) and the contents
+(``notebooks/contents.ipynb``, notebook 1's list).  These tests read the links back
+from the files, independently of the script, so a notebook added, removed or renamed
+without re-running it fails here (``python3 tools/navigation.py`` fixes it).
+"""
+import doctest
+import importlib.util
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+TUTORIALS = sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
+NAMES = [p.name for p in TUTORIALS]
+LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+_spec = importlib.util.spec_from_file_location("navigation", ROOT / "tools" / "navigation.py")
+navigation = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(navigation)
+
+
+def _links(source):
+    return {text: target for text, target in LINK.findall(source)}
+
+
+def _by_word(links, word):
+    found = [target for text, target in links.items() if word in text]
+    return found[0] if len(found) == 1 else None
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=[p.stem for p in TUTORIALS])
+def test_the_top_and_the_end_link_to_the_previous_the_next_and_the_contents(path):
+    nb = nbformat.read(path, as_version=4)
+    k = NAMES.index(path.name)
+    top = nb.cells[1] if nb.cells[0].get("id") == "open-in-colab" else nb.cells[0]
+    for where, cell in (("top", top), ("end", nb.cells[-1])):
+        assert cell.cell_type == "markdown", f"{path.name}: no navigation at the {where}"
+        links = _links(cell.source)
+        assert _by_word(links, "Contents") == "contents.ipynb", f"{path.name} ({where})"
+        expected_prev = NAMES[k - 1] if k > 0 else None
+        expected_next = NAMES[k + 1] if k + 1 < len(NAMES) else None
+        assert _by_word(links, "Previous") == expected_prev, f"{path.name} ({where})"
+        assert _by_word(links, "Next") == expected_next, f"{path.name} ({where})"
+        for target in links.values():
+            assert (NOTEBOOKS / target).is_file(), f"{path.name} links to missing {target}"
+
+
+def test_the_contents_list_every_tutorial_in_order():
+    contents = nbformat.read(NOTEBOOKS / "contents.ipynb", as_version=4)
+    listed = [t for c in contents.cells for t in LINK.findall(c.source)]
+    assert [target for _, target in listed[:len(NAMES)]] == NAMES
+    # notebook 1's own contents cell says the same
+    first = nbformat.read(TUTORIALS[0], as_version=4)
+    cell = next(c for c in first.cells if c.source.startswith("## Contents"))
+    assert [target for _, target in LINK.findall(cell.source)] == NAMES
+    # each entry is the notebook's own title
+    for (text, target) in listed[:len(NAMES)]:
+        heading = next(line for c in nbformat.read(NOTEBOOKS / target, as_version=4).cells
+                       for line in c.source.splitlines() if line.startswith("# "))
+        assert heading.endswith(text), (target, heading, text)
+
+
+def test_the_script_has_nothing_left_to_do():
+    assert navigation.main(["--check"]) == 0, \
+        "a notebook's links are out of date: run python3 tools/navigation.py"
+
+
+def test_a_new_notebook_is_linked_in_by_running_the_script_again(tmp_path, capsys):
+    for path in TUTORIALS[-2:]:
+        shutil.copy(path, tmp_path / path.name)
+    extra = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# 99. Tracing a step\n\n**Goal:** trace one step."),
+        nbformat.v4.new_code_cell("1 + 1")])
+    nbformat.write(extra, tmp_path / "99_tracing_a_step.ipynb")
+    assert navigation.main(["--check", "--folder", str(tmp_path)]) == 1
+    assert "99_tracing_a_step.ipynb" in capsys.readouterr().out
+    assert navigation.main(["--folder", str(tmp_path)]) == 0
+    assert navigation.main(["--check", "--folder", str(tmp_path)]) == 0
+    before_last = nbformat.read(tmp_path / TUTORIALS[-1].name, as_version=4)
+    assert _by_word(_links(before_last.cells[-1].source), "Next") == "99_tracing_a_step.ipynb"
+    new = nbformat.read(tmp_path / "99_tracing_a_step.ipynb", as_version=4)
+    assert [c.get("id") for c in (new.cells[0], new.cells[-1])] == ["nav-top", "nav-bottom"]
+    assert _by_word(_links(new.cells[0].source), "Previous") == TUTORIALS[-1].name
+    contents = (tmp_path / "contents.ipynb").read_text(encoding="utf-8")
+    assert "[Tracing a step](99_tracing_a_step.ipynb): trace one step." in contents
+
+
+def test_the_scripts_examples_run():
+    # tools/ is not among pytest's doctest paths
+    result = doctest.testmod(navigation)
+    assert result.attempted >= 8 and result.failed == 0
