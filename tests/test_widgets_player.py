@@ -237,7 +237,8 @@ def test_a_long_tape_sends_a_window_of_the_story():
     # the current frame near the top (the list cannot scroll itself), then what comes next
     assert story.count("<li") == 11 and "… 399 earlier frames" in story
     assert "… 194 more frames" in story and '<ol start="399"' in story
-    assert 'value="400" style="white-space:normal;overflow-wrap:anywhere;line-height:1.35;background' in story
+    assert ('value="400" style="white-space:normal;overflow-wrap:anywhere;line-height:1.35;'
+            'background') in story
     lines = repr(p).splitlines()
     assert len(lines) == 1 + 120 + 2 and lines[-2] == "   … 483 more frames …"
     assert lines[-1].startswith("  603. Done: d(op300)/d(w) = ")

@@ -65,9 +65,9 @@ def test_the_static_player_holds_every_frame_as_the_live_player_draws_it():
 @needs_layout
 def test_without_scripts_the_last_frame_and_every_caption_show():
     p = chain_player()
-    fallback = block_fallback = p.static_html().split('<script type="application/json"')[0]
+    fallback = p.static_html().split('<script type="application/json"')[0]
     assert fallback.count('<img alt="the tape after the reverse pass') == 1
-    assert 'src="data:image/png;base64,' in block_fallback
+    assert 'src="data:image/png;base64,' in fallback
     assert "<svg" not in fallback                     # sanitizers drop inline SVG
     for f in p.frames:
         assert f"<li>{html.escape(f.caption)}</li>" in fallback

@@ -11,7 +11,7 @@ import textwrap
 
 from ..render import RenderError, draws_png, layout
 
-FORMATS = {".gif": "GIF", ".png": "PNG"}
+ANIMATION_FORMATS = {".gif": "GIF", ".png": "PNG"}
 CAPTION_PX = 18           # caption text height on the slide
 CAPTION_CHARS = 110       # wrap width of the caption, in characters
 
@@ -78,6 +78,6 @@ def save_animation(path, graphs, captions, interval, suffix):
         frames.append(canvas)
     ms = int(round(interval * 1000))
     durations = [ms] * (len(frames) - 1) + [3 * ms]
-    frames[0].save(path, format=FORMATS[suffix], save_all=True, append_images=frames[1:],
-                   duration=durations, loop=0)
+    frames[0].save(path, format=ANIMATION_FORMATS[suffix], save_all=True,
+                   append_images=frames[1:], duration=durations, loop=0)
     return len(frames)

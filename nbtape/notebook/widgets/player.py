@@ -207,7 +207,8 @@ class TapePlayer(LiveView):
         # ipywidgets' HTML content does not wrap by default: long chain-rule steps would
         # run off the right edge
         return (f'<div style="white-space:normal;max-width:72em">{head}<ol start="{ks[0]}" '
-                f'style="margin:0;font-size:14px;line-height:1.35">{"".join(items)}</ol>{tail}</div>')
+                f'style="margin:0;font-size:14px;line-height:1.35">{"".join(items)}</ol>'
+                f"{tail}</div>")
 
     def _render(self):
         k = self._frame
@@ -297,7 +298,7 @@ class TapePlayer(LiveView):
         if suffix in (".html", ".htm"):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(static_player.page(self.static_html()))
-        elif suffix in animation.FORMATS:
+        elif suffix in animation.ANIMATION_FORMATS:
             graphs = [tape_graph(self.tape, **self._options(k))
                       for k in range(len(self.frames))]
             animation.save_animation(path, graphs, [f.caption for f in self.frames],

@@ -99,7 +99,7 @@ def _json(data):
 
 # The player's script: finds its block (the script's parent), builds the controls and
 # shows frame `start`.  Plain ES2015, no external file; written for readers too.
-SCRIPT = r"""
+PLAYER_SCRIPT = r"""
 (function () {
   var me = document.currentScript;
   var root = me ? me.parentNode : null;
@@ -241,7 +241,7 @@ def player_block(captions, phases, svgs, start=0, interval_ms=1000, fallback_pic
                 f'white-space:normal">{items}</ol></div>')
     return (f'<div class="nbtape-static-player" style="font-family:sans-serif">{fallback}'
             f'<script type="application/json" class="nbtape-frames">{_json(data)}</script>'
-            f"<script>{SCRIPT}</script></div>")
+            f"<script>{PLAYER_SCRIPT}</script></div>")
 
 
 def png_img(png, alt):
@@ -251,7 +251,8 @@ def png_img(png, alt):
     '<img alt="x" style="max-width:100%" src="data:image/png;base64,iVBORw=="/>'
     """
     data = base64.b64encode(png).decode("ascii")
-    return f'<img alt="{html.escape(alt)}" style="max-width:100%" src="data:image/png;base64,{data}"/>'
+    return (f'<img alt="{html.escape(alt)}" style="max-width:100%" '
+            f'src="data:image/png;base64,{data}"/>')
 
 
 def svg_img(svg, alt):
