@@ -256,7 +256,17 @@ def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
                          f"the tape player to play through to frame {last}")
     finally:
         samples, ticks = nb.stop_sampling()
+    # played to the end, the button offers "play" again (not "pause")
+    icon = widget.locator(".widget-play button i").first
+    try:
+        nb.page.wait_for_function("i => i.classList.contains('fa-play')",
+                                  arg=icon.element_handle(), timeout=5_000)
+    except Exception:                       # noqa: BLE001 - reported below with its picture
+        pass
     shots.append(nb.shot(nb.cell(2), "player_after_play"))
+    assert "fa-play" in (icon.get_attribute("class") or ""), checks.report(
+        f"After playing to frame {last} the Play button should show play again; its icon "
+        f"is {icon.get_attribute('class')!r}", [], shots, nb.console, nb.shots.folder)
     frames = [int(m[1]) for m in (FRAME.search(s["text"] or "") for s in samples) if m]
     shown = distinct(frames)
     assert shown == sorted(shown) and len(shown) >= 3, checks.report(
