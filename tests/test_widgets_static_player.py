@@ -114,7 +114,8 @@ def test_save_html_writes_a_page_and_other_suffixes_are_refused(tmp_path):
     p = chain_player(2)
     p.save(tmp_path / "backprop.html")
     text = (tmp_path / "backprop.html").read_text(encoding="utf-8")
-    assert text.startswith("<!DOCTYPE html>") and p.static_html() in text
+    assert text.startswith("<!DOCTYPE html>") and p.static_html(False) in text
+    assert "<img" not in text               # a page runs its script: no fallback picture
     with pytest.raises(ValueError, match=r"writes \.html .* \.gif or \.png"):
         p.save(tmp_path / "backprop.pdf")
     p.close()

@@ -261,23 +261,25 @@ class TapePlayer(LiveView):
         svg = self.svg(last)
         return static_player.svg_img(svg, alt) if svg is not None else ""
 
-    def static_html(self):
+    def static_html(self, fallback_picture=True):
         """The player as HTML that needs no kernel (what a saved notebook keeps).
 
         SVG frames stepped by buttons, a slider and Play in plain JavaScript;
-        where scripts do not run, the last frame as a picture and every caption.
+        where scripts do not run, every caption and (with ``fallback_picture``)
+        the last frame as a PNG image.
         """
-        if getattr(self, "_static", None) and self._static[0] == self._frame:
+        key = (self._frame, fallback_picture)
+        if getattr(self, "_static", None) and self._static[0] == key:
             return self._static[1]
         svgs = self._static_svgs()
         block = static_player.player_block(
             [f.caption for f in self.frames], [PHASES[f.phase] for f in self.frames], svgs,
             start=self._frame, interval_ms=self._interval * 1000,
             reverse=self._reverse_start(),
-            fallback_picture=self._fallback_picture(),
+            fallback_picture=self._fallback_picture() if fallback_picture else None,
             nopicture="No picture: install graphviz-pure (pip install graphviz-pure) or "
                       "Graphviz for the tape's graph; the captions tell the same story.")
-        self._static = (self._frame, block)
+        self._static = (key, block)
         return block
 
     def snapshot(self):
@@ -297,7 +299,8 @@ class TapePlayer(LiveView):
         suffix = os.path.splitext(path)[1].lower()
         if suffix in (".html", ".htm"):
             with open(path, "w", encoding="utf-8") as f:
-                f.write(static_player.page(self.static_html()))
+                # a page opened in a browser runs its script: no fallback picture needed
+                f.write(static_player.page(self.static_html(fallback_picture=False)))
         elif suffix in animation.ANIMATION_FORMATS:
             graphs = [tape_graph(self.tape, **self._options(k))
                       for k in range(len(self.frames))]

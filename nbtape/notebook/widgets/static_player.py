@@ -235,7 +235,8 @@ def player_block(captions, phases, svgs, start=0, interval_ms=1000, fallback_pic
     items = "".join(f"<li>{html.escape(c)}</li>" for c in captions)
     fallback = (f'<div class="nbtape-fallback"><b>{html.escape(heading)}</b>: {n} frames '
                 "(the buttons need JavaScript: a trusted notebook, or the page saved with "
-                "<code>player.save(\"player.html\")</code>); the picture shows the last frame."
+                "<code>player.save(\"player.html\")</code>)"
+                f"{'; the picture shows the last frame.' if fallback_picture else '.'}"
                 f"{fallback_picture or ''}"
                 f'<ol start="0" style="margin:0;font-size:14px;line-height:1.35;'
                 f'white-space:normal">{items}</ol></div>')
