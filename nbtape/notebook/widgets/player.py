@@ -279,7 +279,8 @@ class TapePlayer(LiveView):
             fallback_picture=self._fallback_picture() if fallback_picture else None,
             nopicture="No picture: install graphviz-pure (pip install graphviz-pure) or "
                       "Graphviz for the tape's graph; the captions tell the same story.")
-        self._static = (key, block)
+        if not (None in svgs and drawing_soon()):
+            self._static = (key, block)     # (in JupyterLite, drawn again once Graphviz loads)
         return block
 
     def snapshot(self):
