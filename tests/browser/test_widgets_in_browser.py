@@ -272,4 +272,10 @@ def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
     assert shown == sorted(shown) and len(shown) >= 3, checks.report(
         f"Pressing Play should step through the frames in order (0, 1, 2, ... {last}); "
         f"the title showed frames {shown}", [], shots, nb.console, nb.shots.folder)
+    # beside the live widget, the folded copy for viewers without a kernel ran its script
+    static = nb.cell(2).locator(".nbtape-static-player[data-ready] .nbtape-title")
+    assert static.count() == 1 and f"frame 0 of {last}" in static.text_content(), \
+        checks.report("The player's static copy (for viewers without a kernel) should have "
+                      "built its own player in JupyterLab", [], shots, nb.console,
+                      nb.shots.folder)
     assert_clean(nb, nb.cells(), shots)
