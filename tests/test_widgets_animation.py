@@ -47,6 +47,26 @@ def test_without_png_the_message_points_at_html(tmp_path, monkeypatch):
     from nbtape.notebook.widgets import animation
     monkeypatch.setattr(animation, "draws_png", lambda: False)
     p = small_player()
-    with pytest.raises(RenderError, match=r"save the player as \.html"):
+    with pytest.raises(RenderError, match=r"save the player as \.svg \(an animated SVG\) or \.html"):
         p.save(tmp_path / "x.gif")
+    p.close()
+
+
+def test_an_animated_svg_needs_neither_pillow_nor_png(tmp_path, monkeypatch):
+    from nbtape.notebook.render import find_engine
+    if find_engine() is None:
+        pytest.skip("no Graphviz layout program")
+    from nbtape.notebook.widgets import animation
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    monkeypatch.setattr(animation, "draws_png", lambda: False)
+    p = small_player()
+    p.save(tmp_path / "backprop.svg")
+    text = (tmp_path / "backprop.svg").read_text(encoding="utf-8")
+    n = len(p.frames)
+    assert text.count('<g class="frame"') == n == 6           # one frame per step
+    for k in range(n):
+        head, body = p.svg(k).split("\n", 1)      # the frame, its size in the outer units
+        assert body in text and head.replace("pt", "", 2) in text
+    assert text.count('dur="1.5s"') == n and text.count('visibility="visible">') == 1
+    assert 'values="hidden;visible;hidden" keyTimes="0;0.333333;0.5"' in text   # frame 2
     p.close()

@@ -116,7 +116,7 @@ def test_save_html_writes_a_page_and_other_suffixes_are_refused(tmp_path):
     text = (tmp_path / "backprop.html").read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and p.static_html(False) in text
     assert "<img" not in text               # a page runs its script: no fallback picture
-    with pytest.raises(ValueError, match=r"writes \.html .* \.gif or \.png"):
+    with pytest.raises(ValueError, match=r"writes \.html .* \.gif, \.png or \.svg"):
         p.save(tmp_path / "backprop.pdf")
     p.close()
 

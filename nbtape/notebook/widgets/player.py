@@ -18,7 +18,7 @@ import os
 import ipywidgets as W
 
 from ..graph import tape_graph
-from ..render import (DRAWING, RenderError, draws_png, drawing_soon, inline_svg, layout,
+from ..render import (DRAWING, HOW_TO_GET_PICTURES, RenderError, draws_png, drawing_soon, inline_svg, layout,
                       when_drawable)
 from . import animation, static_player
 from .live import LiveView, Snapshot, weak_callback
@@ -294,7 +294,8 @@ class TapePlayer(LiveView):
         ``.html``: a page with the whole player (SVG frames stepped by plain
         JavaScript; open it in any browser, put it on a course site).  ``.gif``
         (or ``.png``, an animated PNG): one frame per step, each with its caption,
-        ``interval`` seconds apart, for slides (needs Pillow).
+        ``interval`` seconds apart, for slides (needs Pillow).  ``.svg``: the same
+        animation as an animated SVG (needs nothing more, JupyterLite included).
         """
         path = os.fspath(path)
         suffix = os.path.splitext(path)[1].lower()
@@ -302,6 +303,15 @@ class TapePlayer(LiveView):
             with open(path, "w", encoding="utf-8") as f:
                 # a page opened in a browser runs its script: no fallback picture needed
                 f.write(static_player.page(self.static_html(fallback_picture=False)))
+        elif suffix == ".svg":
+            svgs = [self.svg(k) for k in range(len(self.frames))]
+            if None in svgs:
+                raise RenderError("The frames could not be drawn (no layout program, or "
+                                  "Graphviz still loading in the browser): "
+                                  + HOW_TO_GET_PICTURES)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(animation.animated_svg(svgs, [f.caption for f in self.frames],
+                                               self._interval))
         elif suffix in animation.ANIMATION_FORMATS:
             graphs = [tape_graph(self.tape, **self._options(k))
                       for k in range(len(self.frames))]
@@ -309,7 +319,7 @@ class TapePlayer(LiveView):
                                      self._interval, suffix)
         else:
             raise ValueError(f"player.save writes .html (a player that needs no kernel), "
-                             f".gif or .png (an animation); {path!r} ends in "
+                             f".gif, .png or .svg (an animation); {path!r} ends in "
                              f"{suffix or 'no suffix'}.")
 
     def _descriptor(self):
