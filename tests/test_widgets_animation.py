@@ -70,3 +70,15 @@ def test_an_animated_svg_needs_neither_pillow_nor_png(tmp_path, monkeypatch):
     assert text.count('dur="1.5s"') == n and text.count('visibility="visible">') == 1
     assert 'values="hidden;visible;hidden" keyTimes="0;0.333333;0.5"' in text   # frame 2
     p.close()
+
+
+def test_without_a_font_for_the_symbols_captions_are_written_plainly(monkeypatch):
+    from nbtape.notebook.widgets import animation
+    from PIL import ImageFont
+    monkeypatch.setattr(animation, "FONTS", ())
+    font, symbols = animation._font(ImageFont, 18)
+    assert symbols is False
+    assert "grad(x) += 1.0 × ∂y/∂x".translate(animation.PLAIN) == "grad(x) += 1.0 x dy/dx"
+    png = nt.render("digraph { a }", format="png") if draws_png() else None
+    if png is not None:
+        assert animation.frame_image(png, "a × ∂b").mode == "RGB"

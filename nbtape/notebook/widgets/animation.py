@@ -29,11 +29,22 @@ def _pillow():
     return Image, ImageDraw, ImageFont
 
 
+# fonts with the captions' symbols (× ∂ …); Pillow's own font lacks them
+FONTS = ("DejaVuSans.ttf", "Arial Unicode.ttf", "arial.ttf", "Arial.ttf", "segoeui.ttf")
+PLAIN = str.maketrans({"×": "x", "∂": "d", "…": "...", "—": "-", "−": "-"})
+
+
 def _font(ImageFont, size):
+    """``(font, has the symbols)``: a system font that has them, else Pillow's own."""
+    for name in FONTS:
+        try:
+            return ImageFont.truetype(name, size), True
+        except (OSError, ImportError):
+            continue
     try:
-        return ImageFont.load_default(size=size)    # Pillow >= 10.1 with FreeType
+        return ImageFont.load_default(size=size), False     # Pillow >= 10.1 with FreeType
     except (TypeError, OSError, ImportError):
-        return ImageFont.load_default()
+        return ImageFont.load_default(), False
 
 
 def frame_image(png, caption, width=None):
@@ -46,8 +57,9 @@ def frame_image(png, caption, width=None):
     """
     Image, ImageDraw, ImageFont = _pillow()
     picture = Image.open(io.BytesIO(png)).convert("RGBA")
-    font = _font(ImageFont, CAPTION_PX)
-    lines = textwrap.wrap(caption, CAPTION_CHARS) or [""]
+    font, symbols = _font(ImageFont, CAPTION_PX)
+    lines = textwrap.wrap(caption if symbols else caption.translate(PLAIN),
+                          CAPTION_CHARS) or [""]
     line_h = int(CAPTION_PX * 1.4)
     width = max(width or 0, picture.width, 400)
     text_w = max(ImageDraw.Draw(Image.new("RGB", (1, 1))).textlength(s, font=font)
