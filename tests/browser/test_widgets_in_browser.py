@@ -213,6 +213,17 @@ def player_view(widget):
     return (int(m[1]) if m else None, int(m[2]) if m else None, text, picture)
 
 
+CURRENT_STEP = """w => {
+  const li = [...w.querySelectorAll('li')].find(e => e.style.fontWeight === '600');
+  if (!li) return null;
+  const box = li.closest('.widget-html, .jupyter-widget-html').getBoundingClientRect();
+  const r = li.getBoundingClientRect();
+  const size = parseFloat(getComputedStyle(li).fontSize);
+  return {value: li.value, visible: r.top >= box.top - 1 && r.bottom <= box.bottom + 1,
+          px: size, lines: Math.round(r.height / parseFloat(getComputedStyle(li).lineHeight))};
+}"""
+
+
 def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
     nb, cells = run(open_notebook, "tape_player.ipynb")
     widget = nb.widget(2)
@@ -241,6 +252,12 @@ def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
                          f"clicking {label} ({title})")
         now = player_view(widget)
         shots.append(nb.shot(nb.cell(2), f"player_{n}_{title}_then_frame_{want}"))
+        # the list of steps shows the current one (it cannot scroll itself), readable
+        step = widget.evaluate(CURRENT_STEP)
+        assert step and step["value"] == want and step["visible"] and step["px"] >= 14, \
+            checks.report(f"After clicking {label} the list of steps should show step {want} "
+                          f"highlighted, in sight and at least 14 px: {step}", [], shots,
+                          nb.console, nb.shots.folder)
         # A new frame is a new picture (another op highlighted, or adjoints written in).
         assert now[3] != before[2], checks.report(
             f"Clicking {label} ({title}) moved the title from frame {before[0]} to frame "
