@@ -101,7 +101,7 @@ def test_pictures_highlight_the_current_op_and_are_cached():
     assert p.svg(2) is p.svg(2)             # drawn once, then kept
     p.frame = 6
     assert "Reverse pass, 1 of 4 steps done: next, step 2," in p._picture.value
-    assert "<svg" in p.snapshot().html
+    assert "\\u003csvg" in p.snapshot().html         # the frames, inside the player's data
     p.close()
 
 
@@ -113,6 +113,18 @@ def test_without_a_layout_program_the_captions_carry_on(monkeypatch):
     p.step(6)
     assert "No picture" in p._picture.value and "Backward 2/4" in p._caption.value
     assert "No picture" in p.snapshot().html
+    p.close()
+
+
+def test_playing_to_the_end_shows_play_again():
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    playing = "playing" if p._play.has_trait("playing") else "_playing"
+    setattr(p._play, playing, True)
+    p._slider.value = 5                     # Play steps the slider (linked in the browser)
+    assert getattr(p._play, playing) is True
+    p._slider.value = 9
+    assert p.frame == 9 and getattr(p._play, playing) is False
     p.close()
 
 
@@ -222,8 +234,11 @@ def test_a_long_tape_sends_a_window_of_the_story():
     assert len(p.frames) == 1 + 301 + 301 + 1
     p.frame = 400
     story = p._story.value
-    assert story.count("<li") == 13 and "… 394 earlier frames" in story
-    assert "… 197 more frames" in story and 'value="400" style="white-space:normal;overflow-wrap:anywhere;background' in story
+    # the current frame near the top (the list cannot scroll itself), then what comes next
+    assert story.count("<li") == 11 and "… 399 earlier frames" in story
+    assert "… 194 more frames" in story and '<ol start="399"' in story
+    assert ('value="400" style="white-space:normal;overflow-wrap:anywhere;line-height:1.35;'
+            'background') in story
     lines = repr(p).splitlines()
     assert len(lines) == 1 + 120 + 2 and lines[-2] == "   … 483 more frames …"
     assert lines[-1].startswith("  603. Done: d(np.sum)/d(w) = ")

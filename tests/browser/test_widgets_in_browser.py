@@ -213,6 +213,17 @@ def player_view(widget):
     return (int(m[1]) if m else None, int(m[2]) if m else None, text, picture)
 
 
+CURRENT_STEP = """w => {
+  const li = [...w.querySelectorAll('li')].find(e => e.style.fontWeight === '600');
+  if (!li) return null;
+  const box = li.closest('.widget-html, .jupyter-widget-html').getBoundingClientRect();
+  const r = li.getBoundingClientRect();
+  const size = parseFloat(getComputedStyle(li).fontSize);
+  return {value: li.value, visible: r.top >= box.top - 1 && r.bottom <= box.bottom + 1,
+          px: size, lines: Math.round(r.height / parseFloat(getComputedStyle(li).lineHeight))};
+}"""
+
+
 def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
     nb, cells = run(open_notebook, "tape_player.ipynb")
     widget = nb.widget(2)
@@ -241,6 +252,12 @@ def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
                          f"clicking {label} ({title})")
         now = player_view(widget)
         shots.append(nb.shot(nb.cell(2), f"player_{n}_{title}_then_frame_{want}"))
+        # the list of steps shows the current one (it cannot scroll itself), readable
+        step = widget.evaluate(CURRENT_STEP)
+        assert step and step["value"] == want and step["visible"] and step["px"] >= 14, \
+            checks.report(f"After clicking {label} the list of steps should show step {want} "
+                          f"highlighted, in sight and at least 14 px: {step}", [], shots,
+                          nb.console, nb.shots.folder)
         # A new frame is a new picture (another op highlighted, or adjoints written in).
         assert now[3] != before[2], checks.report(
             f"Clicking {label} ({title}) moved the title from frame {before[0]} to frame "
@@ -256,10 +273,26 @@ def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
                          f"the tape player to play through to frame {last}")
     finally:
         samples, ticks = nb.stop_sampling()
+    # played to the end, the button offers "play" again (not "pause")
+    icon = widget.locator(".widget-play button i").first
+    try:
+        nb.page.wait_for_function("i => i.classList.contains('fa-play')",
+                                  arg=icon.element_handle(), timeout=5_000)
+    except Exception:                       # noqa: BLE001 - reported below with its picture
+        pass
     shots.append(nb.shot(nb.cell(2), "player_after_play"))
+    assert "fa-play" in (icon.get_attribute("class") or ""), checks.report(
+        f"After playing to frame {last} the Play button should show play again; its icon "
+        f"is {icon.get_attribute('class')!r}", [], shots, nb.console, nb.shots.folder)
     frames = [int(m[1]) for m in (FRAME.search(s["text"] or "") for s in samples) if m]
     shown = distinct(frames)
     assert shown == sorted(shown) and len(shown) >= 3, checks.report(
         f"Pressing Play should step through the frames in order (0, 1, 2, ... {last}); "
         f"the title showed frames {shown}", [], shots, nb.console, nb.shots.folder)
+    # beside the live widget, the folded copy for viewers without a kernel ran its script
+    static = nb.cell(2).locator(".nbtape-static-player[data-ready] .nbtape-title")
+    assert static.count() == 1 and f"frame 0 of {last}" in static.text_content(), \
+        checks.report("The player's static copy (for viewers without a kernel) should have "
+                      "built its own player in JupyterLab", [], shots, nb.console,
+                      nb.shots.folder)
     assert_clean(nb, nb.cells(), shots)

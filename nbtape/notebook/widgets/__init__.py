@@ -11,7 +11,9 @@ they are plain text.
 
 One module per concept: ``inspector`` (the variable table; ``sources`` and
 ``table`` feed it), ``monitor`` (training curves; ``chart`` draws them),
-``player`` (the tape player; ``playback`` computes its frames), ``live`` (the
+``player`` (the tape player; ``playback`` computes its frames, ``static_player``
+is the same player in plain HTML and JavaScript for saved notebooks and
+``player.save("x.html")``, ``animation`` the GIF for slides), ``live`` (the
 life cycle all three share), ``cells`` (per-cell bookkeeping in a kernel),
 ``throttle`` (rate limiting), ``svg`` and ``array_stats`` (small pictures, and
 arrays in a few numbers; every number is written by ``nbtape.display.numbers``).

@@ -88,9 +88,12 @@ class Snapshot:
     (w = 1, ['text/html', 'text/plain'])
     """
 
-    def __init__(self, text, html):
+    SUMMARY = "static copy of the final state (for viewers without live widgets)"
+
+    def __init__(self, text, html, summary=SUMMARY):
         self.text = text
         self.html = html
+        self.summary = summary
 
     def __repr__(self):
         return self.text
@@ -99,8 +102,7 @@ class Snapshot:
         # folded: beside a live widget it is a one-line reminder, not a second copy;
         # where widgets cannot draw (a shared notebook) one click opens it
         return ("<details class='nbtape-snapshot'><summary style='color:#6b7280'>"
-                "static copy of the final state (for viewers without live widgets)"
-                f"</summary>{self.html}</details>")
+                f"{self.summary}</summary>{self.html}</details>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {"text/plain": self.text, "text/html": self._repr_html_()}
