@@ -84,13 +84,17 @@ def finite(value):
     >>> finite(np.array([1e200, 1e200]))        # the dot overflows: the exact check decides
     True
     """
-    if type(value) is np.ndarray and value.dtype.kind == "f":
+    if type(value) is np.ndarray and value.dtype.kind == "f" and value.itemsize <= 8:
         # the usual: a real gradient from the pass.  Its dot with itself is one BLAS call
-        # (faster than isfinite().all() at every size, no temporary), and NaN or inf
+        # (faster than isfinite().all() at any size, no temporary), and NaN or inf
         # whenever an element is; a finite dot proves every element finite.  When it is
         # not, an overflow of big finite values is told apart by the exact check.  (Its
         # floating-point warning is not shown: float_warnings ignores this module's.)
+        if value.ndim == 0:         # a scalar's gradient: math's check, no numpy call
+            return _isfinite(value)
         flat = value.reshape(-1)
+        if flat.shape[0] <= 32:     # a bias's: Python floats cost less than a BLAS call
+            return all(map(_isfinite, flat.tolist()))
         try:
             if _isfinite(_dot(flat, flat)):
                 return True
@@ -103,9 +107,8 @@ def finite(value):
 
 def _finite_other(value):
     t = type(value)
-    if t is np.ndarray:
-        kind = value.dtype.kind
-        if kind != "c":
+    if t is np.ndarray:     # complex, long double (exactly: no trip through a float64)
+        if value.dtype.kind not in "fc":
             return True
         return bool(_all(np.isfinite(value), axis=None))
     if t is float or t is np.float64 or t is np.float32:
