@@ -1,6 +1,6 @@
 """Lay the tutorials out as an nbgrader course: ``source/<assignment>/<notebook>.ipynb``.
 
-    python3 -m nbtape.notebook.exercises.course build COURSE_DIR [--notebooks DIR] [PREFIX ...]
+    python3 -m nbtape.notebook.exercises.course build COURSE_DIR [PREFIX ...] [--notebooks DIR]
 
 The tutorials as shipped are the learners' version: the answer cell holds a neutral
 stub after ``# your code here``, the check cell calls ``nt.exercises.check``, and one
@@ -85,7 +85,7 @@ def strict(source):
     'nt.exercises.check("03-gradient", answer, strict=True)'
     """
     body = source.rstrip()
-    if not body.endswith(")"):
+    if not re.fullmatch(r"nt\.exercises\.check\(.*\)", body, re.S):
         raise ValueError(f"a check cell should end with the check call:\n{source}")
     return body[:-1] + ", strict=True)"
 

@@ -9,8 +9,8 @@ import numpy as np
 
 import nbtape as nt
 
-from .catalogue import exercise
-from .feedback import NotYet, array, compare, entries, given, number, record, story
+from .feedback import (NotYet, array, as_number,
+                       compare, entries, exercise, record, required, story)
 
 EXERCISES = {}
 
@@ -18,7 +18,7 @@ EXERCISES = {}
 @exercise(EXERCISES, "01-finite-difference")
 def finite_difference(error):
     """01: the absolute error of the central difference of x**3 at 2 with h = 1e-5."""
-    error = number(given(error, "error", "the absolute error as a float"), "error")
+    error = as_number(required(error, "error", "the absolute error as a float"), "error")
     h = 1e-5
     fd = ((2.0 + h) ** 3 - (2.0 - h) ** 3) / (2 * h)
     if np.isclose(error, abs(fd - 12.0), rtol=1e-3, atol=0):
@@ -39,7 +39,7 @@ def finite_difference(error):
 @exercise(EXERCISES, "02-value-exp")
 def value_exp(value_exp, Value, backward):
     """02: ``value_exp`` gives e^v, and its backward rule the right gradient."""
-    fn = given(value_exp, "value_exp", "a function of one Value")
+    fn = required(value_exp, "value_exp", "a function of one Value")
     rng = np.random.default_rng(2)
     for x0 in np.round(rng.uniform(-2, 2, 3), 3):
         v = Value(float(x0))
@@ -74,7 +74,7 @@ def value_exp(value_exp, Value, backward):
 @exercise(EXERCISES, "03-gradient")
 def gradient(answer):
     """03: df/dw for f(w) = sum((w - 1)^2) at w = [0.5, 2, 5]."""
-    got = array(given(answer, "answer", "the gradient as an array of shape (3,)"),
+    got = array(required(answer, "answer", "the gradient as an array of shape (3,)"),
                 "answer", (3,))
     want = 2 * (np.array([0.5, 2.0, 5.0]) - 1)
     if np.allclose(got, want):
@@ -91,7 +91,7 @@ def gradient(answer):
 @exercise(EXERCISES, "04-third-derivative")
 def third_derivative(answer):
     """04: the third derivative of e^(2x) at 0.3."""
-    got = number(given(answer, "answer", "the third derivative as a float"), "answer")
+    got = as_number(required(answer, "answer", "the third derivative as a float"), "answer")
     base = np.exp(0.6)
     if np.isclose(got, 8 * base):
         return
@@ -114,7 +114,7 @@ def _fixed_loss(w):
 @exercise(EXERCISES, "05-fixed-loss")
 def fixed_loss(fixed_loss):
     """05: the same loss as ``fit_loss``, with a gradient (values and gradients compared)."""
-    fn = given(fixed_loss, "fixed_loss", "a function of w")
+    fn = required(fixed_loss, "fixed_loss", "a function of w")
     compare(fn, _fixed_loss, [1.3, 0.4, -0.7], "fixed_loss")
 
 
@@ -130,7 +130,7 @@ def _finite_loss(w):
 @exercise(EXERCISES, "05b-born-in")
 def born_in(born_in):
     """05b, part 1: the op that ``explain`` says the NaN is born in."""
-    name = given(born_in, "born_in", "the op's name as a string, such as \"np.exp\"")
+    name = required(born_in, "born_in", "the op's name as a string, such as \"np.exp\"")
     if not isinstance(name, str):
         raise NotYet(f"`born_in` should be a string such as \"np.exp\", not a "
                      f"{type(name).__name__}")
@@ -142,14 +142,14 @@ def born_in(born_in):
 @exercise(EXERCISES, "05b-fixed-loss")
 def finite_loss(fixed_loss):
     """05b, part 2: the same loss as ``loss_fn``, with a finite gradient."""
-    fn = given(fixed_loss, "fixed_loss", "a function of w")
+    fn = required(fixed_loss, "fixed_loss", "a function of w")
     compare(fn, _finite_loss, [0.7, 1.0, 1.6], "fixed_loss")
 
 
 @exercise(EXERCISES, "06-round-ste")
 def round_ste(round_ste):
     """06: rounds forward, passes the arriving gradient back unchanged."""
-    fn = given(round_ste, "round_ste", "a function decorated with @nt.custom_gradient")
+    fn = required(round_ste, "round_ste", "a function decorated with @nt.custom_gradient")
     rng = np.random.default_rng(6)
     for shape in [(4,), (2, 3)]:
         x = np.round(rng.uniform(-3, 3, shape), 2)

@@ -8,6 +8,7 @@ learner's value into a number or an array, or say why it is not one, and compare
 learner's function with the reference on the same inputs, values and gradients.
 """
 import warnings
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -44,12 +45,36 @@ class Feedback:
     __repr__ = __str__
 
 
-def given(value, name, what):
+class Exercise(NamedTuple):
+    """One check: its id (``"03-gradient"``), its function, and its points."""
+    id: str
+    run: Callable
+    points: int
+
+
+def exercise(registry, id, points=1):
+    """Decorator: file the check under ``id`` in ``registry`` (a module's dict).
+
+    >>> table = {}
+    >>> @exercise(table, "00-demo")
+    ... def demo(answer):
+    ...     if answer != 1:
+    ...         raise NotYet("not one")
+    >>> sorted(table), table["00-demo"].points
+    (['00-demo'], 1)
+    """
+    def register(run):
+        registry[id] = Exercise(id, run, points)
+        return run
+    return register
+
+
+def required(value, name, what):
     """``value``, or ``NotYet`` saying that ``name`` is still None and what to put there.
 
-    >>> given(3, "answer", "a float")
+    >>> required(3, "answer", "a float")
     3
-    >>> given(None, "answer", "a float")
+    >>> required(None, "answer", "a float")
     Traceback (most recent call last):
     ...
     nbtape.notebook.exercises.feedback.NotYet: `answer` is still None: the exercise asks for a float
@@ -59,17 +84,17 @@ def given(value, name, what):
     return value
 
 
-def number(value, name):
+def as_number(value, name):
     """``value`` as a float (a Tensor, a numpy scalar, a size-1 array), else ``NotYet``.
 
-    >>> number(nt.constant(2.5), "answer")
+    >>> as_number(nt.constant(2.5), "answer")
     2.5
-    >>> number([1.0, 2.0], "answer")
+    >>> as_number([1.0, 2.0], "answer")
     Traceback (most recent call last):
     ...
     nbtape.notebook.exercises.feedback.NotYet: `answer` should be one number, not an array of shape (2,)
     """
-    given(value, name, "a number")
+    required(value, name, "a number")
     try:
         array = np.asarray(value.numpy() if hasattr(value, "numpy") else value, dtype=float)
     except (TypeError, ValueError):
@@ -89,7 +114,7 @@ def array(value, name, shape):
     ...
     nbtape.notebook.exercises.feedback.NotYet: `answer` has shape (2,); the exercise asks for shape (3,)
     """
-    given(value, name, f"an array of shape {shape}")
+    required(value, name, f"an array of shape {shape}")
     try:
         out = np.asarray(value.numpy() if hasattr(value, "numpy") else value, dtype=float)
     except (TypeError, ValueError):
@@ -165,7 +190,7 @@ def compare(mine, reference, inputs, name):
     nbtape.notebook.exercises.feedback.NotYet: square(1.5) is 3, not the value the exercise asks for
     """
     for x in inputs:
-        at = np.array2string(np.asarray(x), precision=3)
+        at = _show(x)
         value, grads, tape, variables = record(mine, x)
         want, want_grads, ref_tape, ref_vars = record(reference, x)
         got = np.asarray(value.numpy() if hasattr(value, "numpy") else value, dtype=float)
@@ -174,7 +199,7 @@ def compare(mine, reference, inputs, name):
             raise NotYet(f"{name}({at}) has shape {got.shape}; the exercise asks for "
                          f"shape {expected.shape}")
         if not np.allclose(got, expected, rtol=1e-6, atol=1e-9, equal_nan=True):
-            raise NotYet(f"{name}({at}) is {np.array2string(got, precision=4)}, not the "
+            raise NotYet(f"{name}({at}) is {_show(got)}, not the "
                          "value the exercise asks for")
         grad = grads[0]
         if grad is None:
@@ -188,7 +213,7 @@ def compare(mine, reference, inputs, name):
             raise NotYet(f"the gradient of {name} at {at} is not finite: "
                          + story(tape, value, variables[0]))
         if not np.allclose(g, expected_g, rtol=1e-5, atol=1e-8):
-            said = f"the gradient of {name} at {at} is {np.array2string(g, precision=4)}"
+            said = f"the gradient of {name} at {at} is {_show(g)}"
             if np.ndim(x) == 0 and np.ndim(expected) == 0:
                 fd = central_difference(lambda v: reference(nt.constant(v)), float(x))
                 said += f"; a central finite difference of the loss there gives {fd:.4g}"
@@ -219,10 +244,13 @@ def first_difference(mine, reference):
             break
     else:
         if len(names) == len(wanted):
-            return ""
+            if not escapes:
+                return ""
+            return (f"your tape records the reference's ops, but a value left the tape "
+                    f"through {escapes[0].detail}, and the tape cannot follow it from there")
         if not names:
             text = (f"your tape recorded no ops where the reference records {len(wanted)} "
-                    f"(the first {wanted[0]}): is what you differentiate watched?")
+                    f"(the first {wanted[0]}), so nothing it computed was watched")
         elif len(names) < len(wanted):
             text = (f"your tape stops after {len(names)} ops; the reference goes on with "
                     f"{wanted[len(names)]}")
@@ -234,9 +262,19 @@ def first_difference(mine, reference):
     return text
 
 
+def _show(value):
+    """A number or an array in a few digits: ``3``, ``0.1235``, ``[1.5 2. ]``."""
+    value = np.asarray(value)
+    if value.ndim == 0:
+        return f"{float(value):.4g}"
+    return np.array2string(value, precision=4)
+
+
 def story(tape, target, source):
     """What ``tape.explain(target, source)`` says, on one line."""
     try:
-        return " ".join(str(tape.explain(target, source)).split())
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return " ".join(str(tape.explain(target, source)).split())
     except Exception as error:              # an odd target: the check goes on without it
         return f"(explain could not read this tape: {error})"

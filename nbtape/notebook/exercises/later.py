@@ -9,8 +9,8 @@ import numpy as np
 
 import nbtape as nt
 
-from .catalogue import exercise
-from .feedback import NotYet, array, entries, first_difference, given, number, story
+from .feedback import (NotYet, array, as_number, entries, exercise,
+                       first_difference, required, story)
 
 EXERCISES = {}
 
@@ -18,7 +18,7 @@ EXERCISES = {}
 @exercise(EXERCISES, "07-chain-paths")
 def chain_paths(answer):
     """07: (dg/dx, dg/dy) of g = x y + e^x y at (0.7, 1.3), read off the chain picture."""
-    given(answer, "answer", "the pair (dg_dx, dg_dy)")
+    required(answer, "answer", "the pair (dg_dx, dg_dy)")
     got = array(answer, "answer", (2,))
     x, y, e = 0.7, 1.3, np.exp(0.7)
     want = np.array([y + e * y, x + e])
@@ -64,7 +64,7 @@ def _without_hessian():
 @exercise(EXERCISES, "08-hessian-diagonal")
 def hessian_diagonal(hessian_diagonal):
     """08: the Hessian's diagonal from Hessian-vector products, on functions it has not seen."""
-    fn = given(hessian_diagonal, "hessian_diagonal", "a function of f and w")
+    fn = required(hessian_diagonal, "hessian_diagonal", "a function of f and w")
     rng = np.random.default_rng(8)
     cases = [("f (this notebook's)", _f08, np.linspace(-1.0, 1.0, 5)),
              ("another function", _g08, np.round(rng.uniform(-1, 1, 5), 3)),
@@ -79,7 +79,7 @@ def hessian_diagonal(hessian_diagonal):
             except Exception as error:      # the learner's code: say what it raised
                 raise NotYet(f"hessian_diagonal raised {type(error).__name__}: "
                              f"{error}") from None
-        got = array(given(got, "hessian_diagonal(f, w)", "the diagonal as an array"),
+        got = array(required(got, "hessian_diagonal(f, w)", "the diagonal as an array"),
                     "hessian_diagonal(f, w)", (5,))
         if not np.allclose(got, want):
             raise NotYet(f"on {label} at w = {np.array2string(w0, precision=3)}, "
@@ -100,7 +100,7 @@ _FUNCTIONS_09 = {
 def buggy(buggy):
     """09: the one custom gradient that disagrees with finite differences."""
     names = ["log_cosh", "swish", "softsign"]
-    name = given(buggy, "buggy", "a name as a string, such as \"swish\"")
+    name = required(buggy, "buggy", "a name as a string, such as \"swish\"")
     if name not in names:
         raise NotYet(f"`buggy` should be one of {', '.join(map(repr, names))}, "
                      f"not {name!r}")
@@ -119,7 +119,7 @@ _Y11 = np.array([8.5, 7.16, 5.94, 4.84, 3.86, 3.0, 2.26, 1.64, 1.14, 0.76, 0.5,
 @exercise(EXERCISES, "11-quadratic-fit")
 def quadratic_fit(answer):
     """11: (a, b, c) of the least-squares quadratic through the points."""
-    got = array(given(answer, "answer", "the tuple (a, b, c) of floats"), "answer", (3,))
+    got = array(required(answer, "answer", "the tuple (a, b, c) of floats"), "answer", (3,))
     want = np.polyfit(_X11, _Y11, 2)
     close = np.isclose(got, want, atol=1e-2, rtol=0)
     if close.all():
@@ -141,7 +141,7 @@ def quadratic_fit(answer):
 @exercise(EXERCISES, "12-clip-global")
 def clip_global(clip_global):
     """12: the same as ``nt.clip_by_global_norm``, when clipping and when not."""
-    fn = given(clip_global, "clip_global", "a function of (grads, clip_norm)")
+    fn = required(clip_global, "clip_global", "a function of (grads, clip_norm)")
     rng = np.random.default_rng(12)
     grads = [rng.standard_normal(s) for s in [(4, 3), (3,), (3, 2)]]
     norm = float(np.sqrt(sum(np.sum(g ** 2) for g in grads)))
@@ -150,7 +150,7 @@ def clip_global(clip_global):
             got = fn([g.copy() for g in grads], limit)
         except Exception as error:          # the learner's code: say what it raised
             raise NotYet(f"clip_global raised {type(error).__name__}: {error}") from None
-        got = given(got, "clip_global(grads, clip_norm)", "a list of arrays")
+        got = required(got, "clip_global(grads, clip_norm)", "a list of arrays")
         if len(got) != len(grads):
             raise NotYet(f"clip_global returns {len(got)} arrays for {len(grads)} gradients")
         got = [np.asarray(g) for g in got]
@@ -192,7 +192,7 @@ def _norms13(activation, scale):
 @exercise(EXERCISES, "13-tanh-norms")
 def tanh_norms(tanh_norms):
     """13, part 1: the per-layer gradient norms of the tanh stack."""
-    got = array(given(tanh_norms, "tanh_norms", "an array of 20 norms"), "tanh_norms", (20,))
+    got = array(required(tanh_norms, "tanh_norms", "an array of 20 norms"), "tanh_norms", (20,))
     want = _norms13(np.tanh, 1.0)
     if np.allclose(got, want):
         return
@@ -209,7 +209,7 @@ def tanh_norms(tanh_norms):
 @exercise(EXERCISES, "13-closer-to")
 def closer_to(closer_to):
     """13, part 2: which stack's first-to-last ratio tanh's is closer to."""
-    name = given(closer_to, "closer_to", "\"sigmoid\" or \"relu\"")
+    name = required(closer_to, "closer_to", "\"sigmoid\" or \"relu\"")
     if name not in ("sigmoid", "relu"):
         raise NotYet(f"`closer_to` should be \"sigmoid\" or \"relu\", not {name!r}")
     orders = [abs(np.log10(n[0] / n[-1])) for n in
@@ -244,8 +244,8 @@ def tape_magic(answer, disc, area, r):
                      + (f" Compared with the reference: {where}." if where else ""))
     if not np.isclose(float(grad), 2 * np.pi * float(r)):
         raise NotYet("the tape's gradient is not d(area)/dr of area = pi r ** 2: "
-                     "is the cell's second line still as given?")
-    got = number(given(answer, "answer", "d(area)/dr as a float"), "answer")
+                     "is the cell's second line still as required?")
+    got = as_number(required(answer, "answer", "d(area)/dr as a float"), "answer")
     if not np.isclose(got, float(grad)):
         raise NotYet("`answer` is not the gradient that the tape disc gives: read it with "
                      "disc.gradient(area, r)")
