@@ -136,12 +136,17 @@ def _disc(watch):
 
 _H = 1e-5
 _ERROR01 = abs(((2 + _H) ** 3 - (2 - _H) ** 3) / (2 * _H) - 12.0)
-_TANH = None
-
-
 def _norms(activation, scale):
-    from nbtape.notebook.exercises.later import _norms13   # the checker's own stack
-    return _norms13(activation, scale)
+    """Notebook 13's stack, written out here as the notebook has it (seeds included)."""
+    x = np.random.default_rng(1).standard_normal((32, 64))
+    rng = np.random.default_rng(0)
+    ws = [nt.Variable(rng.standard_normal((64, 64)) * np.sqrt(scale / 64)) for _ in range(20)]
+    with nt.GradientTape() as tape:
+        h = x
+        for w in ws:
+            h = activation(h @ w)
+        loss = np.mean(h ** 2)
+    return np.array([np.linalg.norm(g.numpy()) for g in tape.gradient(loss, ws)])
 
 
 RIGHT = {
@@ -205,6 +210,9 @@ WRONG = [
     ("12-clip-global", (_clip_each,), "different factors", None),
     ("13-tanh-norms", (np.ones(19),), "shape (19,)", None),
     ("13-tanh-norms", (None,), "is still None", None),
+    ("13-tanh-norms", (_norms(np.tanh, 1.0)[::-1],), "in reverse", None),
+    ("13-tanh-norms", (_norms(np.tanh, 2.0),), "ReLU's weights", None),
+    ("13-tanh-norms", (_norms(nt.nn.sigmoid, 1.0),), "sigmoid stack's norms", None),
     ("13-closer-to", ("sigmoid",), "not that one", "relu\""),
     ("13-closer-to", ("tanh",), "should be \"sigmoid\" or \"relu\"", None),
     ("14-tape-magic", (None,) + _disc(False), "never watched", None),
