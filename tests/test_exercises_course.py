@@ -105,6 +105,7 @@ def test_student_versions_hold_no_solution_text(course):
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")   # nbgrader's own sessions
 def test_autograde_full_none_and_partial(course):
     from nbgrader.api import Gradebook
 
