@@ -52,6 +52,7 @@ _LAZY = {
     "TrainingMonitor": ("nbtape.notebook.widgets", "TrainingMonitor"),
     "TapePlayer": ("nbtape.notebook.widgets", "TapePlayer"),
     "render": ("nbtape.notebook.graph", "render"),     # the package's public entry
+    "exercises": ("nbtape.notebook.exercises", None),  # the tutorials' check cells
 }
 
 

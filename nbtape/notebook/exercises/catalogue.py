@@ -1,0 +1,51 @@
+"""The tutorials' exercises by id, and ``check``: the one call a check cell makes.
+
+Each exercise is a function that takes what the learner made (a value, a function,
+a tape) and raises ``NotYet`` saying what is still wrong; its reference answer lives
+beside it, in ``early`` or ``later``, out of the notebook's sight.
+"""
+from . import early, later
+from .feedback import Feedback, NotYet
+
+
+def exercises():
+    """Every exercise, ``{id: Exercise}`` in the tutorials' order.
+
+    >>> list(exercises())[:2]
+    ['01-finite-difference', '02-value-exp']
+    """
+    return {**early.EXERCISES, **later.EXERCISES}
+
+
+def feedback(id, *args, **kwargs):
+    """The verdict on an answer as a ``Feedback`` (``.passed``, ``.message``); no output.
+
+    >>> feedback("03-gradient", None)
+    not yet: `answer` is still None: the exercise asks for the gradient as an array of shape (3,)
+    """
+    table = exercises()
+    if id not in table:
+        raise ValueError(f"there is no exercise {id!r}; the exercises are: "
+                         + ", ".join(table))
+    try:
+        table[id].run(*args, **kwargs)
+    except NotYet as reason:
+        return Feedback(False, str(reason))
+    return Feedback(True)
+
+
+def check(id, *args, strict=False, **kwargs):
+    """Print whether the answer to exercise ``id`` is right, and if not, what is wrong.
+
+    A check cell holds only this call, e.g. ``nt.exercises.check("03-gradient", answer)``.
+    ``strict=True`` (the graded course's test cells) also raises ``AssertionError``
+    with the same words when the answer is not right, which is how nbgrader's
+    autograder sees a failed test.
+
+    >>> check("03-gradient", None)
+    not yet: `answer` is still None: the exercise asks for the gradient as an array of shape (3,)
+    """
+    verdict = feedback(id, *args, **kwargs)
+    print(f"{verdict}\n", end="")      # one write: the saved output is one stream
+    if strict and not verdict:
+        raise AssertionError(f"{id}: {verdict}")

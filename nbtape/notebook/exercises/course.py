@@ -1,0 +1,159 @@
+"""Lay the tutorials out as an nbgrader course: ``source/<assignment>/<notebook>.ipynb``.
+
+    python3 -m nbtape.notebook.exercises.course build COURSE_DIR [PREFIX ...] [--notebooks DIR]
+
+The tutorials as shipped are the learners' version: the answer cell holds a neutral
+stub after ``# your code here``, the check cell calls ``nt.exercises.check``, and one
+solution sits in a collapsed ``<details>`` markdown cell that Run All never runs.
+Their answer and check cells already carry nbgrader's metadata (``grade_id``,
+``points``, ``schema_version`` 3).  The course version, one assignment per tutorial,
+puts the solution into the answer cell between ``### BEGIN SOLUTION`` and
+``### END SOLUTION`` (the stub goes), drops the ``<details>`` cell, and makes each
+check strict (``strict=True`` raises when the answer is wrong, which is what the
+autograder counts).  Then, in COURSE_DIR::
+
+    nbgrader generate_assignment 03_gradient_tape_basics   # release/: solutions out
+    nbgrader autograde 03_gradient_tape_basics             # grades submitted/
+"""
+import argparse
+import copy
+import pathlib
+import re
+import sys
+
+import nbformat
+
+MARKER = "# your code here"
+CONFIG = """\
+# Written by `python3 -m nbtape.notebook.exercises.course build`.
+c = get_config()  # noqa: F821 (nbgrader's configuration loader defines it)
+c.CourseDirectory.course_id = "nbtape"
+"""
+_CODE = re.compile(r"```python\n(.*?)```", re.S)
+
+
+def nbgrader_meta(cell):
+    """The cell's nbgrader metadata (``{}`` for a cell nbgrader does not grade).
+
+    >>> nbgrader_meta(nbformat.v4.new_code_cell("x = 1"))
+    {}
+    """
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_solution(cell):
+    """A learner-facing solution: a markdown cell tagged ``solution`` (a <details> block).
+
+    >>> cell = nbformat.v4.new_markdown_cell("<details>...</details>")
+    >>> cell.metadata["tags"] = ["solution"]
+    >>> is_solution(cell)
+    True
+    """
+    return cell.cell_type == "markdown" and "solution" in cell.get("metadata", {}).get("tags", [])
+
+
+def solution_code(cell):
+    """The code a solution cell gives for the answer cell: its last ``python`` block
+    (an earlier block may show a change to another cell, such as a ``%%tape`` line).
+
+    >>> solution_code(nbformat.v4.new_markdown_cell("<details>\\n\\n```python\\nx = 1\\n```\\n"))
+    'x = 1'
+    """
+    blocks = _CODE.findall(cell.source)
+    if not blocks:
+        raise ValueError(f"a solution cell has no ```python block:\n{cell.source}")
+    return blocks[-1].strip("\n")
+
+
+def given_lines(source):
+    """The lines of an answer cell before its ``# your code here`` line (kept as given).
+
+    >>> given_lines("w = 1\\n# your code here\\nanswer = None")
+    'w = 1\\n'
+    """
+    lines = source.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.lstrip().lower().startswith(MARKER):
+            return "".join(lines[:i])
+    raise ValueError(f"an answer cell has no {MARKER!r} line:\n{source}")
+
+
+def strict(source):
+    """A check call made strict: ``check(...)`` becomes ``check(..., strict=True)``.
+
+    >>> strict('nt.exercises.check("03-gradient", answer)')
+    'nt.exercises.check("03-gradient", answer, strict=True)'
+    """
+    body = source.rstrip()
+    if not re.fullmatch(r"nt\.exercises\.check\(.*\)", body, re.S):
+        raise ValueError(f"a check cell should end with the check call:\n{source}")
+    return body[:-1] + ", strict=True)"
+
+
+def instructor_version(nb):
+    """The course's source notebook for a tutorial: solutions in their answer cells.
+
+    Returns None for a tutorial without graded cells.
+    """
+    out = copy.deepcopy(nb)
+    answers = [c for c in out.cells if nbgrader_meta(c).get("solution")]
+    solutions = [c for c in out.cells if is_solution(c)]
+    if not answers and not solutions:
+        return None
+    if len(answers) != len(solutions):
+        raise ValueError(f"{len(answers)} answer cells but {len(solutions)} solution cells")
+    for answer, solution in zip(answers, solutions):
+        answer.source = (given_lines(answer.source) + "### BEGIN SOLUTION\n"
+                         + solution_code(solution) + "\n### END SOLUTION")
+    for cell in out.cells:
+        if nbgrader_meta(cell).get("grade") and cell.cell_type == "code":
+            cell.source = strict(cell.source)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    out.cells = [c for c in out.cells if not is_solution(c)]
+    return out
+
+
+def build(course_dir, notebooks_dir, prefixes=()):
+    """Write ``course_dir/source/<stem>/<stem>.ipynb`` for every tutorial with exercises
+    (those whose names start with one of ``prefixes``, if given) and a minimal
+    ``nbgrader_config.py``; returns the assignment names."""
+    course = pathlib.Path(course_dir)
+    names = []
+    for path in sorted(pathlib.Path(notebooks_dir).glob("[0-9]*.ipynb")):
+        if prefixes and not path.name.startswith(tuple(prefixes)):
+            continue
+        version = instructor_version(nbformat.read(path, as_version=4))
+        if version is None:
+            continue
+        target = course / "source" / path.stem / path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(version, target)
+        names.append(path.stem)
+    config = course / "nbgrader_config.py"
+    if not config.exists():
+        config.write_text(CONFIG)
+    return names
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m nbtape.notebook.exercises.course",
+                                     description="Lay the tutorials out as an nbgrader course.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="write COURSE_DIR/source/<assignment>/<notebook>.ipynb")
+    b.add_argument("course_dir")
+    here = pathlib.Path(__file__).resolve().parents[3] / "notebooks"
+    b.add_argument("--notebooks", default=str(here),
+                   help="the folder of the tutorials (default: this checkout's notebooks/)")
+    b.add_argument("prefixes", nargs="*", help="only tutorials whose names start so")
+    args = parser.parse_args(argv)
+    if not pathlib.Path(args.notebooks).is_dir():
+        parser.error(f"no tutorials at {args.notebooks}: give --notebooks DIR")
+    names = build(args.course_dir, args.notebooks, args.prefixes)
+    print(f"{len(names)} assignments in {pathlib.Path(args.course_dir) / 'source'}: "
+          + ", ".join(names))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""The checks of tutorials 01 to 06, each with its reference answer.
+
+The notebook's data (05's ``data``, 05b's) is repeated here, so a learner who
+changes the notebook's copy is still checked against the exercise as written.
+"""
+import math
+
+import numpy as np
+
+import nbtape as nt
+
+from .feedback import (NotYet, array, as_number,
+                       compare, entries, exercise, record, required, story)
+
+EXERCISES = {}
+
+
+@exercise(EXERCISES, "01-finite-difference")
+def finite_difference(error):
+    """01: the absolute error of the central difference of x**3 at 2 with h = 1e-5."""
+    error = as_number(required(error, "error", "the absolute error as a float"), "error")
+    h = 1e-5
+    fd = ((2.0 + h) ** 3 - (2.0 - h) ** 3) / (2 * h)
+    if np.isclose(error, abs(fd - 12.0), rtol=1e-3, atol=0):
+        return
+    if error < 0:
+        raise NotYet("an absolute error is never negative: take abs() of the difference")
+    if abs(error - 12.0) < 1e-3:
+        raise NotYet("`error` is about the derivative itself; the exercise asks how far "
+                     "the finite difference is from the tape's exact value")
+    if error > 1e-6:
+        raise NotYet(f"`error` is about 1e{math.floor(math.log10(error))}, far more than a "
+                     "central difference with h = 1e-5 misses by: is h 1e-5, and the "
+                     "difference (f(x + h) - f(x - h)) / (2 h), the central one?")
+    raise NotYet("`error` is small, but not |central difference - exact| for this h: "
+                 "subtract the tape's exact derivative from the finite difference")
+
+
+@exercise(EXERCISES, "02-value-exp")
+def value_exp(value_exp, Value, backward):
+    """02: ``value_exp`` gives e^v, and its backward rule the right gradient."""
+    fn = required(value_exp, "value_exp", "a function of one Value")
+    rng = np.random.default_rng(2)
+    for x0 in np.round(rng.uniform(-2, 2, 3), 3):
+        v = Value(float(x0))
+        try:
+            out = fn(v)
+            if not isinstance(out, Value):
+                raise NotYet(f"value_exp(Value({x0})) is a {type(out).__name__}: return a "
+                             "new Value")
+            if not math.isclose(out.data, math.exp(x0), rel_tol=1e-9):
+                raise NotYet(f"value_exp(Value({x0})).data is {out.data:.6g}; "
+                             f"e^{x0} is {math.exp(x0):.6g}")
+            if not any(p is v for p in out.parents):
+                raise NotYet("the Value that value_exp returns does not name its input "
+                             "among its parents, so backward never reaches the input")
+            v = Value(float(x0))
+            g = v * fn(v)
+            backward(g)
+        except NotYet:
+            raise
+        except Exception as error:          # the learner's code: say what it raised
+            raise NotYet(f"value_exp raised {type(error).__name__}: {error}") from None
+        w = nt.Variable(float(x0))
+        with nt.GradientTape() as tape:
+            gw = w * np.exp(w)
+        want = float(tape.gradient(gw, w))
+        if not math.isclose(v.grad, want, rel_tol=1e-7, abs_tol=1e-12):
+            raise NotYet(f"for g(x) = x * value_exp(x) at x = {x0}, your engine's gradient "
+                         f"is {v.grad:.6g} and nbtape's tape gives {want:.6g}: "
+                         "look at the backward rule")
+
+
+@exercise(EXERCISES, "03-gradient")
+def gradient(answer):
+    """03: df/dw for f(w) = sum((w - 1)^2) at w = [0.5, 2, 5]."""
+    got = array(required(answer, "answer", "the gradient as an array of shape (3,)"),
+                "answer", (3,))
+    want = 2 * (np.array([0.5, 2.0, 5.0]) - 1)
+    if np.allclose(got, want):
+        return
+    if np.allclose(got, -want):
+        raise NotYet("every entry has the wrong sign")
+    if np.allclose(got, want / 2):
+        raise NotYet("every entry is half of what it should be: the derivative of a "
+                     "square brings down a factor")
+    raise NotYet(f"{entries(got, want)} of `answer` differ from df/dw: record f with the "
+                 "tape and ask tape.gradient(f, w)")
+
+
+@exercise(EXERCISES, "04-third-derivative")
+def third_derivative(answer):
+    """04: the third derivative of e^(2x) at 0.3."""
+    got = as_number(required(answer, "answer", "the third derivative as a float"), "answer")
+    base = np.exp(0.6)
+    if np.isclose(got, 8 * base):
+        return
+    for factor, what in [(1, "g itself (no gradient taken)"), (2, "the first derivative"),
+                         (4, "the second derivative"), (16, "the fourth derivative")]:
+        if np.isclose(got, factor * base):
+            raise NotYet(f"`answer` is {what}: three nested tapes, each taking the gradient "
+                         "of the one inside, give the third")
+    raise NotYet("`answer` is not the third derivative of e^(2x) at 0.3: nest three "
+                 "tapes and take the gradient of the gradient of the gradient")
+
+
+_DATA = np.array([1.0, 2.0, 3.0])
+
+
+def _fixed_loss(w):
+    return np.mean((w * _DATA + 0.5 - 2 * _DATA) ** 2)
+
+
+@exercise(EXERCISES, "05-fixed-loss")
+def fixed_loss(fixed_loss):
+    """05: the same loss as ``fit_loss``, with a gradient (values and gradients compared)."""
+    fn = required(fixed_loss, "fixed_loss", "a function of w")
+    compare(fn, _fixed_loss, [1.3, 0.4, -0.7], "fixed_loss")
+
+
+_DATA_NAN = np.array([2.0, 0.0, 0.5, 3.0])
+
+
+def _finite_loss(w):
+    z = w * _DATA_NAN
+    squashed = np.where(z > 1, np.log(np.where(z > 1, z, 1.0)), z - 1)
+    return np.mean(squashed ** 2)
+
+
+@exercise(EXERCISES, "05b-born-in")
+def born_in(born_in):
+    """05b, part 1: the op that ``explain`` says the NaN is born in."""
+    name = required(born_in, "born_in", "the op's name as a string, such as \"np.exp\"")
+    if not isinstance(name, str):
+        raise NotYet(f"`born_in` should be a string such as \"np.exp\", not a "
+                     f"{type(name).__name__}")
+    if name.strip().replace("numpy.", "np.").removeprefix("np.") != "log":
+        raise NotYet(f"explain names another op than {name!r}: run tape.explain(loss, w) "
+                     "and read the line that says where the NaN was born")
+
+
+@exercise(EXERCISES, "05b-fixed-loss")
+def finite_loss(fixed_loss):
+    """05b, part 2: the same loss as ``loss_fn``, with a finite gradient."""
+    fn = required(fixed_loss, "fixed_loss", "a function of w")
+    compare(fn, _finite_loss, [0.7, 1.0, 1.6], "fixed_loss")
+
+
+@exercise(EXERCISES, "06-round-ste")
+def round_ste(round_ste):
+    """06: rounds forward, passes the arriving gradient back unchanged."""
+    fn = required(round_ste, "round_ste", "a function decorated with @nt.custom_gradient")
+    rng = np.random.default_rng(6)
+    for shape in [(4,), (2, 3)]:
+        x = np.round(rng.uniform(-3, 3, shape), 2)
+        weights = rng.standard_normal(shape)
+
+        def loss(v):
+            return np.sum(weights * fn(v))
+
+        rounded = fn(nt.constant(x))
+        got = np.asarray(getattr(rounded, "numpy", lambda: rounded)())
+        if got.shape != x.shape or not np.array_equal(got, np.round(x)):
+            raise NotYet(f"round_ste of an array of shape {shape} does not give "
+                         "np.round's values")
+        value, grads, tape, variables = record(loss, x)
+        g = grads[0]
+        if g is None:
+            raise NotYet("no gradient reaches the input of round_ste: "
+                         + story(tape, value, variables[0]))
+        g = np.asarray(g.numpy())
+        if np.allclose(g, 0):
+            raise NotYet("the gradient through round_ste is zero, np.round's own: the "
+                         "custom gradient should pass dy back instead")
+        if not np.allclose(g, weights):
+            raise NotYet(f"for loss = sum(weights * round_ste(x)) with x of shape {shape}, "
+                         "the gradient is not the arriving dy (the weights): "
+                         f"{entries(g, weights)} differ")

@@ -1,0 +1,291 @@
+"""nt.exercises: each check passes the right answer, and says what is wrong with a wrong one.
+
+For every exercise: a right answer is "correct"; each typical wrong answer (nothing, the
+wrong shape, a sign, a tape that lost the gradient, a missing ``watch``, an escape
+through ``float``) gets its own sentence, and no sentence holds the answer.  The
+course module (nbgrader layout) is tested in ``test_exercises_course.py``.
+"""
+import contextlib
+import io
+import math
+
+import numpy as np
+import pytest
+
+import nbtape as nt
+from nbtape.notebook.exercises import Feedback, check, exercises, feedback
+from nbtape.notebook.exercises.feedback import compare, first_difference, NotYet
+
+
+# notebook 02's engine, small: enough for value_exp's check --------------------------------
+class Value:
+    def __init__(self, data, parents=(), backward_rule=None):
+        self.data, self.grad, self.parents, self.backward_rule = float(data), 0.0, parents, backward_rule
+
+    def __mul__(self, other):
+        return Value(self.data * other.data, (self, other),
+                     lambda g: (g * other.data, g * self.data))
+
+
+def backward(root):
+    order, seen = [], set()
+
+    def visit(v):
+        if id(v) not in seen:
+            seen.add(id(v))
+            for p in v.parents:
+                visit(p)
+            order.append(v)
+    visit(root)
+    for v in order:
+        v.grad = 0.0
+    root.grad = 1.0
+    for v in reversed(order):
+        if v.backward_rule is not None:
+            for p, g in zip(v.parents, v.backward_rule(v.grad)):
+                p.grad += g
+
+
+def _exp_right(v):
+    e = math.exp(v.data)
+    return Value(e, (v,), lambda g: (g * e,))
+
+
+def _exp_wrong_rule(v):
+    e = math.exp(v.data)
+    return Value(e, (v,), lambda g: (g,))
+
+
+def _exp_no_parent(v):
+    return Value(math.exp(v.data))
+
+
+# references and wrong answers ----------------------------------------------------------------
+_DATA = np.array([1.0, 2.0, 3.0])
+
+
+def _fixed(w):
+    return np.mean((w * _DATA + 0.5 - 2 * _DATA) ** 2)
+
+
+def _escapes(w):
+    shifted = w * _DATA + 0.5
+    return np.mean((nt.constant(np.array([float(p) for p in shifted])) - 2 * _DATA) ** 2)
+
+
+_DATA_NAN = np.array([2.0, 0.0, 0.5, 3.0])
+
+
+def _nan_loss(w):
+    z = w * _DATA_NAN
+    return np.mean(np.where(z > 1, np.log(z), z - 1) ** 2)
+
+
+def _finite(w):
+    z = w * _DATA_NAN
+    return np.mean(np.where(z > 1, np.log(np.where(z > 1, z, 1.0)), z - 1) ** 2)
+
+
+@nt.custom_gradient
+def _ste(x):
+    return np.round(x), lambda dy: dy
+
+
+@nt.custom_gradient
+def _ste_zero(x):
+    return np.round(x), lambda dy: dy * 0.0
+
+
+def _hdiag(f, w):
+    def hvp(v):
+        with nt.ForwardAccumulator(w, v) as acc:
+            with nt.GradientTape() as tape:
+                tape.watch(w)
+                value = f(w)
+            grad = tape.gradient(value, w)
+        return acc.jvp(grad).numpy()
+    return np.array([hvp(np.eye(len(w))[i])[i] for i in range(len(w))])
+
+
+def _hdiag_cheat(f, w):
+    return np.diag(nt.hessian(f)(np.asarray(w)))
+
+
+def _clip(grads, limit):
+    norm = np.sqrt(sum(np.sum(g ** 2) for g in grads))
+    return [g * min(1.0, limit / norm) for g in grads]
+
+
+def _clip_always(grads, limit):
+    norm = np.sqrt(sum(np.sum(g ** 2) for g in grads))
+    return [g * (limit / norm) for g in grads]
+
+
+def _clip_each(grads, limit):
+    return [g * min(1.0, limit / np.linalg.norm(g)) for g in grads]
+
+
+def _disc(watch):
+    r = nt.constant(3.0)
+    with nt.GradientTape(persistent=True) as tape:
+        if watch:
+            tape.watch(r)
+        area = np.pi * r ** 2
+    return tape, area, r
+
+
+_H = 1e-5
+_ERROR01 = abs(((2 + _H) ** 3 - (2 - _H) ** 3) / (2 * _H) - 12.0)
+def _norms(activation, scale):
+    """Notebook 13's stack, written out here as the notebook has it (seeds included)."""
+    x = np.random.default_rng(1).standard_normal((32, 64))
+    rng = np.random.default_rng(0)
+    ws = [nt.Variable(rng.standard_normal((64, 64)) * np.sqrt(scale / 64)) for _ in range(20)]
+    with nt.GradientTape() as tape:
+        h = x
+        for w in ws:
+            h = activation(h @ w)
+        loss = np.mean(h ** 2)
+    return np.array([np.linalg.norm(g.numpy()) for g in tape.gradient(loss, ws)])
+
+
+RIGHT = {
+    "01-finite-difference": lambda: (_ERROR01,),
+    "02-value-exp": lambda: (_exp_right, Value, backward),
+    "03-gradient": lambda: (nt.constant([-1.0, 2.0, 8.0]),),
+    "04-third-derivative": lambda: (8 * np.exp(0.6),),
+    "05-fixed-loss": lambda: (_fixed,),
+    "05b-born-in": lambda: ("np.log",),
+    "05b-fixed-loss": lambda: (_finite,),
+    "06-round-ste": lambda: (_ste,),
+    "07-chain-paths": lambda: ((1.3 + np.exp(0.7) * 1.3, 0.7 + np.exp(0.7)),),
+    "08-hessian-diagonal": lambda: (_hdiag,),
+    "09-buggy": lambda: ("softsign",),
+    "11-quadratic-fit": lambda: (tuple(np.polyfit(np.linspace(-2, 2, 21), np.array(
+        [8.5, 7.16, 5.94, 4.84, 3.86, 3.0, 2.26, 1.64, 1.14, 0.76, 0.5, 0.36, 0.34, 0.44,
+         0.66, 1.0, 1.46, 2.04, 2.74, 3.56, 4.5]), 2)),),
+    "12-clip-global": lambda: (_clip,),
+    "13-tanh-norms": lambda: (_norms(np.tanh, 1.0),),
+    "13-closer-to": lambda: ("relu",),
+    "14-tape-magic": lambda: (6 * np.pi,) + _disc(True),
+}
+
+# (id, the wrong answer, words the feedback must hold, text it must not hold: the answer)
+WRONG = [
+    ("01-finite-difference", (None,), "is still None", None),
+    ("01-finite-difference", (12.0,), "the derivative itself", None),
+    ("01-finite-difference", (-_ERROR01,), "never negative", None),
+    ("01-finite-difference", (1e-5,), "is h 1e-5", None),
+    ("01-finite-difference", (1e-9,), "subtract the tape's exact", "2.1"),
+    ("02-value-exp", (lambda v: 3.0, Value, backward), "return a new Value", None),
+    ("02-value-exp", (_exp_no_parent, Value, backward), "among its parents", None),
+    ("02-value-exp", (_exp_wrong_rule, Value, backward), "backward rule", None),
+    ("03-gradient", ([1.0, 2.0],), "shape (2,); the exercise asks for shape (3,)", None),
+    ("03-gradient", ([1.0, -2.0, -8.0],), "wrong sign", None),
+    ("03-gradient", ([-0.5, 1.0, 4.0],), "half", None),
+    ("03-gradient", ([-1.0, 2.0, 7.0],), "entry 2", "8"),
+    ("04-third-derivative", (4 * np.exp(0.6),), "the second derivative", "14.5"),
+    ("04-third-derivative", (3.0,), "not the third derivative", "14.5"),
+    ("05-fixed-loss", (_escapes,), "left the tape through float()", None),
+    ("05-fixed-loss", (lambda w: _fixed(w) * 2,), "not the value", None),
+    ("05-fixed-loss", (lambda w: nt.stop_gradient(_fixed(w)),), "no gradient", None),
+    ("05b-born-in", ("np.exp",), "another op than 'np.exp'", "log"),
+    ("05b-born-in", (3,), "should be a string", None),
+    ("05b-fixed-loss", (_nan_loss,), "not finite", None),
+    ("06-round-ste", (np.round,), "is zero", None),
+    ("06-round-ste", (_ste_zero,), "is zero", None),
+    ("06-round-ste", (lambda x: x,), "np.round's values", None),
+    ("07-chain-paths", ((0.7 + np.exp(0.7), 1.3 + np.exp(0.7) * 1.3),), "swapped", None),
+    ("07-chain-paths", ((1.3, 0.7 + np.exp(0.7)),), "one path's product", "3.9"),
+    ("07-chain-paths", ((1.0, 2.0),), "dg_dx and dg_dy are off", "3.9"),
+    ("08-hessian-diagonal", (_hdiag_cheat,), "calls nt.hessian", None),
+    ("08-hessian-diagonal", (lambda f, w: np.zeros(5),), "of the diagonal are off", None),
+    ("08-hessian-diagonal", (lambda f, w: np.zeros(4),), "shape (4,)", None),
+    ("09-buggy", ("swish",), "agrees with central finite differences", "softsign"),
+    ("09-buggy", ("sin",), "should be one of", None),
+    ("11-quadratic-fit", ((0.5, -1.0, 1.0),), "its gradient there is", None),
+    ("11-quadratic-fit", ((1.0, 2.0),), "shape (2,)", None),
+    ("12-clip-global", (lambda g, n: g[:2],), "returns 2 arrays for 3", None),
+    ("12-clip-global", (_clip_always,), "come back unchanged", None),
+    ("12-clip-global", (_clip_each,), "different factors", None),
+    ("13-tanh-norms", (np.ones(19),), "shape (19,)", None),
+    ("13-tanh-norms", (None,), "is still None", None),
+    ("13-tanh-norms", (_norms(np.tanh, 1.0)[::-1],), "in reverse", None),
+    ("13-tanh-norms", (_norms(np.tanh, 2.0),), "ReLU's weights", None),
+    ("13-tanh-norms", (_norms(nt.nn.sigmoid, 1.0),), "sigmoid stack's norms", None),
+    ("13-closer-to", ("sigmoid",), "not that one", "relu\""),
+    ("13-closer-to", ("tanh",), "should be \"sigmoid\" or \"relu\"", None),
+    ("14-tape-magic", (None,) + _disc(False), "never watched", None),
+    ("14-tape-magic", (None,) + _disc(False), "recorded no ops where the reference", None),
+    ("14-tape-magic", (1.0,) + _disc(True), "not the gradient that the tape disc gives", "18.8"),
+]
+
+
+@pytest.mark.parametrize("id", sorted(RIGHT))
+def test_the_right_answer_passes(id):
+    verdict = feedback(id, *RIGHT[id]())
+    assert verdict.passed, verdict.message
+
+
+def test_every_exercise_is_tested():
+    assert sorted(RIGHT) == sorted(exercises())
+    assert {w[0] for w in WRONG} == set(exercises())
+
+
+@pytest.mark.parametrize("id, args, words, secret", WRONG,
+                         ids=[f"{w[0]}-{i}" for i, w in enumerate(WRONG)])
+def test_a_wrong_answer_says_what_is_wrong_and_not_the_answer(id, args, words, secret):
+    verdict = feedback(id, *args)
+    assert not verdict.passed
+    assert words in verdict.message, verdict.message
+    if secret is not None:
+        assert secret not in verdict.message, verdict.message
+
+
+def test_check_prints_and_strict_raises():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        check("03-gradient", [-1.0, 2.0, 8.0])
+        check("03-gradient", None)
+        with pytest.raises(AssertionError, match="03-gradient: not yet"):
+            check("03-gradient", [0.0, 0.0, 0.0], strict=True)
+        check("03-gradient", [-1.0, 2.0, 8.0], strict=True)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "correct" and lines[1].startswith("not yet: `answer` is still None")
+    assert lines[-1] == "correct"
+
+
+def test_an_unknown_exercise_names_the_known_ones():
+    with pytest.raises(ValueError, match="there is no exercise '99-x'.*03-gradient"):
+        feedback("99-x", 1)
+
+
+def test_nt_exercises_is_the_package():
+    assert nt.exercises.check is check
+    assert str(Feedback(False, "why")) == "not yet: why"
+
+
+def test_first_difference_names_the_op_and_the_escape():
+    x = nt.Variable(2.0)
+    with nt.GradientTape() as reference:
+        y = np.sin(x) * x
+    with nt.GradientTape() as mine:
+        y = nt.constant(float(np.cos(x))) * x
+    said = first_difference(mine, reference)
+    assert "np.sin" in said and "float()" in said
+    with nt.GradientTape() as same:
+        y = np.sin(x) * x
+    assert first_difference(same, reference) == ""
+    with nt.GradientTape() as empty:
+        pass
+    assert "no ops" in first_difference(empty, reference)
+
+
+def test_compare_gives_the_finite_difference_where_a_gradient_is_wrong():
+    @nt.custom_gradient
+    def wrong_square(x):
+        return x * x, lambda dy: dy * x          # half the true gradient
+
+    with pytest.raises(NotYet, match=r"the gradient of sq at 1.5 is 1.5; a central finite "
+                                     r"difference of the loss there gives 3"):
+        compare(wrong_square, lambda v: v * v, [1.5], "sq")

@@ -1,0 +1,152 @@
+"""The tutorials as an nbgrader course (``python3 -m nbtape.notebook.exercises.course build``).
+
+The course's source notebooks hold each solution between ``### BEGIN SOLUTION`` and
+``### END SOLUTION`` and strict checks; ``nbgrader generate_assignment`` (run over every
+tutorial) gives student versions with no solution text; ``nbgrader autograde`` gives
+full points to solved notebooks, none to untouched ones, and the right part to a
+notebook with one wrong answer.  Everything runs in files and local kernels.
+"""
+import os
+import sys
+
+import nbformat
+import pytest
+
+from nbtape.notebook.exercises import exercises
+from nbtape.notebook.exercises.course import (build, instructor_version, main, solution_code,
+                                              strict)
+
+from test_tutorial_exercises import ROOT, TUTORIALS, _is_solution
+
+NOTEBOOKS = ROOT / "notebooks"
+GRADED = ["01_what_is_autodiff", "13_vanishing_gradients"]
+
+
+def _code(nb):
+    return "\n".join(c.source for c in nb.cells)
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=[p.stem for p in TUTORIALS])
+def test_the_source_version_puts_the_solution_in_the_answer_cell(path):
+    nb = nbformat.read(path, as_version=4)
+    version = instructor_version(nb)
+    solutions = [c for c in nb.cells if _is_solution(c)]
+    if not solutions:
+        assert version is None
+        return
+    assert not any(_is_solution(c) for c in version.cells)
+    assert "<details>" not in _code(version)
+    answers = [c for c in version.cells if c.metadata.get("nbgrader", {}).get("solution")]
+    assert len(answers) == 1
+    body = answers[0].source.split("### BEGIN SOLUTION\n")[1].split("\n### END SOLUTION")[0]
+    assert body == solution_code(solutions[0])
+    checks = [c for c in version.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert checks and all(c.source.endswith(", strict=True)") for c in checks)
+
+
+def test_strict_needs_a_call():
+    with pytest.raises(ValueError, match="should end with the check call"):
+        strict("print(1)")
+
+
+def test_the_command_builds_one_assignment_per_tutorial_with_exercises(tmp_path, capsys):
+    assert main(["build", str(tmp_path), "03", "10", "--notebooks", str(NOTEBOOKS)]) == 0
+    assert "1 assignments" in capsys.readouterr().out   # 10 has no exercise
+    assert (tmp_path / "source" / "03_gradient_tape_basics" / "03_gradient_tape_basics.ipynb").is_file()
+    assert "CourseDirectory" in (tmp_path / "nbgrader_config.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """The course, generated for every tutorial, and graded for GRADED."""
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+
+    root = tmp_path_factory.mktemp("course")
+    names = build(root, NOTEBOOKS)
+    config = Config()
+    config.CourseDirectory.root = str(root)
+    config.CourseDirectory.course_id = "nbtape"
+    api = NbGraderAPI(config=config)
+    with pytest.MonkeyPatch.context() as patch:
+        # the kernels that nbgrader starts import this checkout's nbtape
+        patch.setenv("PYTHONPATH", os.pathsep.join(
+            p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+        for name in names:
+            result = api.generate_assignment(name, force=True)
+            assert result["success"], result.get("error")
+        yield root, names, api
+
+
+def _submit(root, student, assignment, nb):
+    folder = root / "submitted" / student / assignment
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, folder / f"{assignment}.ipynb")
+
+
+@pytest.mark.slow
+def test_student_versions_hold_no_solution_text(course):
+    root, names, _ = course
+    assert sorted(names) == sorted(p.stem for p in TUTORIALS
+                                   if any(_is_solution(c) for c in nbformat.read(p, 4).cells))
+    assert len(names) == len({id.split("-")[0] for id in exercises()})
+    for name in names:
+        tutorial = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+        secret = solution_code(next(c for c in tutorial.cells if _is_solution(c)))
+        released = _code(nbformat.read(root / "release" / name / f"{name}.ipynb", 4))
+        assert "BEGIN SOLUTION" not in released and "<details>" not in released, name
+        assert "raise NotImplementedError()" in released, name
+        # no line of the solution that the tutorial does not already show elsewhere
+        shown = _code(nbformat.read(root / "source" / name / f"{name}.ipynb", 4)).split(
+            "### BEGIN SOLUTION")[0]
+        leaked = [line for line in secret.splitlines()
+                  if len(line.strip()) > 12 and line in released and line not in shown]
+        assert not leaked, f"{name}: {leaked}"
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")   # nbgrader's own sessions
+def test_autograde_full_none_and_partial(course):
+    from nbgrader.api import Gradebook
+
+    root, _, api = course
+    cases = {}
+    for name in GRADED:
+        solved = nbformat.read(root / "source" / name / f"{name}.ipynb", 4)
+        blank = nbformat.read(root / "release" / name / f"{name}.ipynb", 4)
+        cases[(name, "solved")] = solved
+        cases[(name, "blank")] = blank
+    # one wrong answer: 13's second part says "sigmoid"; its first part stays right
+    wrong = nbformat.read(root / "source" / GRADED[1] / f"{GRADED[1]}.ipynb", 4)
+    answer = next(c for c in wrong.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    assert 'closer_to = "relu"' in answer.source
+    answer.source = answer.source.replace('closer_to = "relu"', 'closer_to = "sigmoid"')
+    cases[(GRADED[1], "wrong")] = wrong
+    for (name, student), nb in cases.items():
+        _submit(root, student, name, nb)
+        result = api.autograde(name, student, force=True, create=True)
+        assert result["success"], result.get("error")
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        score = {key: gradebook.find_submission(key[0], key[1]) for key in cases}
+        got = {key: (s.score, s.max_score) for key, s in score.items()}
+    assert got[(GRADED[0], "solved")] == (1.0, 1.0)
+    assert got[(GRADED[0], "blank")] == (0.0, 1.0)
+    assert got[(GRADED[1], "solved")] == (2.0, 2.0)
+    assert got[(GRADED[1], "blank")] == (0.0, 2.0)
+    assert got[(GRADED[1], "wrong")] == (1.0, 2.0)
+    # the autograded copy says what was wrong, in the check's own words
+    graded = nbformat.read(root / "autograded" / "wrong" / GRADED[1] / f"{GRADED[1]}.ipynb", 4)
+    text = "".join(o.get("text", "") + o.get("evalue", "")
+                   for c in graded.cells if c.cell_type == "code" for o in c.outputs)
+    assert "13-closer-to: not yet: not that one" in text
+
+
+def test_the_course_module_runs_as_a_command(tmp_path):
+    import subprocess
+    out = subprocess.run([sys.executable, "-m", "nbtape.notebook.exercises.course", "build",
+                          str(tmp_path), "01", "--notebooks", str(NOTEBOOKS)],
+                         capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert "01_what_is_autodiff" in out.stdout
+    assert (tmp_path / "source" / "01_what_is_autodiff" / "01_what_is_autodiff.ipynb").is_file()
