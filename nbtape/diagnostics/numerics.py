@@ -105,6 +105,37 @@ def finite(value):
     return _finite_other(value)
 
 
+_concatenate = np.concatenate
+
+
+def finite_all(values):
+    """True when no array in ``values`` holds a NaN or inf (``finite`` of each).
+
+    Many short gradients (a small network's) are checked together: one concatenation
+    and one dot cost less than a check each.  When that says non-finite, the caller
+    asks ``finite`` of each to find which.
+
+    >>> finite_all([np.ones(3), np.zeros((2, 2)), np.array(1.0)])
+    True
+    >>> finite_all([np.ones(3), np.array([0.0, np.inf]), np.array(1.0)])
+    False
+    """
+    if len(values) > 2:
+        try:
+            small = sum([v.nbytes for v in values]) <= 32768
+        except AttributeError:      # (a value of another kind: each is checked alone)
+            small = False
+        if small:
+            try:
+                return finite(_concatenate(values, axis=None))
+            except (TypeError, ValueError):
+                pass
+    for v in values:
+        if not finite(v):
+            return False
+    return True
+
+
 def _finite_other(value):
     t = type(value)
     if t is np.ndarray:     # complex, long double (exactly: no trip through a float64)

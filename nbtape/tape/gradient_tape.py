@@ -20,7 +20,7 @@ from .arguments import (UnconnectedGradients, checked_sources, int_source_messag
                         not_a_tensor_message, target_seeds, unconnected_policy)
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
-from ..diagnostics.numerics import finite
+from ..diagnostics.numerics import finite, finite_all
 from ..diagnostics.none_warnings import warn_escape, warn_partial
 from ..diagnostics.check_numerics import say_where_born
 from ..core.tensor import Tensor, TensorLike
@@ -358,10 +358,9 @@ class GradientTape(TapeView, Observable):
         if self._notes:     # (an escape's warning looks for the one on the asked path)
             self._asked = [t._id for t in targets if isinstance(t, TensorLike)]
         results = self._run(seeds, flat_sources, policy)
-        for r in results:       # one pass over the results (a NaN is said while records last)
-            if r is not None and not finite(r._value):
-                self._check_finite(seeds, targets, flat_sources, results, "gradient")
-                break
+        # one pass over the results (a NaN is said while the records last)
+        if not finite_all([r._value for r in results if r is not None]):
+            self._check_finite(seeds, targets, flat_sources, results, "gradient")
         if self._notes:     # something left the tape: say if it came back as a constant
             self._warn_partial(flat_sources, results, seeds)
         self._finish()
