@@ -157,14 +157,15 @@ def _matmul_tape(big):
 
 def test_a_large_operand_is_kept_by_reference_not_copied():
     import tracemalloc
-    big = np.vstack([_big()] * 8)       # 8 times the threshold: a copy would be plain
+    big = np.vstack([_big()] * 32)      # 2 MB: a copy would be plain
     w = nt.Variable(np.ones(8))
     tracemalloc.start()
     with nt.GradientTape() as tape:
         y = np.sum(big @ w)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak < big.nbytes / 2        # no copy (the fingerprint widens 64 KB at a time)
+    # no copy: the fingerprint widens a buffer at a time (64 KB; 200 KB on numpy 1.26)
+    assert peak < big.nbytes / 4
     assert tape.ops[0].args[0] is big and len(tape.ops[0].guards) == 1
     np.testing.assert_allclose(tape.gradient(y, w).numpy(), big.sum(axis=0))
 
@@ -173,7 +174,7 @@ def test_a_large_operand_is_kept_by_reference_not_copied():
                                          (np.float64, "F"), (np.float16, "C")])
 @pytest.mark.parametrize("change", [
     lambda a: a.__setitem__((1, 2), a[1, 2] + 1),                  # one element
-    lambda a: a.__setitem__((-1, -1), np.nextafter(a[-1, -1], np.inf)),   # one last bit
+    lambda a: a.__setitem__((-1, -1), np.nextafter(a[-1, -1], a.dtype.type(np.inf))),  # 1 bit
     lambda a: a.__setitem__(([0, 1], [0, 0]), a[[1, 0], [0, 0]]),   # a swap (same sum)
     lambda a: a.__setitem__(([3, 5], [1, 1]), -a[[3, 5], [1, 1]]),  # two sign flips
     lambda a: np.negative(a, out=a),                                # every sign
@@ -182,8 +183,9 @@ def test_a_large_operand_is_kept_by_reference_not_copied():
 ], ids=["element", "last_bit", "swap", "two_signs", "negated", "shuffled", "rolled"])
 def test_a_large_operand_changed_after_the_op_raises_at_gradient_time(change, dtype, order):
     big = _big(dtype, order)
-    before = fingerprint(big)
+    before, seen = fingerprint(big), big.copy()
     change(big)
+    assert not np.array_equal(big, seen)    # the change is one
     assert fingerprint(big) != before
     big = _big(dtype, order)
     tape, y, w = _matmul_tape(big)
