@@ -18,7 +18,7 @@ import pytest
 from test_kernel_cells import NOTEBOOKS, errors, execute
 
 TUTORIALS = sorted(NOTEBOOKS.glob("*.ipynb"))
-# Two kernels at a time: on a 2-core machine the 15 tutorials took 53 s so (IPython 7.34,
+# Two kernels at a time: on a 2-core machine the 15 tutorials took 53-107 s so (IPython 7.34,
 # Python 3.13; four kernels: 57 s, the work is CPU-bound once kernels have started).
 WORKERS = 2
 
