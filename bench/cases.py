@@ -69,12 +69,15 @@ def mlp_pieces():
 
 
 class MLP:
-    """Forward + backward of the 784-256-128-10 MLP, softmax cross-entropy, mean over batch."""
+    """Forward + backward of the 784-256-128-10 MLP, softmax cross-entropy, mean over batch.
 
-    def __init__(self, params, x, onehot):
+    ``plain=True`` keeps the batch and labels as the plain numpy arrays they are, as a
+    user's loop does (``X @ W1``): the tape must then guard them against later writes."""
+
+    def __init__(self, params, x, onehot, plain=False):
         self.params = [nt.Variable(p) for p in params]
-        self.x = nt.constant(x)
-        self.onehot = nt.constant(onehot)
+        self.x = x if plain else nt.constant(x)
+        self.onehot = onehot if plain else nt.constant(onehot)
         self.relu, self.log_softmax, self.desc = mlp_pieces()
 
     def step(self):

@@ -4,7 +4,8 @@ A fresh process per measurement, so that what one implementation allocated (or
 the allocator kept cached) cannot be charged to the next one.  Prints one JSON
 object on stdout.
 
-    memprobe.py mlp IMPL DTYPE   peak memory of one MLP forward+backward (d)
+    memprobe.py mlp IMPL DTYPE   peak memory of one MLP forward+backward (d); IMPL
+                                 nbtape-plain: the batch a plain array, not a constant
     memprobe.py chain N          one N-op chain, its times and the process's peak RSS (c)
 
 Two meters for the MLP step, both taken after a warm-up step (the first step
@@ -57,9 +58,9 @@ def _make_mlp(impl, dtype):
     import numpy as np
     from problems import mlp_data
     params, x, onehot = mlp_data(np.dtype(dtype))
-    if impl == "nbtape":
+    if impl in ("nbtape", "nbtape-plain"):
         import cases
-        return cases.MLP(params, x, onehot), params, x, onehot
+        return cases.MLP(params, x, onehot, impl == "nbtape-plain"), params, x, onehot
     if impl == "numpy":
         import handwritten
         return handwritten.MLP(params, x, onehot), params, x, onehot

@@ -6,8 +6,10 @@ that quick), a wheel built once from this checkout is installed into each the wa
 user installs nbtape, and the magic tests, the widget tests and the real-kernel runs
 of the tutorials (``test_kernel_cells.py``, nbclient) run inside it:
 
-- ``colab``: Google Colab's pinned stack, IPython 7.34.0 and ipywidgets 7.7.1;
-  installing nbtape must change neither.
+- ``colab``: Google Colab's stack (its backend-info list, August 2026): Python 3.13,
+  IPython 7.34.0, ipywidgets 7.7.1 and numpy 2.1.3; installing nbtape must change none
+  of them, and every tutorial in ``notebooks/`` runs there in a real kernel too
+  (``colab_tutorials.py``; globbed, so a new tutorial is included).
 - ``newest``: the newest IPython 9 and ipywidgets 8 that pip finds.
 - ``python3.10``: the oldest Python nbtape supports, with the newest IPython and
   ipywidgets that support it (IPython 9 needs Python 3.11).
@@ -39,12 +41,16 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 
-# name -> (Python minor version, requirements installed before nbtape, expected majors)
+# name -> (Python minor version, requirements installed before nbtape, expected versions
+# of IPython, ipywidgets and numpy: prefixes)
 ENVIRONMENTS = {
-    "colab": ("3.13", ["ipython==7.34.0", "ipywidgets==7.7.1"], ("7.34.0", "7.7.1")),
-    "newest": ("3.12", ["ipython>=9,<10", "ipywidgets>=8,<9"], ("9.", "8.")),
-    "python3.10": ("3.10", ["ipython", "ipywidgets>=8,<9"], ("8.", "8.")),
+    "colab": ("3.13", ["ipython==7.34.0", "ipywidgets==7.7.1", "numpy==2.1.3"],
+              ("7.34.0", "7.7.1", "2.1.3")),
+    "newest": ("3.12", ["ipython>=9,<10", "ipywidgets>=8,<9"], ("9.", "8.", "2.")),
+    "python3.10": ("3.10", ["ipython", "ipywidgets>=8,<9"], ("8.", "8.", "2.")),
 }
+# tests an environment runs besides INSIDE: Colab's runs the tutorials (a minute or two)
+EXTRA_INSIDE = {"colab": ["tests/colab_tutorials.py"]}
 # What the tests below need besides IPython and ipywidgets (the tutorials draw with
 # matplotlib); nothing else of the development extras.
 TOOLS = ["ipykernel", "nbclient", "nbformat", "pytest", "matplotlib"]
@@ -57,7 +63,8 @@ INSIDE = (["tests/test_magics.py", "tests/test_cell_runner.py", "tests/test_kern
           + ["nbtape/notebook/cell_runner.py", "nbtape/notebook/magics.py",
              "nbtape/notebook/widgets"])
 VERSIONS = ("import importlib.metadata as m, json, sys; print(json.dumps("
-            "[m.version('ipython'), m.version('ipywidgets'), sys.version.split()[0]]))")
+            "[m.version('ipython'), m.version('ipywidgets'), sys.version.split()[0], "
+            "m.version('numpy')]))")
 
 
 def find_python(minor):
@@ -122,7 +129,7 @@ def build_and_test(name, python, folder, wheel):
     changes = {p["metadata"]["name"].lower(): p["metadata"]["version"]
                for p in json.loads(report.read_text())["install"]}
     out = run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-               "--doctest-modules", *INSIDE], env)
+               "--doctest-modules", *INSIDE, *EXTRA_INSIDE.get(name, [])], env)
     return {"before": before, "after": after, "extra_changes": changes, "pytest": out}
 
 
@@ -162,14 +169,17 @@ def test_environment(environments, name):
         res = job.result()
     except Failed as e:
         pytest.fail(f"environment {name!r} (Python {minor}): {e}", pytrace=False)
-    _, _, (want_ipython, want_widgets) = ENVIRONMENTS[name]
-    ipython, widgets, python = res["after"]
+    _, _, (want_ipython, want_widgets, want_numpy) = ENVIRONMENTS[name]
+    ipython, widgets, python, numpy = res["after"]
     assert python.startswith(minor + ".")
     assert ipython.startswith(want_ipython) and widgets.startswith(want_widgets), res["after"]
-    # installing nbtape, or its notebook extra, keeps the IPython and ipywidgets in place
+    assert numpy.startswith(want_numpy), res["after"]
+    # installing nbtape, or its notebook extra, keeps IPython, ipywidgets and numpy in place
     assert res["after"] == res["before"]
-    assert not {"ipython", "ipywidgets"} & set(res["extra_changes"]), res["extra_changes"]
+    assert not {"ipython", "ipywidgets", "numpy"} & set(res["extra_changes"]), \
+        res["extra_changes"]
     out = res["pytest"]
     summary = out.strip().splitlines()[-1]
     assert " passed" in summary and "failed" not in summary and "error" not in summary, out
-    print(f"{name}: Python {python}, IPython {ipython}, ipywidgets {widgets}: {summary}")
+    print(f"{name}: Python {python}, IPython {ipython}, ipywidgets {widgets}, numpy {numpy}: "
+          f"{summary}")

@@ -134,3 +134,150 @@ def test_a_constant_written_into_an_out_buffer_keeps_what_it_saw():
         y = np.sum(r * x)
     buf[:] = 100.0
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.5, 0.7, 1.0])
+
+
+# Large plain operands (a batch X in X @ W) are kept by reference with a fingerprint, not
+# copied: a copy per step cost the batch's size in peak memory (issue 28).  The guarantee
+# stays: a gradient through one that changed after the op raises instead of being wrong.
+from nbtape.tape.snapshot import KEEP_BY_REFERENCE, ChangedOperandError, fingerprint  # noqa: E402
+
+
+def _big(dtype=np.float64, order="C", seed=5):
+    n = KEEP_BY_REFERENCE // np.dtype(dtype).itemsize // 8 + 3     # past the threshold, odd
+    a = np.random.default_rng(seed).standard_normal((n, 8)).astype(dtype)
+    return np.asfortranarray(a) if order == "F" else a
+
+
+def _matmul_tape(big):
+    w = nt.Variable(np.linspace(0.5, 1.5, 8).astype(big.dtype))
+    with nt.GradientTape(persistent=True) as tape:
+        y = np.sum(np.tanh(big @ w))
+    return tape, y, w
+
+
+def test_a_large_operand_is_kept_by_reference_not_copied():
+    import tracemalloc
+    big = np.vstack([_big()] * 32)      # 2 MB: a copy would be plain
+    w = nt.Variable(np.ones(8))
+    tracemalloc.start()
+    with nt.GradientTape() as tape:
+        y = np.sum(big @ w)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # no copy: the fingerprint widens a buffer at a time (64 KB; 200 KB on numpy 1.26)
+    assert peak < big.nbytes / 4
+    assert tape.ops[0].args[0] is big and len(tape.ops[0].guards) == 1
+    np.testing.assert_allclose(tape.gradient(y, w).numpy(), big.sum(axis=0))
+
+
+@pytest.mark.parametrize("dtype,order", [(np.float64, "C"), (np.float32, "C"),
+                                         (np.float64, "F"), (np.float16, "C")])
+@pytest.mark.parametrize("change", [
+    lambda a: a.__setitem__((1, 2), a[1, 2] + 1),                  # one element
+    lambda a: a.__setitem__((-1, -1), np.nextafter(a[-1, -1], a.dtype.type(np.inf))),  # 1 bit
+    lambda a: a.__setitem__(([0, 1], [0, 0]), a[[1, 0], [0, 0]]),   # a swap (same sum)
+    lambda a: a.__setitem__(([3, 5], [1, 1]), -a[[3, 5], [1, 1]]),  # two sign flips
+    lambda a: np.negative(a, out=a),                                # every sign
+    lambda a: np.random.default_rng(0).shuffle(a),                  # rows shuffled in place
+    lambda a: a.__setitem__(slice(None), np.roll(a, 1, axis=1)),    # columns rolled
+], ids=["element", "last_bit", "swap", "two_signs", "negated", "shuffled", "rolled"])
+def test_a_large_operand_changed_after_the_op_raises_at_gradient_time(change, dtype, order):
+    big = _big(dtype, order)
+    before, seen = fingerprint(big), big.copy()
+    change(big)
+    assert not np.array_equal(big, seen)    # the change is one
+    assert fingerprint(big) != before
+    big = _big(dtype, order)
+    tape, y, w = _matmul_tape(big)
+    expected = tape.gradient(y, w).numpy()          # unchanged: the right gradient
+    (reference,) = gradients_of_sum(lambda v: np.tanh(big.astype(float) @ v),
+                                    np.linspace(0.5, 1.5, 8))
+    half = dtype == np.float16          # (sums of 1,000 float16 products: a few ulps off)
+    np.testing.assert_allclose(expected, reference, rtol=1e-2 if half else 1e-5,
+                               atol=0.1 if half else 0.0)
+    change(big)
+    with pytest.raises(ChangedOperandError, match=r"np.matmul used \(called at .*test_snapshot"):
+        tape.gradient(y, w)
+    with pytest.raises(RuntimeError):               # as PyTorch's error is
+        tape.jacobian(y, w)
+
+
+def test_a_large_operand_reshaped_in_place_raises():
+    big = _big()
+    tape, y, w = _matmul_tape(big)
+    big.shape = (big.shape[0] * 2, 4)
+    with pytest.raises(ChangedOperandError):
+        tape.gradient(y, w)
+
+
+def test_a_large_buffer_reused_in_a_loop_raises_a_small_one_stays_right():
+    # the loop of test_gradient_tape's buffer test, with a buffer past the threshold
+    data = np.random.default_rng(6).standard_normal((3,) + _big().shape)
+    w = nt.Variable(np.ones(8))
+    buf = np.empty(data.shape[1:])
+    with nt.GradientTape() as tape:
+        loss = 0.0
+        for row in data:
+            buf[...] = row
+            loss = loss + np.sum(np.sin(buf @ w))
+    with pytest.raises(ChangedOperandError, match="changed in place"):
+        tape.gradient(loss, w)
+
+
+def test_the_jacobians_and_a_single_step_check_too():
+    big = _big()
+    tape, y, w = _matmul_tape(big)
+    xs = nt.Variable(np.full((big.shape[0], 1), 0.5))
+    with tape:
+        z = big[:3] @ w * 1.0          # a 3-vector target; big[:3] is a small view: copied
+        b = np.tanh(xs * big)          # per-row targets of xs (batch_jacobian)
+    jac = tape.jacobian(z, w).numpy()
+    np.testing.assert_allclose(jac, big[:3])
+    bj = tape.batch_jacobian(b, xs).numpy()
+    np.testing.assert_allclose(bj[:, :, 0], big / np.cosh(0.5 * big) ** 2)
+    big[-1, -1] += 1.0
+    for ask in (lambda: tape.jacobian(y, w), lambda: tape.batch_jacobian(b, xs),
+                lambda: tape.gradient(y, w)):
+        with pytest.raises(ChangedOperandError):
+            ask()
+    from nbtape.tape.backward import reverse_step
+    op = next(op for op in tape.ops if op.guards)
+    with pytest.raises(ChangedOperandError):
+        reverse_step(op, np.ones(big.shape[0]), [False, True])
+    # an op off the asked path is not checked: its operand may change freely
+    np.testing.assert_allclose(tape.jacobian(z, w).numpy(), jac)
+
+
+def test_a_large_weights_operand_is_guarded_too():
+    weights = np.abs(_big().ravel()) + 0.1
+    x = nt.Variable(np.ones(weights.size))
+    with nt.GradientTape(persistent=True) as tape:
+        y = np.average(x * x, weights=weights)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 * weights / weights.sum())
+    assert tape.ops[-1].args[2] is weights      # (np.average's rule takes it by position)
+    weights[0] = 5.0
+    with pytest.raises(ChangedOperandError):
+        tape.gradient(y, x)
+
+
+def test_keyword_arguments_kept_by_reference():
+    from nbtape.tape.records import Records
+    records, big = Records(), _big()
+    kept = snapshot_kwargs({"axis": 0, "weights": big, "small": np.ones(2)}, records)
+    assert kept["weights"] is big and kept["small"] is not None
+    (guard,) = records.guards[0]        # under the position of the op about to be appended
+    assert guard[0] is big and guard[1] == fingerprint(big)
+
+
+def test_large_arrays_that_cannot_be_fingerprinted_are_copied():
+    from nbtape.tape.records import Records
+    big = _big()
+    objects = np.empty(KEEP_BY_REFERENCE // 8 + 1, dtype=object)
+    objects[:] = 1.5
+    for a in (big[:, ::2], objects):    # strided, Python objects: no bytes to hash
+        records = Records()
+        (kept,) = snapshot([a], records)
+        assert kept is not a and not records.guards
+        np.testing.assert_array_equal(kept, a)
+    (kept,) = snapshot([big])           # no records given: copied, as before
+    assert kept is not big

@@ -4,7 +4,8 @@ Read in this order:
 
 - ``gradient_tape``: ``GradientTape``, a ``Recorder`` that keeps one record per op;
 - ``records``: the record (an exact tuple, read by named fields) and its ``Op`` view;
-- ``snapshot``: what a record saves of plain arrays a user could change later;
+- ``snapshot``: what a record saves of plain arrays a user could change later (a copy,
+  or for a big one a fingerprint that a pass checks);
 - ``backward``: the reverse pass, one loop over the records, newest first;
 - ``arguments``: checking what ``gradient`` is given;
 - ``jacobians`` and ``batched``: many reverse passes at once;

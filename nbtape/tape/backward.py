@@ -14,6 +14,7 @@ from ..core.arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented
 from ..diagnostics.breaks import ObjectArrayRule, object_array_error
 from ..diagnostics.errors import NoGradientRuleError
 from .records import ANS, ARGS, IN_IDS, OUT_IDS, RAW_ARGS, RULE, WHERE, saved_id
+from .snapshot import check_kept, check_op
 from ..rules.util import unbroadcast
 from ..core.tensor import Tensor
 
@@ -199,6 +200,7 @@ def reverse_step(op, g, needs, tensor_mode=False):
     rule = op.rule
     if not rule.has_vjp:
         raise _no_rule(op)
+    check_op(op)
     grads = {}
     _step(rule, op.record, g, range(len(needs)), {k for k, n in enumerate(needs) if n},
           grads, tensor_mode)
@@ -324,6 +326,7 @@ def backward(records, seeds, source_ids, tensor_mode, keep_all=False, reached=No
 
 def _backward(records, seeds, source_ids, tensor_mode, keep_all, reached):
     positions, reach = reached if reached is not None else forward_reach(records, source_ids)
+    guards = records.guards     # the big plain operands kept by reference (most tapes: none)
     keep = reach if keep_all else set(source_ids)
     adj = dict(seeds)
     rules = records.rules
@@ -345,5 +348,7 @@ def _backward(records, seeds, source_ids, tensor_mode, keep_all, reached):
             g = type(ans)(*g) if hasattr(ans, "_fields") else type(ans)(g)
         if not rule.vjps and not rule.has_vjp:
             raise _no_rule(records.view(k))
+        if guards and k in guards:
+            check_kept(records, k)
         _step(rule, rec, g, in_ids, reach, adj, tensor_mode)
     return adj

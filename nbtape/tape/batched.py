@@ -33,6 +33,7 @@ import numpy as np
 
 from .backward import backward, call_vjp, take_adjoint
 from .records import METAS, Op
+from .snapshot import check_op
 from ..rules.index_primitives import add_at_index, index_value
 from ..rules.registry import POSITIONAL, RULES
 from ..rules.util import accurate_sum, normalize_axis
@@ -70,6 +71,7 @@ def backward_batched(records, seeds, source_ids, reached):
         g = take_adjoint(adj, op.rule, op.record, keep)
         if g is None:
             continue
+        check_op(op)
         in_ids = op.in_ids
         needs = [i is not None and i in reach for i in in_ids]
         try:

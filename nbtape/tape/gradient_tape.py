@@ -243,11 +243,11 @@ class GradientTape(TapeView, Observable):
             for a in saved:
                 if type(a) not in KEPT_AS_IS:
                     # a plain array the user may change later (a buffer reused in a loop):
-                    # the rule must see it as it was now (tensors are immutable)
-                    saved = tuple(snapshot(saved))
+                    # the rule must see it as it was now: a copy, or a big one fingerprinted
+                    saved = tuple(snapshot(saved, self._ops))
                     break
         if kwargs:
-            kwargs = snapshot_kwargs(kwargs)
+            kwargs = snapshot_kwargs(kwargs, self._ops)
         # tuples of (shape, dtype): once the GC has seen them it stops tracking them
         n = len(operands)
         # (a numpy scalar's metas come from a table, an array's are read off it)

@@ -52,12 +52,13 @@ class Records(list):
     ('np.multiply', True)
     """
 
-    __slots__ = ("rules", "keys", "stops", "_views")
+    __slots__ = ("rules", "keys", "stops", "guards", "_views")
 
     def __init__(self):     # no super().__init__: a tape makes one per recording
         self.rules = []         # key -> Rule
         self.keys = {}          # Rule -> key
         self.stops = []         # key -> the rule's .stop (forward_reach reads it per op)
+        self.guards = {}        # position -> large plain operands kept by reference (snapshot)
         self._views = None      # position -> Op, made when first asked for
 
     def key(self, rule):
@@ -87,6 +88,8 @@ class Records(list):
         one = Records()
         one.append(self[k])
         one.rules, one.keys, one.stops = self.rules, self.keys, self.stops
+        if k in self.guards:
+            one.guards = {0: self.guards[k]}
         return one
 
 
@@ -100,6 +103,7 @@ def free_records(records, keep_output=False):
             out = weakref.ref(out) if type(out) is Tensor else None
         records[k] = (key, None, None, None, i, m, o, w, out, a, raw)
         k += 1
+    records.guards = {}
 
 
 class Op(LazyWhere):
@@ -149,6 +153,12 @@ class Op(LazyWhere):
         """The id of the tensor whose array the tape saved as ``args[k]`` (it keeps an
         operand tensor's array, not the tensor), or None."""
         return saved_id(self.record, k)
+
+    @property
+    def guards(self):
+        """The ``(array, fingerprint)`` pairs of the large plain operands the op kept by
+        reference (``snapshot``); empty for most ops."""
+        return self._records.guards.get(self._k, ())
 
     @property
     def kept_output(self):
