@@ -35,7 +35,7 @@ def wrap(value):
     """A new tensor of ``value`` (``Tensor(value)`` without its ``__init__`` call).
 
     >>> wrap(np.float64(2.0))
-    <tf.Tensor: shape=(), dtype=float64, numpy=2.0>
+    nt.Tensor(2.0, shape=(), dtype=float64)
     """
     t = _new(Tensor)
     t._value = value
@@ -161,7 +161,7 @@ def compile_program(steps, result):
     >>> steps = [("input", 0, "x"),
     ...          ("call", 1, "np.multiply", operator.mul, (Slot(0), 3.0), None, "forward")]
     >>> compile_program(steps, Slot(1))(np.array(2.0))
-    <tf.Tensor: shape=(), dtype=float64, numpy=6.0>
+    nt.Tensor(6.0, shape=(), dtype=float64)
     """
     text, ns = source(steps, result)
     code = compile(text, "<nt.function program>", "exec")
@@ -190,7 +190,12 @@ def _show(a, labels):
     return text if len(text) < 40 and "\n" not in text else f"<{type(a).__name__}>"
 
 
-def _kind(kind):
+def kind_text(kind):
+    """``(dtype, shape)`` as numpy's words for a value's type, ``float64[2, 3]``.
+
+    >>> kind_text((np.dtype("float32"), (2, 3))), kind_text((np.dtype("int64"), ()))
+    ('float32[2, 3]', 'int64')
+    """
     if kind is None:
         return "?"
     dtype, shape = kind
@@ -212,7 +217,7 @@ def listing(steps, result, kinds):
       in v1 }
     """
     labels = {s[1]: s[2] for s in steps if s[0] == "input"}
-    inputs = " ".join(f"{labels[n]}:{_kind(kinds.get(n))}" for n in labels)
+    inputs = " ".join(f"{labels[n]}:{kind_text(kinds.get(n))}" for n in labels)
     lines = []
     phase = "forward"
     for step in steps:
@@ -220,7 +225,8 @@ def listing(steps, result, kinds):
         if kind == "call":
             _, out, name, _, args, kwargs, now = step
             if now != phase:
-                lines.append(f"# {now} pass" if now == "backward" else "# forward again")
+                lines.append("# backward pass" if now == "backward" else
+                             "# after the backward pass")
                 phase = now
             parts = [_show(a, labels) for a in args]
             parts += [f"{k}={_show(v, labels)}" for k, v in (kwargs or {}).items()]
@@ -228,12 +234,12 @@ def listing(steps, result, kinds):
             if out is None:
                 lines.append(call)
             elif type(out) is tuple:
-                lines.append(", ".join(f"v{n}:{_kind(kinds.get(n))}" if n is not None
+                lines.append(", ".join(f"v{n}:{kind_text(kinds.get(n))}" if n is not None
                                        else "_" for n in out) + f" = {call}")
             else:
-                lines.append(f"v{out}:{_kind(kinds.get(out))} = {call}")
+                lines.append(f"v{out}:{kind_text(kinds.get(out))} = {call}")
         elif kind == "read":
-            lines.append(f"v{step[1]}:{_kind(kinds.get(step[1]))} = read "
+            lines.append(f"v{step[1]}:{kind_text(kinds.get(step[1]))} = read "
                          f"{_show(step[2], labels)}")
         elif kind == "assign":
             _, n, var, how, cur, src, _, _ = step

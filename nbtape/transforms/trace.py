@@ -20,15 +20,19 @@ program that leaves for Python (``float(t)``, ``bool(t)``, ``np.asarray(t)``) wo
 frozen at its traced value: the tracer refuses the trace there (``TracingError``),
 naming the user's line.
 """
+import os
+import sys
+
 import numpy as np
 
+from ..core import tensor as tensor_module, variable as variable_module
 from ..core.recorder import Listener
 from ..core.state import next_id
 from ..core.arrays import is_foreign
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 from ..diagnostics.errors import NbtapeError
-from ..diagnostics.user_line import caller, describe, source_line
+from ..diagnostics.user_line import PACKAGE_DIR, caller, describe, source_line
 from ..tape.backward import step_in_progress
 
 
@@ -107,6 +111,19 @@ def refusal(how, where, what="a value computed from the function's arguments or 
             f"call. Instead, {fix}. The variables were left as they were before this call.")
 
 
+def _inside_nbtape():
+    """``"name (file)"`` of the nbtape function that let the value escape, when it was
+    not the user's code (a rule that checks its operand's values in Python), else ''."""
+    f = sys._getframe(2)
+    here = (__file__, tensor_module.__file__, variable_module.__file__)
+    while f is not None and f.f_code.co_filename in here:
+        f = f.f_back
+    if f is None or not f.f_code.co_filename.startswith(PACKAGE_DIR):
+        return ""
+    rel = os.path.relpath(f.f_code.co_filename, os.path.dirname(PACKAGE_DIR))
+    return f"{f.f_code.co_name} ({rel.replace(os.sep, '/')})"
+
+
 def _kind(v):
     return (getattr(v, "dtype", None), np.shape(v))
 
@@ -122,7 +139,7 @@ class Tracer(Listener):
     >>> y = np.sin(x) * 2.0
     >>> _ = tls.stack.pop()
     >>> [s[0] for s in tr.steps], tr.steps[2][2]
-    (['input', 'call', 'call'], 'multiply')
+    (['input', 'call', 'call'], 'np.multiply')
     """
 
     __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "_start", "_by_obj", "_by_tid", "_by_arr",
@@ -231,13 +248,13 @@ class Tracer(Listener):
         fn = rule.fn if kwargs is not None else rule.compute
         if type(outs) is Tensor:
             out = self._new(outs)
-        elif isinstance(outs, (tuple, list)) and all(
+        elif rule.name.rpartition(".")[2] in _SHAPE_ONLY:
+            return
+        elif isinstance(outs, (tuple, list)) and outs and all(
                 type(o) is Tensor or o is None for o in outs):
             out = tuple(self._new(o) if o is not None else None for o in outs)
         elif outs is None:
             out = None
-        elif rule.name.rpartition(".")[2] in _SHAPE_ONLY:
-            return
         else:
             self.refuse(
                 "np.asarray", f"the Python value {rule.name} returned, computed from "
@@ -286,6 +303,16 @@ class Tracer(Listener):
     def refuse(self, how, what=None):
         where = caller()
         msg = refusal(how, where) if what is None else refusal(how, where, what)
+        inside = _inside_nbtape()
+        if inside:
+            line = source_line(where) if where is not None else None
+            at = "" if where is None else f", reached from {describe(where)}" + (
+                f" (`{line.strip()}`)" if line else "")
+            msg = (f"nt.function cannot trace this function: nbtape's own {inside}{at} "
+                   f"looks at a traced value in Python ({how}), so a replay would reuse "
+                   "what it saw at this first call. Compute that part outside the traced "
+                   "function (eagerly) and pass its result in as an argument. The "
+                   "variables were left as they were before this call.")
         err = TracingError(msg)
         if self.refused is None:
             self.refused = err
