@@ -50,7 +50,7 @@ def function(fn=None, *, reduce_retracing=False):
     >>> [round(float(step(np.array([1.0, 1.0]))), 6) for _ in range(3)]
     [5.0, 3.2, 2.048]
     >>> step.trace_count, w.numpy()
-    (1, array([0.4096, 0.8192]))
+    (1, array([0.512, 1.024]))
     """
     if fn is None:
         return lambda f: Function(f)
