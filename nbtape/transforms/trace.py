@@ -26,6 +26,7 @@ import sys
 import numpy as np
 
 from ..core import tensor as tensor_module, variable as variable_module
+from ..rules import util as rule_util
 from ..core.recorder import Listener
 from ..core.state import next_id
 from ..core.arrays import is_foreign
@@ -88,6 +89,9 @@ _FIXES = {
                          "index with the tensor itself (x[t]: traced), or pass the "
                          "integer as a Python argument"),
 }
+_FIXES["a rule's reading of its operand's value"] = (
+    "a gradient rule reads its operand's value in Python (to pick positions or a formula)",
+    "compute that part outside the traced function (eagerly) and pass the result in")
 _ASARRAY = ("np.asarray(t) (or np.array, or a function without a rule) copies a tensor's "
             "value into a plain array, which numpy then computes on unseen",
             "call numpy functions on the tensor itself (np.sum(t), t @ w: they are traced) "
@@ -115,7 +119,7 @@ def _inside_nbtape():
     """``"name (file)"`` of the nbtape function that let the value escape, when it was
     not the user's code (a rule that checks its operand's values in Python), else ''."""
     f = sys._getframe(2)
-    here = (__file__, tensor_module.__file__, variable_module.__file__)
+    here = (__file__, tensor_module.__file__, variable_module.__file__, rule_util.__file__)
     while f is not None and f.f_code.co_filename in here:
         f = f.f_back
     if f is None or not f.f_code.co_filename.startswith(PACKAGE_DIR):
@@ -171,6 +175,9 @@ class Tracer(Listener):
             self._by_tid[t._id] = n
         v = t._value
         if type(v) is np.ndarray:
+            # the array is kept too: a tape may give the tensor a copy of its own later
+            # (a view's result), and a freed array's id would be another's
+            self._keep.append(v)
             self._by_arr[id(v)] = n
         self.kinds[n] = _kind(v)
         return n
@@ -246,6 +253,10 @@ class Tracer(Listener):
         if not dynamic:
             return      # constants only: the result is a constant of the program
         fn = rule.fn if kwargs is not None else rule.compute
+        if self._known(outs):
+            # results the program already computed (custom_gradient's and
+            # recompute_grad's: the calls of their function were recorded one by one)
+            return
         if type(outs) is Tensor:
             out = self._new(outs)
         elif rule.name.rpartition(".")[2] in _SHAPE_ONLY:
@@ -262,6 +273,16 @@ class Tracer(Listener):
         # a reverse step runs inside the backward pass's _step: shown as its own phase
         phase = "backward" if step_in_progress() is not None else "forward"
         self.steps.append(("call", out, rule.name, fn, targs, tkw, phase))
+
+    def _known(self, outs):
+        if type(outs) is Tensor:
+            return self.find(outs) is not None
+        if isinstance(outs, (tuple, list)) and outs and all(type(o) is Tensor for o in outs):
+            if all(self.find(o) is not None for o in outs):
+                for o in outs:      # known under their new tensors' ids too
+                    self._by_tid[o._id] = self.find(o)
+                return True
+        return False
 
     def on_variable_read(self, variable):
         self._settle()
@@ -303,7 +324,7 @@ class Tracer(Listener):
     def refuse(self, how, what=None):
         where = caller()
         msg = refusal(how, where) if what is None else refusal(how, where, what)
-        inside = _inside_nbtape()
+        inside = _inside_nbtape() if what is None else ""
         if inside:
             line = source_line(where) if where is not None else None
             at = "" if where is None else f", reached from {describe(where)}" + (
