@@ -249,7 +249,8 @@ def test_the_signature_shapes_dtypes_python_values_and_variables():
     f(np.array(5.0), 3.0, v)                                 # a new Python value
     f(np.ones(2), 3.0, v)                                    # a new shape
     f(np.array(5.0, dtype=np.float32), 3.0, v)               # a new dtype
-    f(np.array(5.0), 3.0, u)                                 # another variable
+    with pytest.warns(UserWarning, match="traced 5 times"):
+        f(np.array(5.0), 3.0, u)                             # another variable
     assert f.trace_count == 5 and f.experimental_get_tracing_count() == 5
     assert calls == [2.0, 3.0, 3.0, 3.0, 3.0]
 

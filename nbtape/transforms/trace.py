@@ -98,11 +98,11 @@ _ASARRAY = ("np.asarray(t) (or np.array, or a function without a rule) copies a 
             "instead of on a plain copy, or return the tensor and convert it outside")
 
 
-def refusal(how, where, what="a value computed from the function's arguments or variables"):
+def refusal_message(how, where, what="a value computed from the function's arguments or variables"):
     """The one-paragraph message for a trace refused because ``how`` (an escape hook's
     word: ``"bool()"``, ``"float()"``...) let ``what`` leave at ``where`` (``caller()``).
 
-    >>> refusal("bool()", None).split(":")[0]
+    >>> refusal_message("bool()", None).split(":")[0]
     'nt.function cannot trace this function'
     """
     why, fix = _FIXES.get(how, _ASARRAY)
@@ -323,7 +323,7 @@ class Tracer(Listener):
     # refusals ----------------------------------------------------------------------
     def refuse(self, how, what=None):
         where = caller()
-        msg = refusal(how, where) if what is None else refusal(how, where, what)
+        msg = refusal_message(how, where) if what is None else refusal_message(how, where, what)
         inside = _inside_nbtape() if what is None else ""
         if inside:
             line = source_line(where) if where is not None else None
