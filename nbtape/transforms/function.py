@@ -245,7 +245,9 @@ def _walk(a, key, leaves):
         leaves.append(a)
     elif t is Tensor:
         v = a._value
-        key.append((np.shape(v), v.dtype, type(v)))
+        if isinstance(v, np.generic):
+            v = np.asarray(v)
+        key.append((v.shape, v.dtype) if type(v) is np.ndarray else (type(v), id(v), v))
         leaves.append(v)
     elif t is Variable:
         key.append(("variable", id(a), a))      # by identity (the program reads it)
@@ -258,8 +260,10 @@ def _walk(a, key, leaves):
         for x in a.values():
             _walk(x, key, leaves)
     elif isinstance(a, np.generic):
-        key.append(((), a.dtype, t))
-        leaves.append(a)
+        # a numpy scalar is a 0-d array, as nt.constant makes it (numpy's scalar
+        # arithmetic can round otherwise than its array loops)
+        key.append(((), a.dtype))
+        leaves.append(np.asarray(a))
     else:
         try:
             hash(a)
@@ -275,6 +279,7 @@ def _inputs(tracer, args, kwargs, params):
         t = type(a)
         if t is np.ndarray or t is Tensor or isinstance(a, np.generic):
             v = a._value if t is Tensor else a
+            v = np.asarray(v) if isinstance(v, np.generic) else v
             if not isinstance(v, (np.ndarray, np.generic)):
                 tracer.refuse_foreign()
             x = wrap(v)

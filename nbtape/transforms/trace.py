@@ -146,7 +146,8 @@ class Tracer(Listener):
     (['input', 'call', 'call'], 'np.multiply')
     """
 
-    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "_start", "_by_obj", "_by_tid", "_by_arr",
+    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "_start",
+                 "_by_obj", "_by_tid", "_by_arr",
                  "_keep", "_count", "_pending", "_var_ids")
     records_all = True      # dispatch offers it the calls no tape keeps (comparisons)
 
