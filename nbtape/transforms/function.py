@@ -247,7 +247,7 @@ def _walk(a, key, leaves):
         v = a._value
         if isinstance(v, np.generic):
             v = np.asarray(v)
-        key.append((v.shape, v.dtype) if type(v) is np.ndarray else (type(v), id(v), v))
+        key.append((v.shape, v.dtype) if type(v) is np.ndarray else (type(v), id(v)))
         leaves.append(v)
     elif t is Variable:
         key.append(("variable", id(a), a))      # by identity (the program reads it)
