@@ -58,6 +58,9 @@ class Slot:
 _SHAPE_ONLY = frozenset(("shape", "ndim", "size", "result_type", "iscomplexobj",
                          "isrealobj", "min_scalar_type", "can_cast", "broadcast_shapes"))
 
+_SUM_KEYWORDS = frozenset(("axis", "keepdims", "dtype"))
+_ADD_REDUCE = np.add.reduce     # (one bound method: one name in a program)
+
 _FIXES = {
     "bool()": (
         "Python control flow on a tensor (if, while, and/or, assert) picks one branch "
@@ -271,6 +274,12 @@ class Tracer(Listener):
             self.refuse(
                 "np.asarray", f"the Python value {rule.name} returned, computed from "
                 "the function's arguments or variables,")
+        if fn is np.sum and len(targs) == 1 and type(args[0]) is Tensor and \
+                type(args[0]._value) is np.ndarray and set(tkw or ()) <= _SUM_KEYWORDS:
+            # np.sum of an array is np.add.reduce (numpy's own wrapper calls it): the
+            # replay skips the wrapper, the costlier half of a small sum
+            fn = _ADD_REDUCE
+            tkw = {"axis": None, **(tkw or {})}
         # a reverse step runs inside the backward pass's _step: shown as its own phase
         phase = "backward" if step_in_progress() is not None else "forward"
         self.steps.append(("call", out, rule.name, fn, targs, tkw, phase))
