@@ -224,7 +224,8 @@ def listing(steps, result, kinds):
         kind = step[0]
         if kind == "call":
             _, out, name, _, args, kwargs, now = step
-            if now != phase:
+            if now != phase and not (phase == "update" and now == "forward"):
+                # (a call between two updates, the next update's step, stays under them)
                 lines.append("# backward pass" if now == "backward" else
                              "# after the backward pass")
                 phase = now
