@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from gradcheck.program_table import makers
+from gradcheck import NUMPY
 from gradcheck.programs import Chooser, build
 from gradcheck.traced import compare, same
 from nbtape.transforms.trace import TracingError
@@ -24,7 +24,12 @@ REFUSED = {"np.linalg.det", "np.linalg.cond", "np.linalg.qr", "np.linalg.slogdet
            "np.interp", "np.median", "np.nanmedian", "np.quantile", "np.nanquantile",
            "np.percentile", "np.nanpercentile"}
 
-_TABLE = makers()
+# the random programs' table is written for numpy 2's functions (linalg.vector_norm...)
+if NUMPY >= "2.0.0":
+    from gradcheck.program_table import makers
+    _TABLE = makers()
+else:
+    _TABLE = {}
 
 
 def _example(name):
@@ -37,7 +42,8 @@ def _example(name):
     return None
 
 
-@pytest.mark.parametrize("name", sorted(_TABLE))
+@pytest.mark.parametrize("name", sorted(_TABLE) or [pytest.param(
+    None, marks=pytest.mark.skip(reason="the program table needs numpy 2"))])
 def test_every_rules_example_replays_eagers_bits_in_both_modes(name):
     prog = _example(name)
     if prog is None:

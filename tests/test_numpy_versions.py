@@ -23,7 +23,7 @@ ENGINE_TESTS = sorted(TESTS.glob("test_rules_*.py")) + [TESTS / f"test_{name}.py
     "smoke_rules", "gradient_tape", "tape_nesting", "seed_examples", "tensor", "variable", "forward",
     "custom", "functional", "jacobians", "explain", "dtypes", "check", "errors", "coverage",
     "clip", "losses", "nn", "layers", "optimizers", "numerics", "check_numerics", "float_warnings",
-    "records", "operators", "dispatch")]
+    "records", "operators", "dispatch", "function", "trace", "program", "drawing")]
 
 
 def _run(cmd, **kw):
