@@ -141,10 +141,6 @@ def _both(fn, *calls):
     return eager, traced, f
 
 
-def _flat(x):
-    return nt.core.structure.flatten(x) if hasattr(nt, "core") else x
-
-
 def _all_same(eager, traced):
     from nbtape.core.structure import flatten
     a, b = flatten(eager), flatten(traced)
@@ -286,6 +282,7 @@ def test_many_retraces_warn_once_naming_the_argument():
     msgs = [str(w.message) for w in caught if "traced" in str(w.message)]
     assert len(msgs) == 1
     assert "traced 5 times" in msgs[0] and "n (was 3, now 4)" in msgs[0]
+    assert [w.filename for w in caught if "traced" in str(w.message)] == [__file__]
 
 
 def test_inside_a_recording_tape_the_function_runs_eagerly():

@@ -167,7 +167,7 @@ class Function:
             f"new input signature traces it again, which is as slow as running it "
             f"eagerly. The last retrace was for {what}. Pass arrays (whose values are "
             "not part of the signature) rather than Python numbers that change, and "
-            "keep shapes and dtypes the same from call to call.", UserWarning, stacklevel=3)
+            "keep shapes and dtypes the same from call to call.", UserWarning, stacklevel=4)
 
     # showing the program ---------------------------------------------------------------
     def _program_of(self, args, kwargs):
