@@ -25,8 +25,6 @@ import sys
 
 import numpy as np
 
-from ..core import tensor as tensor_module, variable as variable_module
-from ..rules import util as rule_util
 from ..core.recorder import Listener
 from ..core.state import next_id
 from ..core.arrays import is_foreign
@@ -118,12 +116,16 @@ def refusal_message(how, where, what="a value computed from the function's argum
             f"call. Instead, {fix}. The variables were left as they were before this call.")
 
 
+_HOOK_MODULES = frozenset((__name__, "nbtape.core.tensor", "nbtape.core.variable",
+                           "nbtape.rules.util"))
+
+
 def _inside_nbtape():
     """``"name (file)"`` of the nbtape function that let the value escape, when it was
     not the user's code (a rule that checks its operand's values in Python), else ''."""
     f = sys._getframe(2)
-    here = (__file__, tensor_module.__file__, variable_module.__file__, rule_util.__file__)
-    while f is not None and f.f_code.co_filename in here:
+    # the tracer's own frames, and those of the hooks that told it (bool(), value_of)
+    while f is not None and f.f_globals.get("__name__") in _HOOK_MODULES:
         f = f.f_back
     if f is None or not f.f_code.co_filename.startswith(PACKAGE_DIR):
         return ""
