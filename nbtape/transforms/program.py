@@ -19,7 +19,7 @@ import numpy as np
 from ..core.state import next_id
 from ..core.tensor import Tensor
 from ..core.variable import Variable, replace_value
-from .trace import Slot
+from .trace import ADD_REDUCE, Slot
 
 _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -82,6 +82,8 @@ def _call_source(step, names):
         expr = f"{_PREFIX[fn]}{_render(args[0], names)}"
     else:
         parts = [_render(a, names) for a in args]
+        if fn is ADD_REDUCE and "axis" not in (kwargs or {}):
+            parts.append("axis=None")       # np.sum's default; np.add.reduce's is 0
         for k, v in (kwargs or {}).items():
             parts.append(f"{k}={_render(v, names)}" if k.isidentifier()
                          else f"**{{{k!r}: {_render(v, names)}}}")

@@ -57,7 +57,7 @@ _SHAPE_ONLY = frozenset(("shape", "ndim", "size", "result_type", "iscomplexobj",
                          "isrealobj", "min_scalar_type", "can_cast", "broadcast_shapes"))
 
 _SUM_KEYWORDS = frozenset(("axis", "keepdims", "dtype"))
-_ADD_REDUCE = np.add.reduce     # (one bound method: one name in a program)
+ADD_REDUCE = np.add.reduce      # (one bound method: one name in a program)
 
 _FIXES = {
     "bool()": (
@@ -280,8 +280,7 @@ class Tracer(Listener):
                 type(args[0]._value) is np.ndarray and set(tkw or ()) <= _SUM_KEYWORDS:
             # np.sum of an array is np.add.reduce (numpy's own wrapper calls it): the
             # replay skips the wrapper, the costlier half of a small sum
-            fn = _ADD_REDUCE
-            tkw = {"axis": None, **(tkw or {})}
+            fn = ADD_REDUCE      # (the program passes axis=None where np.sum's default was)
         # a reverse step runs inside the backward pass's _step: shown as its own phase
         phase = "backward" if step_in_progress() is not None else "forward"
         self.steps.append(("call", out, rule.name, fn, targs, tkw, phase))
