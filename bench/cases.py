@@ -128,3 +128,72 @@ def mlp_batch_jacobian(params, xs):
         tape.watch(x)
         y = jac_mlp(params, x)
     return np.asarray(tape.batch_jacobian(y, x))
+
+
+# nt.function: the same workloads traced once and replayed (issue 28) --------------------------
+class TracedChain:
+    """(a) with ``nt.function``: the chain's record+backward traced once; ``run`` times a
+    replay.  ``first`` is the tracing call's time."""
+
+    def __init__(self, n, x0=CHAIN_X0):
+        x = nt.Variable(x0)
+
+        def step():
+            with nt.GradientTape() as tape:
+                y = chain_ops(x, n, np.sin)
+            return tape.gradient(y, x)
+
+        self.step = nt.function(step)
+        t0 = clock()
+        self.step()
+        self.first = clock() - t0
+
+    def run(self, n=None):
+        t0 = clock()
+        g = self.step()
+        return clock() - t0, 0.0, as_result(g)
+
+
+class TracedMLP(MLP):
+    """(b) with ``nt.function``: the same step (one tape, loss and gradients) replayed."""
+
+    def __init__(self, params, x, onehot):
+        super().__init__(params, x, onehot)
+        ws, relu, log_softmax, x, onehot = self.params, self.relu, self.log_softmax, \
+            self.x, self.onehot
+
+        @nt.function
+        def step():
+            w1, b1, w2, b2, w3, b3 = ws
+            with nt.GradientTape() as tape:
+                h = relu(x @ w1 + b1)
+                h = relu(h @ w2 + b2)
+                logp = log_softmax(h @ w3 + b3)
+                loss = -np.mean(np.sum(onehot * logp, axis=1))
+            return loss, tape.gradient(loss, ws)
+
+        self.traced = step
+
+    def step(self):
+        loss, grads = self.traced()
+        return float(loss), [np.asarray(g) for g in grads]
+
+
+def traced_line_fit(x, y, epochs=LINE_EPOCHS, lr=LINE_LR):
+    """(e) with ``nt.function``: the guides' epoch traced at the first epoch, replayed
+    for the rest (the tracing call is inside the timed loop)."""
+    m = nt.Variable(0.0)
+    c = nt.Variable(0.0)
+
+    @nt.function
+    def epoch():
+        with nt.GradientTape() as tape:
+            y_hat = m * x + c
+            loss = np.mean((y - y_hat) ** 2)
+        dm, dc = tape.gradient(loss, [m, c])
+        m.assign_sub(lr * dm)
+        c.assign_sub(lr * dc)
+
+    for _ in range(epochs):
+        epoch()
+    return float(m.numpy()), float(c.numpy())

@@ -56,13 +56,20 @@ def scalar_chain(ctx, n=2000):
         # scaled to "n ops" so that it sits in the same unit as the chains
         return Timed({"total": handwritten.bare_op_loop(number) * n / number})
 
+    traced = cases.TracedChain(n)
     fns = {"nbtape": _chain_timed(cases.chain, n), "numpy": bare,
-           "plain loop": _chain_timed(handwritten.chain, n)}
+           "plain loop": _chain_timed(handwritten.chain, n), FN: _chain_timed(traced.run, n)}
     for name, peer in ctx.peers.items():
         fns[name] = _chain_timed(peer.chain, n)
     for name in ["nbtape", *ctx.peers]:
         fns[name + " nogc"] = without_gc(fns[name])
     stats, results = interleaved(fns, ctx.reps(15, 5))
+    fn_rows = _traced_rows("a", "  with nt.function: a replay of the traced record+backward",
+                           "us/op", stats, us_per(n), 0.2, "torch")
+    fn_stats = stats.pop(FN)
+    if results.pop(FN) != results["nbtape"]:
+        fn_rows[0].ok = False
+        fn_rows[0].note += " -- WRONG: the replay's gradient is not eager's"
     nogc = {k[:-5]: stats.pop(k) for k in list(stats) if k.endswith(" nogc")}
     us = 1e6 / n
     wrong = _wrong_chain(results, n, problems.CHAIN_X0)
@@ -87,10 +94,51 @@ def scalar_chain(ctx, n=2000):
                     ratio=vals["nbtape"] / plain,
                     ratio_median=(stats["nbtape"]["total"].median
                                   / stats["plain loop"]["total"].median)))
-    return rows + vector_chain(ctx, n)
+    return rows + fn_rows + _first_call(ctx, n, fn_stats) + vector_chain(ctx, n)
 
 
 CHAIN_TARGET = 0.8          # issue 16: record+backward per op at most 0.8x PyTorch's
+FN = "nt.function"          # the column of a traced workload's replays (issue 28)
+
+
+def us_per(n):
+    return 1e6 / n
+
+
+def _traced_rows(section, case, unit, stats, scale, limit, against):
+    """The row of ``nt.function``'s replays, from the same interleaved run as the eager
+    row (its ratio to the numpy column is paired; ``against`` names the target's peer)."""
+    vals = {"nbtape": stats[FN]["total"].best * scale, "numpy": stats["numpy"]["total"].best * scale}
+    noise = {"nbtape": stats[FN]["total"].spread, "numpy": stats["numpy"]["total"].spread}
+    if against in stats:
+        vals[against] = stats[against]["total"].best * scale
+        noise[against] = stats[against]["total"].spread
+    ratio = _ratio(stats, FN, "numpy")
+    if against == "numpy":
+        ok, target = ratio[0] <= limit, f"<= {limit}x numpy"
+    elif against in stats:
+        rel = stats[FN]["total"].best / stats[against]["total"].best
+        med = stats[FN]["total"].median / stats[against]["total"].median
+        ok, target = rel <= limit, f"<= {limit}x {against}: {rel:.2f}x (med {med:.2f}x) {against}"
+    else:
+        ok, target = None, f"<= {limit}x {against} (not installed)"
+    eager = stats["nbtape"]["total"].best / stats[FN]["total"].best
+    return [Row(section, case, unit, vals, noise, *ratio, target, ok,
+                note=f"nt.function's replay is {eager:.1f}x faster than the eager nbtape column")]
+
+
+def _first_call(ctx, n, fn_stats):
+    """(a): nt.function's first call (it traces: an eager run under its recorder, then
+    the program compiled) against one eager record+backward, interleaved."""
+    def first():
+        return Timed({"total": cases.TracedChain(n).first})
+    stats, _ = interleaved({"trace": first, "eager": _chain_timed(cases.chain, n)},
+                           ctx.reps(7, 3))
+    ratio = _ratio(stats, "trace", "eager")
+    return [Row("a", f"  nt.function's first (tracing) call over one eager call ({n:,} ops)",
+                "ms", {"nbtape": stats["trace"]["total"].best * 1e3}, {}, *ratio,
+                note="the first call runs the step eagerly under the tracer and compiles "
+                     "the program; every later call with the same signature replays it")]
 
 
 def _wrong_chain(results, n, x0):
@@ -148,7 +196,8 @@ def mlp(ctx):
     for dtype in ("float32", "float64"):
         params, x, onehot = problems.mlp_data(np.dtype(dtype))
         steps = {"nbtape": cases.MLP(params, x, onehot),
-                 "numpy": handwritten.MLP(params, x, onehot)}
+                 "numpy": handwritten.MLP(params, x, onehot),
+                 FN: cases.TracedMLP(params, x, onehot)}
         for name, peer in ctx.peers.items():
             steps[name] = peer.mlp(params, x, onehot)
         # the batch as a user's loop has it, a plain array (the tape guards it): its own row
@@ -170,6 +219,9 @@ def mlp(ctx):
             note += " -- WRONG: " + ", ".join(wrong)
         if dtypes["nbtape"] != dtype:
             note += f" -- nbtape's gradients came back {dtypes['nbtape']}"
+        fn_row = _traced_rows("b", f"  with nt.function, {dtype}: a replay of the traced step",
+                              "ms", stats, 1e3, 1.03, "numpy")
+        vals.pop(FN), noise.pop(FN)
         rows.append(Row("b", f"MLP 784-256-128-10, batch 128, fwd+bwd, {dtype}", "ms", vals, noise,
                         *ratio, "<= 1.10x numpy", ratio[0] <= 1.10 and not wrong, note))
         rows.append(Row("b", "  same, the batch a plain numpy array (kept by reference, "
@@ -177,6 +229,7 @@ def mlp(ctx):
                         {"nbtape": plain[0], "numpy": vals["numpy"]},
                         {"nbtape": plain[1], "numpy": noise["numpy"]},
                         *_ratio(stats, PLAIN, "numpy")))
+        rows += fn_row
         ctx.details[f"mlp_{dtype}_grad_err"] = errs
     rows.append(_mlp_overhead(ctx))
     return rows
@@ -308,10 +361,15 @@ def memory(ctx):
 # (e) --------------------------------------------------------------------------------------------
 def line_fit(ctx):
     x, y = problems.line_data()
-    fns = {"nbtape": lambda: cases.line_fit(x, y), "numpy": lambda: handwritten.line_fit(x, y)}
+    fns = {"nbtape": lambda: cases.line_fit(x, y), "numpy": lambda: handwritten.line_fit(x, y),
+           FN: lambda: cases.traced_line_fit(x, y)}
     for name, peer in ctx.peers.items():
         fns[name] = lambda peer=peer: peer.line_fit(x, y)
     stats, results = interleaved(fns, ctx.reps(7, 3))
+    fn_row = _traced_rows("e", "  with nt.function: the epoch traced once (inside the loop), "
+                          "replayed", "ms", stats, 1e3, 0.2, "torch")
+    fn_fit = results.pop(FN)
+    stats.pop(FN)
     ref = results["numpy"]
     wrong = [k for k, (m, c) in results.items() if abs(m - ref[0]) > 1e-8 or abs(c - ref[1]) > 1e-8]
     vals, noise = _values(stats, "total", 1e3)
@@ -321,8 +379,11 @@ def line_fit(ctx):
     m, c = results["nbtape"]
     note = f"{problems.LINE_EPOCHS} epochs, lr {problems.LINE_LR}: m = {m:.4f}, c = {c:.4f} " \
            f"(true 2, -8)" + (" -- WRONG: " + ", ".join(wrong) if wrong else "")
+    if fn_fit != results["nbtape"]:
+        fn_row[0].ok = False
+        fn_row[0].note += f" -- WRONG: nt.function fitted {fn_fit}, eager {results['nbtape']}"
     return [Row("e", f"fit y = m x + c, 10 points, {problems.LINE_EPOCHS} epochs, whole loop",
-                "ms", vals, noise, *ratio, target, ok, note)]
+                "ms", vals, noise, *ratio, target, ok, note)] + fn_row
 
 
 # (f) --------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from .transforms.custom import custom_gradient, stop_gradient
 from .transforms.functional import grad, value_and_grad, jacobian, hessian
 from .transforms.check import check_gradients
 from .transforms.recompute import recompute_grad
+from .transforms.function import function
 from .diagnostics.errors import NbtapeError, NoGradientRuleError
 from .display import pictures as _pictures
 from .diagnostics import float_warnings as _float_warnings
@@ -73,7 +74,7 @@ def __dir__():
 __all__ = [
     "Tensor", "constant", "Variable", "GradientTape", "UnconnectedGradients",
     "ForwardAccumulator", "custom_gradient", "stop_gradient", "grad", "value_and_grad",
-    "jacobian", "hessian", "check_gradients", "recompute_grad", "NbtapeError", "NoGradientRuleError",
+    "jacobian", "hessian", "check_gradients", "recompute_grad", "function", "NbtapeError", "NoGradientRuleError",
     "check_numerics", "NumericsError",
 ]
 

@@ -23,7 +23,8 @@ ENGINE_TESTS = sorted(TESTS.glob("test_rules_*.py")) + [TESTS / f"test_{name}.py
     "smoke_rules", "gradient_tape", "tape_nesting", "seed_examples", "tensor", "variable", "forward",
     "custom", "functional", "jacobians", "explain", "dtypes", "check", "errors", "coverage",
     "clip", "losses", "nn", "layers", "optimizers", "numerics", "check_numerics", "float_warnings",
-    "records", "operators", "dispatch", "snapshot")]
+    "records", "operators", "dispatch", "snapshot", "function", "trace", "program",
+    "drawing")]
 
 
 def _run(cmd, **kw):

@@ -36,8 +36,11 @@ from gradcheck import directional_differences, judge
 from nbtape.diagnostics.errors import NoGradientRuleError
 from gradcheck.program_table import makers
 from gradcheck.programs import Builder, Chooser, Reject, _refs, build
+from gradcheck.traced import compare
+from nbtape.transforms.trace import TracingError
 
 CI_SEED, CI_BUDGET = 20261123, 3000
+TRACED_BUDGET = 400     # programs run both ways, eagerly and through nt.function
 SEVERITY = ("crash", "wrong", "refused", "unsmooth", "ok")
 
 
@@ -296,6 +299,26 @@ def _from_numpy_or_core(key):
     fn = key[0] if isinstance(key, tuple) else key
     module = getattr(fn, "__module__", None) or ""
     return isinstance(fn, np.ufunc) or module.startswith(("numpy", "nbtape.rules"))
+
+
+def test_random_programs_replay_through_nt_function_as_eager_runs_them():
+    # each program's gradient and tangent, traced at its inputs and replayed at others,
+    # against an eager run at those others: bit for bit, or a refusal that names the
+    # rule reading a value in Python (tests/gradcheck/traced.py)
+    table = makers()
+    counts = collections.Counter()
+    for index in range(TRACED_BUDGET):
+        prog = program(CI_SEED, index, table)
+        if prog is None:
+            continue
+        for mode, outcome in compare(prog).items():
+            if isinstance(outcome, TracingError):
+                assert "nbtape's own" in str(outcome), (mode, str(outcome), prog.source())
+                counts["refused"] += 1
+            else:
+                assert outcome in ("ok", "eager fails"), (mode, outcome, prog.source())
+                counts[outcome] += 1
+    assert counts["ok"] > 0.8 * sum(counts.values()), counts
 
 
 def test_the_registry_is_covered():

@@ -41,7 +41,7 @@ def _parameters(fn):
     return [p for p in inspect.signature(fn).parameters if p != "self"]
 
 
-def test_the_recorders_are_the_six_the_protocol_names():
+def test_the_recorders_are_the_seven_the_protocol_names():
     assert _hook_classes() == {
         ("nbtape.core.recorder", "Listener"),       # the no-op base some of them extend
         ("nbtape.diagnostics.check_numerics", "_Checking"),
@@ -50,6 +50,7 @@ def test_the_recorders_are_the_six_the_protocol_names():
         ("nbtape.tape.forward", "ForwardAccumulator"),
         ("nbtape.transforms.recompute", "_Reads"),
         ("nbtape.transforms.custom", "_VariableWatcher"),
+        ("nbtape.transforms.trace", "Tracer"),
     }
 
 

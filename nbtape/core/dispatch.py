@@ -165,7 +165,25 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
             ids = operand_ids(operands)
         for rec in stack:
             rec.record(rule, args, None, operands, ids, outs)
+    elif stack:
+        offer_constant(rule, args, None, outs, stack)
     return outs
+
+
+def offer_constant(rule, args, kwargs, outs, stack):
+    """A call no tape keeps (a comparison, ``np.argmax``: ``rule.nondiff``) offered to
+    the recorders that keep every call (``records_all``: ``nt.function``'s tracer, whose
+    replay must compute the mask a comparison makes).
+
+    >>> import nbtape as nt
+    >>> with nt.GradientTape() as tape:
+    ...     _ = nt.constant(1.0) > 0
+    >>> len(tape.ops)
+    0
+    """
+    for rec in stack:
+        if getattr(rec, "records_all", False):
+            rec.record(rule, args, kwargs, (), (), outs)
 
 
 def _finish(rule, args, kwargs, out, stack, kw_tensors):
@@ -198,6 +216,8 @@ def _finish(rule, args, kwargs, out, stack, kw_tensors):
         ids = operand_ids(operands)
         for rec in stack:
             rec.record(rule, args, kwargs, operands, ids, outs)
+    elif stack:
+        offer_constant(rule, args, kwargs, outs, stack)
     return outs
 
 
@@ -236,7 +256,10 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
     except RuntimeWarning as w:     # said at the user's line (float_warnings)
         out = reissue(w, rule.name, rule.fn, *raw, **rawkw)
     if not stack or rule.nondiff:
-        return _finish(rule, args, None, out, (), False)
+        outs = _finish(rule, args, None, out, (), False)
+        if stack:
+            offer_constant(rule, args, kwargs, outs, stack)
+        return outs
     args, kwargs = _bind(rule, args, kwargs)
     seq = 1 if rule.kind is SEQUENCE else 0     # a sequence operand stays a list
     n = rule.nargs if rule.kind is POSITIONAL else 0
@@ -341,7 +364,11 @@ def apply_unknown(fn, args, kwargs, name=None):
             rule = Rule(fn, name, kind=VARARGS, multi=multi)
             ids = [a._id for a in operands]
             for rec in stack:
-                rec.record(rule, list(operands), None, operands, ids, outs)
+                if getattr(rec, "records_all", False):
+                    # the whole call, constants included: a replay calls it again
+                    rec.record(rule, args, dict(kwargs), operands, ids, outs)
+                else:
+                    rec.record(rule, list(operands), None, operands, ids, outs)
                 if outs is None:
                     # np.copyto(plain, t), as np.nan_to_num(plain, nan=t) does inside:
                     # the values went into a plain array, and the tape cannot follow them

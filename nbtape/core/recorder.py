@@ -2,12 +2,14 @@
 
 A numpy call on tensors runs first, then ``dispatch`` offers it to every recorder on
 this thread's stack (``state.tls.stack``), oldest first; reading a variable, letting a
-value escape to plain numpy and assigning a variable are offered the same way.  Six
+value escape to plain numpy and assigning a variable are offered the same way.  Seven
 classes implement it: ``GradientTape`` (keeps a record per op), its paused stand-in
 inside ``stop_recording`` (notes uses, records nothing), ``ForwardAccumulator``
 (pushes tangents forward), two listeners that collect what a function touches
-(``recompute_grad``'s reads, ``custom_gradient``'s variable watcher), and
-``check_numerics``'s listener (raises at the first op that makes a NaN or inf); those
+(``recompute_grad``'s reads, ``custom_gradient``'s variable watcher),
+``check_numerics``'s listener (raises at the first op that makes a NaN or inf),
+and ``nt.function``'s tracer (keeps every call, for a replay: its ``records_all``
+asks dispatch for the calls no tape keeps, comparisons and ``argmax``); those
 that need only some hooks extend ``Listener``, whose hooks do nothing.
 ``tests/test_recorder.py`` checks that each implements every hook with these
 parameters.
@@ -51,7 +53,8 @@ class Recorder(Protocol):
 
     def on_assign(self, variable: Any, source: Any, how: str) -> None:
         """``variable`` was given a new value from ``source`` by ``how``
-        (``"assign"``, ``"assign_add"``...): the tape's view of it is now history."""
+        (``"assign"``, ``"assign_add"``...): the tape's view of it is now history.
+        ``source`` is the tensor given, or the plain array made of a constant."""
 
 
 class Listener:

@@ -67,3 +67,37 @@ class outer_only:
     def __exit__(self, *exc):
         tls.stack = self.saved
         return False
+
+
+class only_recording_all:
+    """Run a block with only the recorders that keep every call (``records_all``:
+    ``nt.function``'s tracer) on this thread's stack.  An optimizer's update is traced
+    this way: the program must replay it, and no tape ever records it.
+
+    >>> with only_recording_all():
+    ...     tls.stack
+    []
+    """
+
+    __slots__ = ("saved",)
+
+    def __enter__(self):
+        self.saved = tls.stack
+        tls.stack = [r for r in self.saved if getattr(r, "records_all", False)]
+
+    def __exit__(self, *exc):
+        tls.stack = self.saved
+        return False
+
+
+def tracing():
+    """Whether ``nt.function`` is tracing on this thread (a recorder that keeps every
+    call is on the stack): then code that would compute on a tensor's plain value
+    (class labels, an optimizer's update) computes on the tensor, so that the program
+    replays it with each call's values.
+
+    >>> tracing()
+    False
+    """
+    stack = tls.stack
+    return bool(stack) and any(getattr(r, "records_all", False) for r in stack)

@@ -104,6 +104,9 @@ class Variable(TensorLike, Observable):
             arr.flags.writeable = False
         for rec in tls.stack:
             rec.on_assign(self, source, how)
+        return self._set_value(arr)
+
+    def _set_value(self, arr):
         self._tensor = self._new_value(arr)
         if self._observers:
             self._notify("assign", value=self._tensor)
@@ -119,8 +122,10 @@ class Variable(TensorLike, Observable):
         array([3., 4.])
         """
         value = _read_if_variable(value)
-        src = value if isinstance(value, TensorLike) else None
         new = self._checked(value, "assign")
+        # the source: the tensor given, or the plain array made of a constant (a tracer
+        # replays the assignment with it)
+        src = value if isinstance(value, TensorLike) else new
         if new.shape != self.shape:
             raise InvalidArgumentError(
                 f"cannot assign a value of shape {new.shape} to {_label(self)} of "
@@ -138,8 +143,8 @@ class Variable(TensorLike, Observable):
         array([1.5, 2.5])
         """
         delta = _read_if_variable(delta)
-        src = delta if isinstance(delta, TensorLike) else None
         d = self._checked(delta, "assign_add")
+        src = delta if isinstance(delta, TensorLike) else d
         return self._assign(self._tensor._value + d, "assign_add", src)
 
     @user_facing
@@ -147,8 +152,8 @@ class Variable(TensorLike, Observable):
         """``v -= delta`` in place (not differentiable); ``delta`` has the variable's
         shape (or broadcasts to it, like a scalar)."""
         delta = _read_if_variable(delta)
-        src = delta if isinstance(delta, TensorLike) else None
         d = self._checked(delta, "assign_sub")
+        src = delta if isinstance(delta, TensorLike) else d
         return self._assign(self._tensor._value - d, "assign_sub", src)
 
     def _checked(self, value, how):
@@ -193,6 +198,18 @@ class Variable(TensorLike, Observable):
     def _repr_html_(self):
         from ..display.cards import variable_html
         return variable_html(self)
+
+
+def replace_value(var, arr):
+    """Give ``var`` the plain array ``arr`` (already of its dtype and shape, never
+    written to again) as its value, telling its observers: the end of an assignment,
+    for a replay that computed the new value itself (``nt.function``'s program).
+
+    >>> v = Variable([1.0, 2.0])
+    >>> replace_value(v, np.array([3.0, 4.0])).numpy()
+    array([3., 4.])
+    """
+    return var._set_value(arr)
 
 
 def _label(var):

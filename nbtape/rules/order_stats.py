@@ -81,7 +81,7 @@ def quantile_weights(x, q, axis, method, nan, scale=1.0):
 def _kept_shape(x, q, axis, keepdims):
     shape = shape_of(x)
     axes = normalize_axis(axis, len(shape))
-    return np.shape(value_of(q)) + tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return shape_of(q) + tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
 def _check(name, method, weights, interpolation):
@@ -92,14 +92,14 @@ def _check(name, method, weights, interpolation):
 
 def _vjp_a(g, ans, x, q, axis, method, keepdims, nan, scale=1.0):
     w, _ = quantile_weights(x, q, axis, method, nan, scale)
-    k = np.ndim(value_of(q))
+    k = len(shape_of(q))
     gk = np.reshape(g, _kept_shape(x, q, axis, keepdims))
     return np.sum(gk * w, axis=tuple(range(k))) if k else gk * w
 
 
 def _jvp_a(t, ans, x, q, axis, method, keepdims, nan, scale=1.0):
     w, _ = quantile_weights(x, q, axis, method, nan, scale)
-    k = np.ndim(value_of(q))
+    k = len(shape_of(q))
     axes = normalize_axis(axis, len(shape_of(x)))
     return np.sum(w * t, axis=tuple(k + a for a in axes), keepdims=flag(keepdims))
 
@@ -111,7 +111,7 @@ def _q_slope(x, q, axis, method, nan, scale, name):
             f"(this call uses method={method!r}, whose position in the sorted data is not "
             "a smooth function of q). Keep q constant, or use method='linear'.")
     _, wq = quantile_weights(x, q, axis, method, nan, scale)
-    k = np.ndim(value_of(q))
+    k = len(shape_of(q))
     axes = normalize_axis(axis, len(shape_of(x)))
     if nan:
         x = np.where(np.isnan(x), 0.0, x)    # their weight is 0, and 0 * NaN would be NaN
@@ -121,16 +121,16 @@ def _q_slope(x, q, axis, method, nan, scale, name):
 def _vjp_q(g, ans, x, q, axis, method, keepdims, nan, scale, name):
     slope = _q_slope(x, q, axis, method, nan, scale, name)
     gk = np.reshape(g, np.shape(slope))
-    k = np.ndim(value_of(q))
+    k = len(shape_of(q))
     return np.sum(gk * slope, axis=tuple(range(k, np.ndim(slope))))
 
 
 def _jvp_q(t, ans, x, q, axis, method, keepdims, nan, scale, name):
     slope = _q_slope(x, q, axis, method, nan, scale, name)
-    k = np.ndim(value_of(q))
+    k = len(shape_of(q))
     extra = np.ndim(slope) - k
     tk = np.reshape(t, np.shape(t) + (1,) * extra)
-    return np.reshape(tk * slope, np.shape(value_of(ans)))
+    return np.reshape(tk * slope, shape_of(ans))
 
 
 def _register(fn, nan, scale):

@@ -19,7 +19,7 @@ import numpy as np
 from ..diagnostics.errors import user_facing
 from ..core.tensor import TensorLike
 from . import nn
-from .class_labels import check_labels, one_hot
+from .class_labels import check_labels, computed_labels, one_hot
 from .clip import clip_by_value
 
 EPSILON = 1e-7   # Keras's backend.epsilon()
@@ -173,7 +173,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
 
 def _labels(y_true, y_pred):
     """Integer labels with the prediction's shape minus its class axis."""
-    lab = np.asarray(y_true._value if isinstance(y_true, TensorLike) else y_true)
+    lab = computed_labels(y_true)
     if lab.ndim == y_pred.ndim and lab.ndim > 0 and lab.shape[-1] == 1:
         lab = lab[..., 0]
     if lab.shape != y_pred.shape[:-1]:
@@ -211,7 +211,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
             "np.moveaxis(y_pred, axis, -1).")
     if not isinstance(y_pred, TensorLike):
         y_pred = np.asarray(y_pred, dtype=np.result_type(np.asarray(y_pred), np.float32))
-    raw = np.asarray(y_true._value if isinstance(y_true, TensorLike) else y_true)
+    raw = computed_labels(y_true)
     valid = None
     if ignore_class is not None:
         if raw.ndim == y_pred.ndim and raw.ndim > 0 and raw.shape[-1] == 1:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..diagnostics.errors import InvalidArgumentError, user_facing
 from ..display.numbers import number
+from ..core.state import only_recording_all, tls, tracing
 from ..core.tensor import TensorLike
 from ..core.variable import Variable
 from .clip import clip_by_global_norm, clip_by_norm
@@ -24,6 +25,13 @@ from .clip import clip_by_global_norm, clip_by_norm
 
 def _plain(g):
     return np.asarray(g._value if isinstance(g, TensorLike) else g)
+
+
+def _now(slot):
+    """A slot variable's value for an update: its plain array, or, while the update is
+    traced (only the tracer on the stack), a read the tracer records."""
+    stack = tls.stack
+    return slot.value() if stack and getattr(stack[-1], "records_all", False) else slot._value
 
 
 def _takes_step(schedule):
@@ -170,12 +178,32 @@ class Optimizer(abc.ABC):
                 UserWarning, stacklevel=3)   # past @user_facing
         pairs = [(g, v) for g, v in pairs if g is not None]
         variables = [v for _, v in pairs]
+        if tracing():
+            return self._traced_update(pairs, variables)
         grads = [self._checked(g, v) for g, v in pairs]
         grads = self._clip(grads)
         lr = self.learning_rate
         for g, v in zip(grads, variables):
             self._update(v, g, lr)
         self.iterations.assign_add(1)
+        return self.iterations
+
+    def _traced_update(self, pairs, variables):
+        # the same update on tensors, seen by nt.function's tracer alone (no tape
+        # records an update); a learning rate changed later traces again (a guard)
+        with only_recording_all():
+            for rec in tls.stack:
+                rec.guard(self, "_learning_rate")
+            grads = [self._checked(g, v, traced=True) for g, v in pairs]
+            grads = self._clip(grads)
+            lr = self._learning_rate
+            if callable(lr):
+                # a schedule of the (traced) iteration count, or a callable of nothing
+                lr = lr(self.iterations.value()) if self._lr_takes_step else lr()
+                lr = lr if isinstance(lr, TensorLike) else float(_plain(lr))
+            for g, v in zip(grads, variables):
+                self._update(v, g, lr)
+            self.iterations.assign_add(1)
         return self.iterations
 
     def apply(self, grads, variables):
@@ -210,8 +238,8 @@ class Optimizer(abc.ABC):
         grads = tape.gradient(value, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
-    def _checked(self, g, v):
-        g = _plain(g)
+    def _checked(self, g, v, traced=False):
+        g = g if traced and isinstance(g, TensorLike) else _plain(g)
         if v.dtype.kind not in "fc":
             raise InvalidArgumentError(
                 f"{type(self).__name__} cannot update variable {v.name!r}: its dtype is "
@@ -283,7 +311,7 @@ class SGD(Optimizer):
             variable.assign_sub(g * lr)
             return
         m = self.slot(variable, "momentum")
-        m_new = m._value * self.momentum - g * lr
+        m_new = _now(m) * self.momentum - g * lr
         m.assign(m_new)
         if self.nesterov:
             variable.assign_add(m_new * self.momentum - g * lr)
@@ -315,17 +343,19 @@ class Adam(Optimizer):
         self.amsgrad = bool(amsgrad)
 
     def _update(self, variable, g, lr):
-        step = int(self.iterations._value) + 1
+        it = _now(self.iterations)
+        step = it + 1 if isinstance(it, TensorLike) else int(it) + 1
         b1, b2 = self.beta_1, self.beta_2
         alpha = lr * np.sqrt(1.0 - b2 ** step) / (1.0 - b1 ** step)
         m, v = self.slot(variable, "m"), self.slot(variable, "v")
-        m_new = m._value + (g - m._value) * (1.0 - b1)
-        v_new = v._value + (np.square(g) - v._value) * (1.0 - b2)
+        m_now, v_now = _now(m), _now(v)
+        m_new = m_now + (g - m_now) * (1.0 - b1)
+        v_new = v_now + (np.square(g) - v_now) * (1.0 - b2)
         m.assign(m_new)
         v.assign(v_new)
         if self.amsgrad:
             v_hat = self.slot(variable, "v_hat")
-            v_new = np.maximum(v_hat._value, v_new)
+            v_new = np.maximum(_now(v_hat), v_new)
             v_hat.assign(v_new)
         variable.assign_sub(m_new * alpha / (np.sqrt(v_new) + self.epsilon))
 
@@ -354,18 +384,18 @@ class RMSprop(Optimizer):
     def _update(self, variable, g, lr):
         rho = self.rho
         a = self.slot(variable, "velocity")
-        a_new = rho * a._value + (1.0 - rho) * np.square(g)
+        a_new = rho * _now(a) + (1.0 - rho) * np.square(g)
         a.assign(a_new)
         denominator = a_new + self.epsilon
         if self.centered:
             mg = self.slot(variable, "average_gradient")
-            mg_new = rho * mg._value + (1.0 - rho) * g
+            mg_new = rho * _now(mg) + (1.0 - rho) * g
             mg.assign(mg_new)
             denominator = denominator - np.square(mg_new)
         increment = lr * g / np.sqrt(denominator)
         if self.momentum > 0:
             mom = self.slot(variable, "momentum")
-            mom_new = self.momentum * mom._value + increment
+            mom_new = self.momentum * _now(mom) + increment
             mom.assign(mom_new)
             increment = mom_new
         variable.assign_sub(increment)

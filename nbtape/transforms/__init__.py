@@ -3,5 +3,8 @@
 - ``custom``: ``custom_gradient`` and ``stop_gradient``;
 - ``recompute``: ``recompute_grad`` (keep less, run the function again in the pass);
 - ``functional``: ``grad``, ``value_and_grad``, ``jacobian``, ``hessian``;
-- ``check``: ``check_gradients`` against central differences.
+- ``check``: ``check_gradients`` against central differences;
+- ``function``: ``nt.function`` (trace a step once, replay its numpy calls), built on
+  ``trace`` (the recorder that keeps every call), ``program`` (the trace as one
+  generated Python function, and as text) and ``drawing`` (its picture).
 """

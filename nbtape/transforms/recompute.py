@@ -101,7 +101,9 @@ def recompute_grad(f):
             return f(*args, **kwargs)
         reads = _Reads()
         states = _random_states(f, args, kwargs)
-        tls.stack = [reads]         # nothing records f's steps: that is the point
+        # nothing records f's steps: that is the point (but nt.function's tracer, which
+        # keeps every call, sees them: its replay computes them as the first run did)
+        tls.stack = [reads] + [r for r in stack if getattr(r, "records_all", False)]
         try:
             result = f(*args, **kwargs)
             inputs = {id(a) for a in flatten((args, kwargs))}

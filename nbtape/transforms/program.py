@@ -1,0 +1,255 @@
+"""A traced program (``trace.Tracer``'s steps) as a Python function, and as text.
+
+``compile_program`` writes the steps out as the source of one straight-line Python
+function, one line per numpy call, and compiles it with ``exec``: a replay is then a
+plain Python call that runs those numpy calls on raw arrays, with no dispatch, no
+recording and no loop over a list of steps (each of those costs more than a small
+numpy call).  It is still pure Python, so it runs wherever nbtape runs (Pyodide too).
+Calls of Python's operators (what ``x * y`` on tensors computes with) are written as
+operators; every other function, constant and variable is a name in the function's
+namespace.
+
+``listing`` shows the same steps in numpy's words, as ``jax.make_jaxpr`` shows a JAX
+program: what ``f.program(...)`` prints.
+"""
+import operator
+
+import numpy as np
+
+from ..core.state import next_id
+from ..core.tensor import Tensor
+from ..core.variable import Variable, replace_value
+from .trace import ADD_REDUCE, Slot
+
+_INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+          operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
+          operator.matmul: "@", operator.and_: "&", operator.or_: "|", operator.xor: "^",
+          operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
+          operator.eq: "==", operator.ne: "!="}
+_PREFIX = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
+
+_new = object.__new__
+
+
+def wrap(value):
+    """A new tensor of ``value`` (``Tensor(value)`` without its ``__init__`` call).
+
+    >>> wrap(np.float64(2.0))
+    nt.Tensor(2.0, shape=(), dtype=float64)
+    """
+    t = _new(Tensor)
+    t._value = value
+    t._id = next_id()
+    return t
+
+
+class _Names:
+    """The namespace of a generated function: each constant gets a name."""
+
+    def __init__(self):
+        self.ns = {"_wrap": wrap, "_array": np.array, "_set": replace_value}
+        self._by_id = {}
+
+    def const(self, value, hint="c"):
+        key = id(value)
+        name = self._by_id.get(key)
+        if name is None:
+            name = f"{hint}{len(self._by_id)}"
+            self._by_id[key] = name
+            self.ns[name] = value
+        return name
+
+
+def _render(a, names):
+    """Python source for the argument template ``a``."""
+    t = type(a)
+    if t is Slot:
+        return f"v{a.n}"
+    if t is list:
+        return "[" + ", ".join(_render(x, names) for x in a) + "]"
+    if t is tuple:
+        return "(" + "".join(_render(x, names) + ", " for x in a) + ")"
+    if a is None or a is True or a is False or (t in (int, str) and len(repr(a)) < 40):
+        return repr(a)
+    return names.const(a)
+
+
+def _call_source(step, names):
+    _, out, name, fn, args, kwargs, _ = step
+    if kwargs is None and len(args) == 2 and fn in _INFIX:
+        expr = f"{_render(args[0], names)} {_INFIX[fn]} {_render(args[1], names)}"
+    elif kwargs is None and len(args) == 1 and fn in _PREFIX:
+        expr = f"{_PREFIX[fn]}{_render(args[0], names)}"
+    else:
+        parts = [_render(a, names) for a in args]
+        if fn is ADD_REDUCE and "axis" not in (kwargs or {}):
+            parts.append("axis=None")       # np.sum's default; np.add.reduce's is 0
+        for k, v in (kwargs or {}).items():
+            parts.append(f"{k}={_render(v, names)}" if k.isidentifier()
+                         else f"**{{{k!r}: {_render(v, names)}}}")
+        hint = "".join(ch for ch in name.rpartition(".")[2] if ch.isalnum()) or "f"
+        expr = f"{names.const(fn, hint + '_')}({', '.join(parts)})"
+    if out is None:
+        return [expr]
+    if type(out) is tuple:
+        targets = [f"v{n}" if n is not None else "_" for n in out]
+        return [f"{', '.join(targets)}, = {expr}" if len(targets) == 1
+                else f"{', '.join(targets)} = {expr}"]
+    return [f"v{out} = {expr}"]
+
+
+def _assign_source(step, names):
+    _, n, var, how, cur, src, dtype, fresh = step
+    v = names.const(var, "var")
+    s = _render(src, names)
+    if how == "assign":
+        value = f"_array({s}, dtype={names.const(dtype, 'dtype')})"
+    else:
+        value = f"v{cur} {'+' if how == 'assign_add' else '-'} {s}"
+        if not fresh:
+            value = f"_array({value}, dtype={names.const(dtype, 'dtype')})"
+    return [f"v{n} = {value}", f"v{n}.flags.writeable = False", f"_set({v}, v{n})"]
+
+
+def _result_source(r, names):
+    t = type(r)
+    if t is Slot:
+        return f"_wrap(v{r.n})"
+    if t is list:
+        return "[" + ", ".join(_result_source(x, names) for x in r) + "]"
+    if t is tuple and not hasattr(r, "_fields"):
+        return "(" + "".join(_result_source(x, names) + ", " for x in r) + ")"
+    if t is tuple:
+        fields = ", ".join(_result_source(x, names) for x in r)
+        return f"{names.const(type(r), 'tuple')}({fields})"
+    if t is dict:
+        return "{" + ", ".join(f"{names.const(k, 'key')}: {_result_source(x, names)}"
+                               for k, x in r.items()) + "}"
+    return names.const(r, "result")
+
+
+def source(steps, result):
+    """``(source, namespace)`` of the replay function of ``steps`` returning ``result``
+    (a template: ``Slot``s, constants, lists, tuples and dicts).
+
+    >>> import operator
+    >>> steps = [("input", 0, "x"),
+    ...          ("call", 1, "np.multiply", operator.mul, (Slot(0), Slot(0)), None, "forward")]
+    >>> print(source(steps, Slot(1))[0])
+    def replay(v0):
+        v1 = v0 * v0
+        return _wrap(v1)
+    """
+    names = _Names()
+    inputs = [f"v{s[1]}" for s in steps if s[0] == "input"]
+    lines = []
+    for step in steps:
+        kind = step[0]
+        if kind == "call":
+            lines += _call_source(step, names)
+        elif kind == "read":
+            lines.append(f"v{step[1]} = {names.const(step[2], 'var')}._tensor._value")
+        elif kind == "assign":
+            lines += _assign_source(step, names)
+    lines.append(f"return {_result_source(result, names)}")
+    body = "".join(f"    {line}\n" for line in lines)
+    return f"def replay({', '.join(inputs)}):\n{body}".rstrip("\n"), names.ns
+
+
+def compile_program(steps, result):
+    """The replay function of ``steps`` (see ``source``), compiled.
+
+    >>> import operator
+    >>> steps = [("input", 0, "x"),
+    ...          ("call", 1, "np.multiply", operator.mul, (Slot(0), 3.0), None, "forward")]
+    >>> compile_program(steps, Slot(1))(np.array(2.0))
+    nt.Tensor(6.0, shape=(), dtype=float64)
+    """
+    text, ns = source(steps, result)
+    code = compile(text, "<nt.function program>", "exec")
+    exec(code, ns)      # defines replay in ns: the program as one Python function
+    return ns["replay"]
+
+
+def _show(a, labels):
+    t = type(a)
+    if t is Slot:
+        return labels.get(a.n, f"v{a.n}")
+    if t is list or t is tuple:
+        inner = ", ".join(_show(x, labels) for x in a)
+        return f"[{inner}]" if t is list else f"({inner}{',' if len(a) == 1 else ''})"
+    if t is dict:
+        return "{" + ", ".join(f"{k!r}: {_show(x, labels)}" for k, x in a.items()) + "}"
+    if isinstance(a, (np.ndarray, np.generic)):
+        if np.ndim(a) == 0:
+            return repr(a.item())
+        return f"<{a.dtype}{list(a.shape)} constant>"
+    if isinstance(a, Variable):
+        return f"<variable {a.name}>"
+    if isinstance(a, np.dtype):
+        return f"'{a}'"
+    text = repr(a)
+    return text if len(text) < 40 and "\n" not in text else f"<{type(a).__name__}>"
+
+
+def kind_text(kind):
+    """``(dtype, shape)`` as numpy's words for a value's type, ``float64[2, 3]``.
+
+    >>> kind_text((np.dtype("float32"), (2, 3))), kind_text((np.dtype("int64"), ()))
+    ('float32[2, 3]', 'int64')
+    """
+    if kind is None:
+        return "?"
+    dtype, shape = kind
+    return f"{dtype}{list(shape)}" if shape else f"{dtype}"
+
+
+def listing(steps, result, kinds):
+    """The program in numpy's words: one line per step, each value ``vN`` with its
+    dtype and shape (``kinds``: slot -> ``(dtype, shape)``); the backward pass's calls
+    under a heading of their own.
+
+    >>> import operator
+    >>> steps = [("input", 0, "x"),
+    ...          ("call", 1, "np.multiply", operator.mul, (Slot(0), 3.0), None, "forward")]
+    >>> kind = (np.dtype("float64"), (2,))
+    >>> print(listing(steps, Slot(1), {0: kind, 1: kind}))
+    { lambda x:float64[2] .
+      v1:float64[2] = np.multiply(x, 3.0)
+      in v1 }
+    """
+    labels = {s[1]: s[2] for s in steps if s[0] == "input"}
+    inputs = " ".join(f"{labels[n]}:{kind_text(kinds.get(n))}" for n in labels)
+    lines = []
+    phase = "forward"
+    for step in steps:
+        kind = step[0]
+        if kind == "call":
+            _, out, name, _, args, kwargs, now = step
+            if now != phase and not (phase == "update" and now == "forward"):
+                # (a call between two updates, the next update's step, stays under them)
+                lines.append("# backward pass" if now == "backward" else
+                             "# after the backward pass")
+                phase = now
+            parts = [_show(a, labels) for a in args]
+            parts += [f"{k}={_show(v, labels)}" for k, v in (kwargs or {}).items()]
+            call = f"{name}({', '.join(parts)})"
+            if out is None:
+                lines.append(call)
+            elif type(out) is tuple:
+                lines.append(", ".join(f"v{n}:{kind_text(kinds.get(n))}" if n is not None
+                                       else "_" for n in out) + f" = {call}")
+            else:
+                lines.append(f"v{out}:{kind_text(kinds.get(out))} = {call}")
+        elif kind == "read":
+            lines.append(f"v{step[1]}:{kind_text(kinds.get(step[1]))} = read "
+                         f"{_show(step[2], labels)}")
+        elif kind == "assign":
+            _, n, var, how, cur, src, _, _ = step
+            op = {"assign": "", "assign_add": f"v{cur} + ", "assign_sub": f"v{cur} - "}[how]
+            if phase != "update":
+                lines.append("# updates")
+                phase = "update"
+            lines.append(f"{_show(var, labels)}.{how}(v{n} = {op}{_show(src, labels)})")
+    body = "".join(f"  {line}\n" for line in lines)
+    return f"{{ lambda {inputs} .\n{body}  in {_show(result, labels)} }}"

@@ -1,0 +1,367 @@
+"""``nt.function``'s tracer: a recorder that keeps every numpy call a step makes.
+
+While ``nt.function`` traces, a ``Tracer`` sits at the bottom of the recording stack.
+Every numpy call on tensors reaches it (dispatch offers it the calls no tape keeps too,
+comparisons and ``argmax``: its ``records_all``), and so do the reads and assignments
+of variables.  It turns them into *steps*: an input, a read of a variable (at replay
+time, never its value at trace time), a call of a numpy function on earlier steps and
+constants, an assignment of a variable.  A call whose arguments are all constants is
+not kept: its result is a constant of the program too.
+
+A gradient computed inside the traced function is computed on tensors (a tape computes
+its pass that way while another recorder is active), so the backward pass's numpy
+calls are steps as well: the program of a training step is its forward pass, its
+backward pass and its update, one straight line of numpy calls.
+
+Values are followed by identity: a step's result is known by its tensor, its tensor's
+id, or its array (the backward pass wraps a saved array in a new tensor with the old
+id).  Anything the tracer does not know is a constant of the program.  A value of the
+program that leaves for Python (``float(t)``, ``bool(t)``, ``np.asarray(t)``) would be
+frozen at its traced value: the tracer refuses the trace there (``TracingError``),
+naming the user's line.
+"""
+import os
+import sys
+
+import numpy as np
+
+from ..core.recorder import Listener
+from ..core.state import next_id
+from ..core.arrays import is_foreign
+from ..core.tensor import Tensor
+from ..core.variable import Variable
+from ..diagnostics.errors import NbtapeError
+from ..diagnostics.user_line import PACKAGE_DIR, caller, describe, source_line
+from ..tape.backward import step_in_progress
+
+
+class TracingError(NbtapeError, RuntimeError):
+    """``nt.function`` refused a trace: the program would have frozen a value."""
+
+
+class Slot:
+    """A value of the program: the result of step ``n`` (in a step's arguments)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, n):
+        self.n = n
+
+    def __repr__(self):
+        return f"v{self.n}"
+
+
+# numpy functions whose Python result depends on shapes and dtypes only (part of the
+# signature), never on values: a traced function may use them freely
+_SHAPE_ONLY = frozenset(("shape", "ndim", "size", "result_type", "iscomplexobj",
+                         "isrealobj", "min_scalar_type", "can_cast", "broadcast_shapes"))
+
+_SUM_KEYWORDS = frozenset(("axis", "keepdims", "dtype"))
+ADD_REDUCE = np.add.reduce      # (one bound method: one name in a program)
+
+_FIXES = {
+    "bool()": (
+        "Python control flow on a tensor (if, while, and/or, assert) picks one branch "
+        "for good",
+        "compute both branches and choose with np.where(condition, a, b) (or "
+        "np.maximum/np.minimum/np.clip), pass the condition as a Python argument (one "
+        "trace per value), or leave this part outside the function"),
+    "float()": ("float(t) makes a Python number of a tensor",
+                "keep it a tensor (arithmetic and numpy functions work on tensors), or "
+                "return it from the function and convert it outside"),
+    "int()": ("int(t) makes a Python number of a tensor",
+              "keep it a tensor, pass the number as a Python argument (one trace per "
+              "value), or return it from the function and convert it outside"),
+    "complex()": ("complex(t) makes a Python number of a tensor",
+                  "keep it a tensor, or return it and convert it outside"),
+    ".item()": (".item() makes a Python number of a tensor",
+                "keep it a tensor, or return it from the function and call .item() "
+                "outside"),
+    ".tolist()": (".tolist() makes Python numbers of a tensor",
+                  "keep it a tensor, or return it and convert it outside"),
+    ".numpy()": (".numpy() copies a tensor's value into a plain array, which numpy then "
+                 "computes on unseen",
+                 "call numpy functions on the tensor itself (np.sum(t), t * 2: they are "
+                 "traced), or return the tensor and call .numpy() outside"),
+    ".data": (".data hands out a tensor's array, which numpy then computes on unseen",
+              "call numpy functions on the tensor itself (they are traced), or return "
+              "the tensor and read .data outside"),
+    "operator.index()": ("using a tensor as a Python integer (an index, range())",
+                         "index with the tensor itself (x[t]: traced), or pass the "
+                         "integer as a Python argument"),
+}
+_FIXES["a rule's reading of its operand's value"] = (
+    "a gradient rule reads its operand's value in Python (to pick positions or a formula)",
+    "compute that part outside the traced function (eagerly) and pass the result in")
+_ASARRAY = ("np.asarray(t) (or np.array, or a function without a rule) copies a tensor's "
+            "value into a plain array, which numpy then computes on unseen",
+            "call numpy functions on the tensor itself (np.sum(t), t @ w: they are traced) "
+            "instead of on a plain copy, or return the tensor and convert it outside")
+
+
+def refusal_message(how, where, what="a value computed from the function's arguments or variables"):
+    """The one-paragraph message for a trace refused because ``how`` (an escape hook's
+    word: ``"bool()"``, ``"float()"``...) let ``what`` leave at ``where`` (``caller()``).
+
+    >>> refusal_message("bool()", None).split(":")[0]
+    'nt.function cannot trace this function'
+    """
+    why, fix = _FIXES.get(how, _ASARRAY)
+    at = ""
+    if where is not None:
+        line = source_line(where)
+        at = f" at {describe(where)}" + (f" (`{line.strip()}`)" if line else "")
+    return (f"nt.function cannot trace this function: {why}{at}, and {what} would be "
+            "frozen there: every later call would replay the value it had at this first "
+            f"call. Instead, {fix}. The variables were left as they were before this call.")
+
+
+_HOOK_MODULES = frozenset((__name__, "nbtape.core.tensor", "nbtape.core.variable",
+                           "nbtape.rules.util"))
+
+
+def _inside_nbtape():
+    """``"name (file)"`` of the nbtape function that let the value escape, when it was
+    not the user's code (a rule that checks its operand's values in Python), else ''."""
+    f = sys._getframe(2)
+    # the tracer's own frames, and those of the hooks that told it (bool(), value_of)
+    while f is not None and f.f_globals.get("__name__") in _HOOK_MODULES:
+        f = f.f_back
+    if f is None or not f.f_code.co_filename.startswith(PACKAGE_DIR):
+        return ""
+    rel = os.path.relpath(f.f_code.co_filename, os.path.dirname(PACKAGE_DIR))
+    return f"{f.f_code.co_name} ({rel.replace(os.sep, '/')})"
+
+
+def _kind(v):
+    return (getattr(v, "dtype", None), np.shape(v))
+
+
+class Tracer(Listener):
+    """The recorder of a trace: ``steps`` is the program, in the order it ran.
+
+    >>> import nbtape as nt
+    >>> from nbtape.core.state import tls
+    >>> tr = Tracer()
+    >>> x = nt.constant([1.0, 2.0]); tr.add_input(x, "x")
+    >>> tls.stack.append(tr)
+    >>> y = np.sin(x) * 2.0
+    >>> _ = tls.stack.pop()
+    >>> [s[0] for s in tr.steps], tr.steps[2][2]
+    (['input', 'call', 'call'], 'np.multiply')
+    """
+
+    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "_start",
+                 "_by_obj", "_by_tid", "_by_arr",
+                 "_keep", "_count", "_pending", "_var_ids")
+    records_all = True      # dispatch offers it the calls no tape keeps (comparisons)
+
+    def __init__(self):
+        self.steps = []
+        self.before = {}        # id(variable) -> (variable, the tensor it held first)
+        self.guards = []        # (object, attribute, value): a changed one retraces
+        self.refused = None     # the first refusal (kept if the user's code caught it)
+        self.kinds = {}         # slot -> (dtype, shape) of its value, for the listing
+        self.created = False    # whether a variable made during the trace was used
+        self._start = next_id()     # ids after it were made during the trace
+        self._by_obj, self._by_tid, self._by_arr = {}, {}, {}
+        self._keep = []         # what the maps key by id() stays alive while tracing
+        self._count = 0
+        self._pending = None    # (variable, slot) of an assignment not yet settled
+        self._var_ids = set()   # tensor ids that are variables (shared by every read)
+
+    # the program's values ------------------------------------------------------------
+    def _new(self, t):
+        """A new slot holding the tensor ``t``."""
+        n = self._count
+        self._count += 1
+        self._keep.append(t)
+        self._by_obj[id(t)] = n
+        if t._id not in self._var_ids:
+            self._by_tid[t._id] = n
+        v = t._value
+        if type(v) is np.ndarray:
+            # the array is kept too: a tape may give the tensor a copy of its own later
+            # (a view's result), and a freed array's id would be another's
+            self._keep.append(v)
+            self._by_arr[id(v)] = n
+        self.kinds[n] = _kind(v)
+        return n
+
+    def find(self, a):
+        """The slot holding ``a`` (a tensor or an array), or None for a constant."""
+        t = type(a)
+        if t is Tensor:
+            n = self._by_obj.get(id(a))
+            if n is None:
+                if a._id not in self._var_ids:
+                    n = self._by_tid.get(a._id)
+                if n is None and type(a._value) is np.ndarray:
+                    n = self._by_arr.get(id(a._value))
+            return n
+        if t is np.ndarray:
+            return self._by_arr.get(id(a))
+        if t is Variable:
+            self.on_variable_read(a)
+            return self.find(a._tensor)
+        return None
+
+    def template(self, a):
+        """``(template, dynamic)``: ``a`` with each value of the program a ``Slot`` and
+        each constant tensor its array; ``dynamic`` when it holds a slot."""
+        n = self.find(a)
+        if n is not None:
+            return Slot(n), True
+        t = type(a)
+        if t is list or t is tuple:
+            items = [self.template(x) for x in a]
+            return t([x for x, _ in items]), any(d for _, d in items)
+        if t is dict:
+            items = {k: self.template(v) for k, v in a.items()}
+            return {k: x for k, (x, _) in items.items()}, any(d for _, d in items.values())
+        if t is Tensor:
+            return a._value, False
+        return a, False
+
+    def add_input(self, t, label):
+        """``t`` (a tensor made of an argument) is the program's input ``label``."""
+        self.steps.append(("input", self._new(t), label))
+
+    def _settle(self):
+        # an assignment's new tensor exists only once assign has returned: the next hook
+        # (or the end of the trace) ties it to the assignment's slot
+        if self._pending is not None:
+            var, n = self._pending
+            self._pending = None
+            t = var._tensor
+            self._keep.append(t)
+            self._by_obj[id(t)] = n
+            if type(t._value) is np.ndarray:
+                self._by_arr[id(t._value)] = n
+            self.kinds[n] = _kind(t._value)
+
+    def finish(self):
+        self._settle()
+        self._keep = []
+
+    def guard(self, obj, attr):
+        """Retrace when ``obj.attr`` changes (an optimizer's learning rate)."""
+        self.guards.append((obj, attr, getattr(obj, attr)))
+
+    # the hooks ---------------------------------------------------------------------
+    def record(self, rule, args, kwargs, operands, ids, outs):
+        self._settle()
+        targs, dynamic = self.template(tuple(args))
+        tkw = None
+        if kwargs is not None:
+            tkw, dkw = self.template(dict(kwargs))
+            dynamic = dynamic or dkw
+        if not dynamic:
+            return      # constants only: the result is a constant of the program
+        fn = rule.fn if kwargs is not None else rule.compute
+        if self._known(outs):
+            # results the program already computed (custom_gradient's and
+            # recompute_grad's: the calls of their function were recorded one by one)
+            return
+        if type(outs) is Tensor:
+            out = self._new(outs)
+        elif rule.name.rpartition(".")[2] in _SHAPE_ONLY:
+            return
+        elif isinstance(outs, (tuple, list)) and outs and all(
+                type(o) is Tensor or o is None for o in outs):
+            out = tuple(self._new(o) if o is not None else None for o in outs)
+        elif outs is None:
+            out = None
+        else:
+            self.refuse(
+                "np.asarray", f"the Python value {rule.name} returned, computed from "
+                "the function's arguments or variables,")
+        if fn is np.sum and len(targs) == 1 and type(args[0]) is Tensor and \
+                type(args[0]._value) is np.ndarray and set(tkw or ()) <= _SUM_KEYWORDS:
+            # np.sum of an array is np.add.reduce (numpy's own wrapper calls it): the
+            # replay skips the wrapper, the costlier half of a small sum
+            fn = ADD_REDUCE      # (the program passes axis=None where np.sum's default was)
+        # a reverse step runs inside the backward pass's _step: shown as its own phase
+        phase = "backward" if step_in_progress() is not None else "forward"
+        self.steps.append(("call", out, rule.name, fn, targs, tkw, phase))
+
+    def _known(self, outs):
+        if type(outs) is Tensor:
+            return self.find(outs) is not None
+        if isinstance(outs, (tuple, list)) and outs and all(type(o) is Tensor for o in outs):
+            if all(self.find(o) is not None for o in outs):
+                for o in outs:      # known under their new tensors' ids too
+                    self._by_tid[o._id] = self.find(o)
+                return True
+        return False
+
+    def on_variable_read(self, variable):
+        self._settle()
+        t = variable._tensor
+        if id(t) in self._by_obj:
+            return
+        if is_foreign(t._value):
+            self.refuse_foreign()
+        if variable._id > self._start:
+            self.created = True
+        self._var_ids.add(variable._id)
+        self.steps.append(("read", self._new(t), variable))
+
+    def note_escape(self, tensor, how):
+        self._settle()
+        if self.find(tensor) is not None:
+            self.refuse(how)
+
+    def on_assign(self, variable, source, how):
+        self._settle()
+        if id(variable) not in self.before:
+            self.before[id(variable)] = (variable, variable._tensor)
+        cur = None
+        if how != "assign":
+            self.on_variable_read(variable)
+            cur = self.find(variable._tensor)
+        src, _ = self.template(source)
+        raw = source._value if isinstance(source, Tensor) else source
+        now = variable._tensor._value
+        # the new value is what numpy gives (cur + delta) when it already has the
+        # variable's dtype and is an array; otherwise np.array casts it, as assign does
+        fresh = how != "assign" and np.ndim(now) > 0 and np.result_type(now, raw) == now.dtype
+        n = self._count
+        self._count += 1
+        self.steps.append(("assign", n, variable, how, cur, src, now.dtype, fresh))
+        self._pending = (variable, n)
+
+    # refusals ----------------------------------------------------------------------
+    def refuse(self, how, what=None):
+        where = caller()
+        msg = refusal_message(how, where) if what is None else refusal_message(how, where, what)
+        inside = _inside_nbtape() if what is None else ""
+        if inside:
+            line = source_line(where) if where is not None else None
+            at = "" if where is None else f", reached from {describe(where)}" + (
+                f" (`{line.strip()}`)" if line else "")
+            msg = (f"nt.function cannot trace this function: nbtape's own {inside}{at} "
+                   f"looks at a traced value in Python ({how}), so a replay would reuse "
+                   "what it saw at this first call. Compute that part outside the traced "
+                   "function (eagerly) and pass its result in as an argument. The "
+                   "variables were left as they were before this call.")
+        err = TracingError(msg)
+        if self.refused is None:
+            self.refused = err
+        raise err
+
+    def refuse_foreign(self):
+        err = TracingError(
+            "nt.function cannot trace Dask or CuPy arrays yet: their numpy calls build "
+            "lazy graphs or run on a device, which a replay of numpy calls cannot "
+            "reproduce. Call the function without nt.function (eagerly); everything "
+            "else about it works the same. The variables were left as they were before "
+            "this call.")
+        if self.refused is None:
+            self.refused = err
+        raise err
+
+    def restore(self):
+        """Give every variable the trace assigned the value it had before the trace."""
+        for variable, tensor in self.before.values():
+            variable._tensor = tensor
