@@ -127,9 +127,17 @@ def finite_all(values):
             small = False
         if small:
             try:
-                return finite(_concatenate(values, axis=None))
+                flat = _concatenate(values, axis=None)
             except (TypeError, ValueError):
-                pass
+                flat = None
+            if type(flat) is np.ndarray and flat.dtype.kind == "f" and flat.itemsize <= 8:
+                try:                # (finite's own test, without its checks of shape)
+                    if _isfinite(_dot(flat, flat)):
+                        return True
+                except (ArithmeticError, RuntimeWarning):
+                    pass
+            if flat is not None:
+                return finite(flat)
     for v in values:
         if not finite(v):
             return False
