@@ -69,7 +69,7 @@ def groups():
 def _directive(qualname, obj, first=None):
     # an object with two public names (nt.Sequential is nt.layers.Sequential) is shown once
     if first:
-        return f"The same object as {{py:obj}}`{first}` (shown there).\n"
+        return f"`{qualname}` is the same object as {{py:obj}}`{first}` (shown there).\n"
     extra = ""
     if inspect.isclass(obj):
         return (f"```{{eval-rst}}\n.. autoclass:: {qualname}\n   :members:\n"
@@ -109,3 +109,13 @@ def write_pages(folder):
              "```{toctree}\n:maxdepth: 1\n\n" + "\n".join(PAGES) + "\n```\n"]
     (folder / "index.md").write_text("\n".join(index))
     return written
+
+
+def missing_docstrings(groups):
+    """The qualified names in ``groups`` whose object has no docstring of its own.
+
+    >>> def f(): pass
+    >>> missing_docstrings({"p": [("m.f", f), ("m.missing_docstrings", missing_docstrings)]})
+    ['m.f']
+    """
+    return [q for names in groups.values() for q, obj in names if not inspect.getdoc(obj)]
