@@ -115,7 +115,6 @@ def lint(path):
                           capture_output=True, text=True)
 
 
-@pytest.mark.skipif(not RELEASE.exists(), reason="written below")
 def test_the_release_workflow_is_valid_and_publishes_a_tested_wheel(tmp_path):
     result = lint(RELEASE)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -127,3 +126,11 @@ def test_the_release_workflow_is_valid_and_publishes_a_tested_wheel(tmp_path):
     broken = tmp_path / "broken.yml"           # the lint must be able to fail
     broken.write_text(text.replace("runs-on:", "runs_on:", 1))
     assert lint(broken).returncode != 0
+
+
+def test_the_pages_workflow_publishes_the_docs_with_the_lite_site_beside_them():
+    text = (REPO / ".github" / "workflows" / "pages.yml").read_text()
+    lite = text.index("python lite/build.py --output _lite")
+    docs = text.index("python docs/build.py --output _site --lite-site _lite")
+    assert lite < docs and "path: _site" in text
+    assert "python3 docs/build.py" in (REPO / "README.md").read_text()

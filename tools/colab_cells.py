@@ -12,7 +12,8 @@ so nothing is fetched from elsewhere (where it cannot be shown, its text stays).
 
 The install cell goes before the first code cell: it installs nbtape only where
 ``import nbtape`` fails (a fresh Colab runtime, JupyterLite), so under nbval, on Binder and in
-a development checkout it does nothing and prints nothing.
+a development checkout it does nothing and prints nothing.  With ``--repo`` it also works
+before nbtape's first release: where PyPI has no nbtape, it installs from the repository.
 
 Running it again changes nothing: the two cells are found by their ids and only
 their sources are rewritten.  New cells have no outputs and no execution count;
@@ -38,6 +39,25 @@ INSTALL = (
     "    import nbtape\n"
     "except ImportError:\n"
     '    %pip install --quiet "nbtape[notebook]"')
+# Before nbtape's first release PyPI has nothing to install: once the repository's
+# address is known, the cell falls back to installing from it (JupyterLite never gets
+# there: its first %pip finds nbtape in the site's own index).
+FROM_REPO = (
+    "\n    try:\n"
+    "        import nbtape\n"
+    "    except ImportError:  # not on PyPI yet: from the repository\n"
+    '        %pip install --quiet "nbtape[notebook] @ git+https://github.com/{repo}"')
+
+
+def install_source(repo=None):
+    """The install cell's source; with ``repo`` it also installs from the repository.
+
+    >>> install_source() == INSTALL
+    True
+    >>> print(install_source("me/nbtape").splitlines()[-1].strip())
+    %pip install --quiet "nbtape[notebook] @ git+https://github.com/me/nbtape"
+    """
+    return INSTALL + FROM_REPO.format(repo=repo) if repo else INSTALL
 
 
 def badge_source(name, repo=None):
@@ -72,7 +92,7 @@ def add_cells(nb, name, repo=None):
     """
     before = nbformat.writes(nb)
     _place(nb, BADGE_ID, nbformat.v4.new_markdown_cell, badge_source(name, repo), lambda: 0)
-    _place(nb, INSTALL_ID, nbformat.v4.new_code_cell, INSTALL, lambda: next(
+    _place(nb, INSTALL_ID, nbformat.v4.new_code_cell, install_source(repo), lambda: next(
         (i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells)))
     return nbformat.writes(nb) != before
 
