@@ -1,31 +1,90 @@
 // "Try it" on the API pages: each docstring example gets a button that runs it in the
-// reader's browser, in JupyterLite's REPL (Pyodide) served beside this site under lite/.
-// Nothing leaves the site: nbtape is installed from the lite site's own package index.
+// reader's browser, in Pyodide (the Python that JupyterLite's kernel runs), loaded from
+// the JupyterLite site served beside this one (lite/static/pyodide), with nbtape's
+// wheel from that site's own package index (lite/pypi): nothing leaves the site.
+// The site's JupyterLite build has the Lab app only (no REPL app to open with the code),
+// so the example runs here, as doctest runs it: each ">>>" statement in turn, the value
+// of each expression shown.
 (function () {
   "use strict";
-  var INSTALL = "try:\n    import nbtape\nexcept ImportError:\n" +
-    "    %pip install -q nbtape\nimport numpy as np\nimport nbtape as nt";
+  var pyodide = null;      // one Python per page, started by the first "Try it"
 
-  // the example's code: doctest prompts stripped, expected outputs left out
-  function exampleCode(pre) {
-    var lines = pre.textContent.split("\n"), code = [];
-    lines.forEach(function (line) {
-      if (line.startsWith(">>> ") || line === ">>>") code.push(line.slice(4));
-      else if (line.startsWith("... ") || line === "...") code.push(line.slice(4));
+  var RUNNER = [
+    "import sys, traceback",
+    "def _nbtape_try(chunks):",
+    "    ns = {'__name__': '__main__'}",
+    "    for chunk in chunks:",
+    "        try:",
+    "            exec(compile(chunk, '<example>', 'single'), ns)",
+    "        except BaseException:",
+    "            traceback.print_exc(limit=-1, file=sys.stdout)",
+    "            return",
+  ].join("\n");
+
+  // the example's statements, doctest prompts stripped, expected outputs left out
+  function exampleChunks(pre) {
+    var chunks = [];
+    pre.textContent.split("\n").forEach(function (line) {
+      if (line.startsWith(">>>")) chunks.push(line.slice(4));
+      else if (line.startsWith("...") && chunks.length) {
+        chunks[chunks.length - 1] += "\n" + line.slice(4);
+      }
     });
-    return code.join("\n");
+    return chunks.map(function (c) { return c + "\n"; });
   }
 
-  function replUrl(code) {
-    var root = document.documentElement.dataset.content_root || "./";
-    var q = new URLSearchParams();
-    q.append("kernel", "python");
-    q.append("toolbar", "1");
-    q.append("showBanner", "0");
-    q.append("code", INSTALL);
-    q.append("code", code);
-    q.append("execute", "1");
-    return root + "lite/repl/index.html?" + q.toString();
+  function root() {
+    return new URL((document.documentElement.dataset.content_root || "./") + "lite/",
+                   location.href).href;
+  }
+
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var s = document.createElement("script");
+      s.src = src;
+      s.onload = resolve;
+      s.onerror = function () { reject(new Error("could not load " + src)); };
+      document.head.appendChild(s);
+    });
+  }
+
+  async function startPython(say) {
+    var lite = root();
+    say("starting Python in your browser (Pyodide)...");
+    await loadScript(lite + "static/pyodide/pyodide.js");
+    var py = await window.loadPyodide({ indexURL: lite + "static/pyodide/" });
+    say("loading numpy and nbtape...");
+    await py.loadPackage(["numpy", "micropip"]);
+    var index = await (await fetch(lite + "pypi/all.json")).json();
+    // nbtape and the pure-Python packages it imports, from the site's own index
+    var wheels = ["nbtape", "graphviz"].map(function (name) {
+      var releases = index[name].releases;
+      var files = releases[Object.keys(releases).pop()];
+      return new URL(files[0].url, lite + "pypi/").href;
+    });
+    var micropip = py.pyimport("micropip");
+    await micropip.install(wheels, false, /* deps */ false);
+    py.runPython(RUNNER);
+    return py;
+  }
+
+  async function run(pre, output) {
+    var say = function (text) { output.textContent = text; };
+    try {
+      if (!pyodide) pyodide = startPython(say);
+      var py = await pyodide;
+      var lines = [];
+      py.setStdout({ batched: function (s) { lines.push(s); } });
+      py.setStderr({ batched: function (s) { lines.push(s); } });
+      say("running...");
+      py.globals.get("_nbtape_try")(py.toPy(exampleChunks(pre)));
+      output.textContent = lines.join("\n") || "(no output)";
+      output.classList.add("nbtape-tryit-done");
+    } catch (err) {
+      pyodide = null;
+      output.textContent = "Could not run the example here: " + err;
+      output.classList.add("nbtape-tryit-failed");
+    }
   }
 
   function addButton(block) {
@@ -37,22 +96,21 @@
     button.textContent = "Try it";
     button.title = "Run this example in your browser (Python in the page, no server)";
     button.addEventListener("click", function () {
-      var frame = block.nextElementSibling;
-      if (frame && frame.classList.contains("nbtape-tryit-frame")) frame.remove();
-      frame = document.createElement("iframe");
-      frame.className = "nbtape-tryit-frame";
-      frame.title = "The example running in JupyterLite";
-      frame.src = replUrl(exampleCode(pre));
-      block.insertAdjacentElement("afterend", frame);
+      var output = block.nextElementSibling;
+      if (!output || !output.classList.contains("nbtape-tryit-output")) {
+        output = document.createElement("pre");
+        output.className = "nbtape-tryit-output";
+        block.insertAdjacentElement("afterend", output);
+      }
+      output.classList.remove("nbtape-tryit-done", "nbtape-tryit-failed");
       button.textContent = "Run it again";
+      run(pre, output);
     });
     block.insertAdjacentElement("beforebegin", button);
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    if (!document.querySelector("meta[name='nbtape-tryit']") &&
-        location.pathname.indexOf("/reference/") < 0) return;
-    document.querySelectorAll("dl.py div.highlight-pycon, dl.py div.doctest")
-      .forEach(addButton);
+    if (location.pathname.indexOf("/reference/") < 0) return;
+    document.querySelectorAll("dl.py div.doctest").forEach(addButton);
   });
 })();
