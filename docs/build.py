@@ -90,13 +90,16 @@ def repo_link(path, repo):
 
 
 def fix_links(text, repo):
-    """Links written for the repository's folders, made right for the site."""
+    """Links written for the repository's folders, made right for the site: a tutorial
+    is its page, anything else outside ``docs/`` its file in the repository (or plain
+    text while the repository's address is unknown)."""
     text = text.replace("](docs/api.md)", "](api.md)")
+    text = re.sub(r"\]\(\.\./notebooks/([^)/]+\.ipynb)\)", r"](tutorials/\1)", text)
 
     def outside(m):
         url = repo_link(m.group(2), repo)
         return f"[{m.group(1)}]({url})" if url else m.group(1)
-    return re.sub(r"\[([^\]]+)\]\(\.\./((?:README|LICENSE)[^)]*)\)", outside, text)
+    return re.sub(r"\[([^\]]+)\]\(\.\./([^)]+)\)", outside, text)
 
 
 def launch_cell(name, repo):

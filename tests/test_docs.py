@@ -96,6 +96,8 @@ def test_the_link_checker_finds_broken_links_and_anchors(tmp_path):
 def test_repository_links_become_site_links():
     text = "see [the README](../README.md#layout) and [the API](docs/api.md)"
     assert docs_build.fix_links(text, None) == "see the README and [the API](api.md)"
+    assert docs_build.fix_links("[5](../notebooks/05_x.ipynb) [t](../tools/colab_cells.py)",
+                                None) == "[5](tutorials/05_x.ipynb) t"
     assert docs_build.fix_links(text, "me/nbtape").startswith(
         "see [the README](https://github.com/me/nbtape/blob/main/README.md#layout)")
 
