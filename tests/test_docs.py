@@ -136,3 +136,10 @@ def test_the_pages_workflow_publishes_the_docs_with_the_lite_site_beside_them():
     docs = text.index("python docs/build.py --output _site --lite-site _lite")
     assert lite < docs and "path: _site" in text
     assert "python3 docs/build.py" in (REPO / "README.md").read_text()
+
+
+def test_the_inventory_modules_examples_run():
+    # docs/ is not among pytest's doctest paths
+    import doctest
+    result = doctest.testmod(apipages)
+    assert result.attempted >= 3 and result.failed == 0
