@@ -128,6 +128,9 @@ def stage_tutorials(dest, repo):
         nb["metadata"].pop("widgets", None)     # no widget models: their static copies show
         # the Colab badge cell is the launch buttons' job here
         nb["cells"] = [c for c in nb["cells"] if c.get("id") != "open-in-colab"]
+        for cell in nb["cells"]:        # the install cell is for Colab and JupyterLite
+            if cell.get("id") == "install-nbtape":
+                cell["metadata"].setdefault("tags", []).append("remove-cell")
         title = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown")
         nb["cells"].insert(title + 1, launch_cell(nb_path.name, repo))
         for cell in nb["cells"]:        # Jupyter's heading anchors keep case, MyST's do not
