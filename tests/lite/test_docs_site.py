@@ -94,7 +94,10 @@ def docs_page(lite_browser, docs_server):
 def test_every_internal_link_leads_somewhere_with_the_lite_site_beside(docs_site):
     html, build = docs_site
     assert build.check_links(html, lite=True) == []
-    assert (html / "reference" / "nbtape.html").exists()
+    for page, names in build.apipages.groups().items():     # every public name, built
+        text = (html / "reference" / f"{page}.html").read_text()
+        for qualname, _ in names:
+            assert f'id="{qualname}"' in text or f">{qualname}<" in text, (page, qualname)
     assert 'id="nbtape.GradientTape.gradient"' in (html / "reference" / "nbtape.html").read_text()
 
 
