@@ -63,7 +63,7 @@
       return new URL(files[0].url, lite + "pypi/").href;
     });
     var micropip = py.pyimport("micropip");
-    await micropip.install(wheels, false, /* deps */ false);
+    await micropip.install.callKwargs(wheels, { deps: false });
     py.runPython(RUNNER);
     return py;
   }
