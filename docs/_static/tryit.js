@@ -9,10 +9,27 @@
   "use strict";
   var pyodide = null;      // one Python per page, started by the first "Try it"
 
+  // As doctest does: the example runs in (a copy of) its module's namespace, each
+  // ">>>" statement in turn, every expression's value shown.
   var RUNNER = [
-    "import sys, traceback",
-    "def _nbtape_try(chunks):",
-    "    ns = {'__name__': '__main__'}",
+    "import importlib, sys, traceback",
+    "def _nbtape_namespace(qualname):",
+    "    parts, obj = qualname.split('.'), None",
+    "    for i in range(len(parts), 0, -1):",
+    "        try:",
+    "            obj, rest = importlib.import_module('.'.join(parts[:i])), parts[i:]",
+    "            break",
+    "        except ImportError:",
+    "            continue",
+    "    for part in rest:",
+    "        obj = getattr(obj, part)",
+    "    module = sys.modules[getattr(obj, '__module__', None) or obj.__name__]",
+    "    return dict(vars(module), __name__='__main__')",
+    "def _nbtape_try(chunks, qualname):",
+    "    try:",
+    "        ns = _nbtape_namespace(qualname)",
+    "    except Exception:",
+    "        ns = {'__name__': '__main__'}",
     "    for chunk in chunks:",
     "        try:",
     "            exec(compile(chunk, '<example>', 'single'), ns)",
@@ -65,7 +82,29 @@
     var micropip = py.pyimport("micropip");
     await micropip.install.callKwargs(wheels, { deps: false });
     py.runPython(RUNNER);
+    // the notebook layer's examples also need IPython and ipywidgets: loaded on demand
+    py.nbtapeNotebook = async function () {
+      if (!py.nbtapeNotebookReady) {
+        py.nbtapeNotebookReady = (async function () {
+          await py.loadPackage(["ipython"]);
+          var extra = ["ipywidgets", "comm"].map(function (name) {
+            var releases = index[name].releases;
+            return new URL(releases[Object.keys(releases).pop()][0].url, lite + "pypi/").href;
+          });
+          await micropip.install.callKwargs(extra, { deps: false });
+        })();
+      }
+      return py.nbtapeNotebookReady;
+    };
     return py;
+  }
+
+  var NOTEBOOK = /\b(inspect|TrainingMonitor|TapePlayer|Inspector|Snapshot|TapeMagics|ipywidgets|IPython)\b|^nbtape\.notebook\./;
+
+  function qualname(block) {
+    var dl = block.closest("dl.py");
+    var dt = dl && dl.querySelector(":scope > dt[id]");
+    return dt ? dt.id : "";
   }
 
   async function run(pre, output) {
@@ -76,8 +115,13 @@
       var lines = [];
       py.setStdout({ batched: function (s) { lines.push(s); } });
       py.setStderr({ batched: function (s) { lines.push(s); } });
+      var chunks = exampleChunks(pre), name = qualname(pre);
+      if (NOTEBOOK.test(chunks.join("")) || NOTEBOOK.test(name)) {
+        say("loading IPython and ipywidgets...");
+        await py.nbtapeNotebook();
+      }
       say("running...");
-      py.globals.get("_nbtape_try")(py.toPy(exampleChunks(pre)));
+      py.globals.get("_nbtape_try")(py.toPy(chunks), name);
       output.textContent = lines.join("\n") || "(no output)";
       output.classList.add("nbtape-tryit-done");
     } catch (err) {
