@@ -44,6 +44,8 @@ nitpick_ignore_regex = [
 
 exclude_patterns = ["_build", "CHANGELOG.md", "_generated/*.html", "**.ipynb_checkpoints"]
 templates_path = ["_templates"]
+# furo: a light, readable theme from PyPI whose pages load nothing from elsewhere (no web
+# fonts, no CDN), with a working dark mode and search; the site must work offline
 html_theme = "furo"
 html_title = "nbtape"
 html_static_path = ["_static"]

@@ -170,3 +170,21 @@ def test_a_tutorial_page_shows_its_pictures_and_opens_in_jupyterlite(docs_page, 
         nb.console, lite_screenshots.folder)
     ran = [c for c in cells if c["type"] == "code" and c["executionCount"] is not None]
     assert len(ran) == sum(c["type"] == "code" for c in cells)
+
+
+def test_every_example_of_a_page_runs_with_try_it(docs_page, docs_server, lite_screenshots):
+    # nbtape.extend's examples use the module's own names, as doctest gives them
+    docs_page.goto(f"{docs_server.url}/reference/extend.html")
+    buttons = docs_page.locator("button.nbtape-tryit-button")
+    assert buttons.count() >= 5
+    failed = []
+    for k in range(buttons.count()):
+        buttons.nth(k).click()
+        docs_page.wait_for_function(
+            f"() => document.querySelectorAll('.nbtape-tryit-done, .nbtape-tryit-failed')"
+            f".length > {k}", timeout=TRY_IT_TIMEOUT * 1000, polling=200)
+        shown = docs_page.locator("pre.nbtape-tryit-output").nth(k).inner_text()
+        if "Traceback" in shown or "Could not run" in shown:
+            failed.append(f"example {k}: {shown[-300:]}")
+    shot = lite_screenshots.take(docs_page, "docs_try_it_extend")
+    assert not failed, "\n".join(failed) + f"\n({shot})"
