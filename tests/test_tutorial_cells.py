@@ -46,9 +46,10 @@ def test_badge_first_and_install_cell_before_any_code(path):
         target == "https://colab.research.google.com/"
         and f"notebooks/{path.name} " in tooltip and "OWNER/REPO" in tooltip)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code[0].id == colab_cells.INSTALL_ID and code[0].source == colab_cells.INSTALL
-    # the script is up to date with the notebook: running it again changes nothing
     repo = re.search(r"/github/([^/]+/[^/]+)/blob/", target)
+    assert code[0].id == colab_cells.INSTALL_ID
+    assert code[0].source == colab_cells.install_source(repo and repo.group(1))
+    # the script is up to date with the notebook: running it again changes nothing
     assert not colab_cells.add_cells(nb, path.name, repo and repo.group(1))
 
 
@@ -97,6 +98,16 @@ def test_the_colab_instructions_show_only_on_colab(shell_with_fake_pip, monkeypa
     assert said.startswith("On Colab:") and "Save a copy in Drive" in said and calls == []
 
 
+def test_before_the_first_release_the_cell_installs_from_the_repository(shell_with_fake_pip,
+                                                                        monkeypatch):
+    sh, calls = shell_with_fake_pip
+    monkeypatch.setitem(sys.modules, "nbtape", None)        # not installed, nor on PyPI
+    result = sh.run_cell(colab_cells.install_source("someone/nbtape"))
+    assert result.success and calls == [
+        'install --quiet "nbtape[notebook]"',
+        'install --quiet "nbtape[notebook] @ git+https://github.com/someone/nbtape"']
+
+
 def test_with_a_repository_the_badge_opens_the_notebook():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
     assert colab_cells.add_cells(nb, "14_the_tape_magic.ipynb", "someone/nbtape")
@@ -106,6 +117,7 @@ def test_with_a_repository_the_badge_opens_the_notebook():
         "Google Colab')")
     assert [c.id for c in nb.cells[:2]] == [colab_cells.BADGE_ID, colab_cells.INSTALL_ID]
     assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None
+    assert "git+https://github.com/someone/nbtape" in nb.cells[1].source
 
 
 def test_the_scripts_examples_run():

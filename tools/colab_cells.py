@@ -15,6 +15,8 @@ The install cell goes before the first code cell: it installs nbtape only where
 ``import nbtape`` fails (a fresh Colab runtime, JupyterLite), and prints what is
 particular to Colab (the install lasts one runtime; how to keep your work) only on
 Colab, so under nbval, on Binder, in JupyterLite and in a checkout it prints nothing.
+With ``--repo`` it also works before nbtape's first release: where PyPI has no nbtape,
+it installs from the repository.
 
 Running it again changes nothing: the two cells are found by their ids and only
 their sources are rewritten.  New cells have no outputs and no execution count;
@@ -49,6 +51,29 @@ INSTALL = (
     '          "Disconnect and delete runtime, run this cell again. Your changes are not\\n"\n'
     '          "saved anywhere until you choose File > Save a copy in Drive.")')
 
+# Before nbtape's first release PyPI has nothing to install: once the repository's
+# address is known, the cell falls back to installing from it (JupyterLite never gets
+# there: its first %pip finds nbtape in the site's own index).
+_PIP = '    %pip install --quiet "nbtape[notebook]"\n'
+FROM_REPO = (
+    "    try:\n"
+    "        import nbtape\n"
+    "    except ImportError:  # not on PyPI yet: from the repository\n"
+    '        %pip install --quiet "nbtape[notebook] @ git+https://github.com/{repo}"\n')
+
+
+def install_source(repo=None):
+    """The install cell's source; with ``repo`` it also installs from the repository.
+
+    >>> install_source() == INSTALL
+    True
+    >>> print(install_source("me/nbtape").splitlines()[9].strip())
+    %pip install --quiet "nbtape[notebook] @ git+https://github.com/me/nbtape"
+    """
+    if not repo:
+        return INSTALL
+    return INSTALL.replace(_PIP, _PIP + FROM_REPO.format(repo=repo), 1)
+
 
 def badge_source(name, repo=None):
     """The badge cell's markdown for notebook file ``name``.
@@ -78,7 +103,7 @@ def add_cells(nb, name, repo=None):
     """
     before = nbformat.writes(nb)
     _place(nb, BADGE_ID, nbformat.v4.new_markdown_cell, badge_source(name, repo), lambda: 0)
-    _place(nb, INSTALL_ID, nbformat.v4.new_code_cell, INSTALL, lambda: next(
+    _place(nb, INSTALL_ID, nbformat.v4.new_code_cell, install_source(repo), lambda: next(
         (i for i, c in enumerate(nb.cells) if c.cell_type == "code"), len(nb.cells)))
     return nbformat.writes(nb) != before
 
