@@ -9,13 +9,18 @@ import html
 
 import numpy as np
 
+from ...display import palette as P
 from ...display.numbers import number
 from .array_stats import decimate
 
-BLUE, RED, INK, MUTED = "#2166ac", "#b2182b", "#1f2937", "#9ca3af"
-LINE = "#1f77b4"
-_RGB_RED = np.array([0xb2, 0x18, 0x2b])
-_RGB_BLUE = np.array([0x21, 0x66, 0xac])
+# The palette's colours (nbtape.display.palette): a diverging blue-white-vermillion
+# scale for signs (colour-blind safe), blue lines for values, vermillion for gradients.
+BLUE, RED, INK, MUTED = P.BLUE, P.VERMILLION, P.INK, P.MUTED_TEXT
+LINE = P.BLUE
+NONFINITE_TEXT = P.NONFINITE_TEXT
+SMALLEST_PX = 14        # the smallest text drawn (MIN_TEXT_PX)
+_RGB_RED = np.array([0xD5, 0x5E, 0x00])
+_RGB_BLUE = np.array([0x00, 0x72, 0xB2])
 BLOCKS = "▁▂▃▄▅▆▇█"
 
 
@@ -59,7 +64,7 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
     if label is None:
         label = _range_label(vals)
     if vals.size == 0:
-        return svg_document(width, height, f'<text x="2" y="{height - 6}" font-size="9" '
+        return svg_document(width, height, f'<text x="2" y="{height - 4}" font-size="{SMALLEST_PX}" '
                     f'fill="{MUTED}">no data</text>', "no data yet")
     pad = 2.0
     idx, ys = decimate(vals, max(1, width // 2))
@@ -90,7 +95,8 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
         body.append(f'<circle cx="{coord(px(vals.size - 1))}" cy="{coord(py(last))}" r="2" '
                     f'fill="{color}"/>')
     else:
-        body.append(f'<text x="{width - 8}" y="{height - 4}" font-size="10" fill="{RED}">'
+        body.append(f'<text x="{width - 2}" y="{height - 4}" font-size="{SMALLEST_PX}" '
+                    f'text-anchor="end" fill="{NONFINITE_TEXT}">'
                     f'{html.escape(number(last))}</text>')
     return svg_document(width, height, "".join(body), label)
 
@@ -109,7 +115,7 @@ def diverging(v, vmax):
     """Colour of ``v`` on a blue–white–red scale centred at 0 (``vmax`` is full colour).
 
     >>> diverging(0.0, 1.0), diverging(1.0, 1.0), diverging(-1.0, 1.0)
-    ('#ffffff', '#b2182b', '#2166ac')
+    ('#ffffff', '#d55e00', '#0072b2')
     >>> diverging(float("nan"), 1.0)
     '#d1d5db'
     """
@@ -165,7 +171,8 @@ def heatmap(arr, cell=10, max_cells=512):
             body.append(f'<rect x="{j * cell}" y="{i * cell}" width="{cell}" height="{cell}" '
                         f'fill="{colors[i][j]}" stroke="#e5e7eb" stroke-width="0.5">'
                         f"<title>{where} = {number(float(a[i, j]))}</title></rect>")
-    label = f"heat map of {rows * cols} values, colour scale ±{number(vmax)} (blue < 0 < red)"
+    label = (f"heat map of {rows * cols} values, colour scale ±{number(vmax)} "
+             f"(blue < 0 < orange-red)")
     return svg_document(cols * cell, rows * cell, "".join(body), label)
 
 
