@@ -10,7 +10,8 @@ import numpy as np
 
 from ...display.numbers import LARGE, number
 from .array_stats import decimate
-from .svg import INK, LINE, MUTED, NONFINITE_TEXT, coord, finite_segments, svg_document
+from ...display.palette import INK, NONFINITE_TEXT
+from .svg import LINE, MUTED, coord, finite_segments, svg_document
 
 # Text sizes in px at scale 1: ticks and notes are the smallest (MIN_TEXT_PX).
 TITLE_PX, LABEL_PX, TICK_PX = 16, 15, 14

@@ -15,9 +15,8 @@ from .array_stats import decimate
 
 # The palette's colours (nbtape.display.palette): a diverging blue-white-vermillion
 # scale for signs (colour-blind safe), blue lines for values, vermillion for gradients.
-BLUE, RED, INK, MUTED = P.BLUE, P.VERMILLION, P.INK, P.MUTED_TEXT
+NEGATIVE, RED, MUTED = P.BLUE, P.VERMILLION, P.MUTED_TEXT
 LINE = P.BLUE
-NONFINITE_TEXT = P.NONFINITE_TEXT
 SMALLEST_PX = 14        # the smallest text drawn (MIN_TEXT_PX)
 _RGB_RED = np.array([0xD5, 0x5E, 0x00])
 _RGB_BLUE = np.array([0x00, 0x72, 0xB2])
@@ -96,7 +95,7 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
                     f'fill="{color}"/>')
     else:
         body.append(f'<text x="{width - 2}" y="{height - 4}" font-size="{SMALLEST_PX}" '
-                    f'text-anchor="end" fill="{NONFINITE_TEXT}">'
+                    f'text-anchor="end" fill="{P.NONFINITE_TEXT}">'
                     f'{html.escape(number(last))}</text>')
     return svg_document(width, height, "".join(body), label)
 
@@ -122,7 +121,7 @@ def diverging(v, vmax):
     if not np.isfinite(v):
         return "#d1d5db"
     t = 0.0 if vmax == 0 else max(-1.0, min(1.0, v / vmax))
-    end = RED if t > 0 else BLUE
+    end = RED if t > 0 else NEGATIVE
     r, g, b = (int(end[k:k + 2], 16) for k in (1, 3, 5))
     a = abs(t)
     mix = [round(255 + (c - 255) * a) for c in (r, g, b)]

@@ -1,0 +1,41 @@
+"""nbtape/display/palette.py: one colour-blind-safe palette, text colours that read on white."""
+import pytest
+
+from nbtape.display import palette as P
+
+
+def _luminance(hex_colour):
+    rgb = [int(hex_colour.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast_on_white(hex_colour):
+    return 1.05 / (_luminance(hex_colour) + 0.05)
+
+
+def test_the_palette_is_okabe_ito_and_each_meaning_is_one_of_its_colours():
+    assert P.OKABE_ITO == ("#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2",
+                           "#D55E00", "#CC79A7")
+    for colour in (P.REVERSE, P.FORWARD, P.NONFINITE, P.HIGHLIGHT):
+        assert colour in P.OKABE_ITO
+    assert len({P.REVERSE, P.FORWARD, P.NONFINITE, P.HIGHLIGHT}) == 4
+    assert set(P.SERIES) <= set(P.OKABE_ITO) and len(set(P.SERIES)) == len(P.SERIES)
+    assert len(P.DASHES) == len(P.SERIES)
+
+
+@pytest.mark.parametrize("name", ["REVERSE_TEXT", "FORWARD_TEXT", "NONFINITE_TEXT", "INK",
+                                  "MUTED_TEXT"])
+def test_text_colours_read_on_white(name):
+    # WCAG AA for normal text: 4.5:1; light grey text is what a projector washes out
+    assert contrast_on_white(getattr(P, name)) >= 4.5
+
+
+def test_sizes_and_scale():
+    assert P.px(10.5) == P.MIN_TEXT_PX == 14.0
+    assert P.pt_for_px(P.px(11)) == 11
+    assert P.check_scale(1) == 1.0 and P.check_scale(2.5) == 2.5
+    for bad in (0, 0.1, 5, float("nan"), True, "1", None):
+        with pytest.raises(ValueError, match="scale must be a number from 0.5 to 4"):
+            P.check_scale(bad)
+    assert P.text_px(16, 1.25) == "20px"
