@@ -196,6 +196,10 @@ def inspector_html(row_htmls, header, notes=(), scale=1.0):
                         f'{html.escape(n)}</div>' for n in notes)
     return (f'<div class="nbtape-inspect" style="font-family:sans-serif;'
             f'font-size:{P.text_px(BASE_PX, scale)};overflow-x:auto;max-width:100%">'
+            # code inherits the table's size: "monospace, monospace" turns off the
+            # browsers' habit of drawing bare monospace at 13/16 of the size around it
+            f"<style>.nbtape-inspect code{{font-family:monospace,monospace;font-size:1em}}"
+            f"</style>"
             f'<div style="font-weight:600;margin-bottom:4px">{html.escape(header)}</div>'
             f'<table style="border-collapse:collapse"><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(row_htmls)}</tbody></table>{note_html}</div>')
