@@ -149,7 +149,13 @@ def test_a_picture_too_wide_for_a_projector_is_laid_out_top_to_bottom(drawn):
     assert width_px <= draw.FIT_PX, width_px
     assert drawn["chain"][0].nbtape_rankdir == "LR"       # a short chain stays left to right
     tape, names = wide_tape()
-    assert tape.graph(names=names, rankdir="LR").nbtape_rankdir == "LR"   # asked for
+    forced = tape.graph(names=names, rankdir="LR")                       # asked for
+    assert forced.nbtape_rankdir == "LR"
+    assert "scroll sideways" in forced.nbtape_caption[-1]
+    assert not any("scroll" in line for line in wide.nbtape_caption)
+    # "not on the path" is in the legend only when something is off the path
+    assert "not on the path" not in {t for t, _, _ in drawn["chain"][0].nbtape_legend}
+    assert "not on the path" in {t for t, _, _ in drawn["every kind"][0].nbtape_legend}
 
 
 def test_inline_pictures_shrink_no_further_than_14_px_text_then_scroll(drawn):

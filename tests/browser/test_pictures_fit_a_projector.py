@@ -39,7 +39,7 @@ FORCED_LR = 'tape.graph(names={y: "y", loss: "loss"}, rankdir="LR")'
 CHAIN = """\
 u = nt.Variable(0.7, name="u")
 v = nt.Variable(1.3, name="v")
-with nt.GradientTape() as t2:
+with nt.GradientTape(persistent=True) as t2:
     g = u * v + np.exp(u) * v
 t2.gradient(g, [u, v])
 t2.graph(view="chain", names={g: "g"})"""

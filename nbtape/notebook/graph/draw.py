@@ -171,7 +171,7 @@ class Drawing:
 
     ``scale`` multiplies every size (text, spacing, lines); ``rankdir=None`` lays the
     picture out left to right, or top to bottom when left to right would be wider
-    than ``FIT_PX`` and top to bottom narrower (see ``finish``).
+    than ``FIT_PX`` and top to bottom narrower (see ``choose_rankdir``).
     """
 
     def __init__(self, rankdir, path_color=PATH, scale=1.0):
@@ -180,6 +180,8 @@ class Drawing:
         self.scale = scale
         self.sizes = {k: round(v * scale, 2) for k, v in SIZES.items()}
         self.used = {}              # legend text -> (fill, border, kind), in drawing order
+        self.needs = {}             # legend text -> the tag it needs drawn to be shown
+        self.tags_seen = set()
         self.graph = g = TapeDigraph(name="tape", format="svg")
         g.nbtape_nodes, g.nbtape_edges, g.nbtape_caption = {}, [], []
         g.nbtape_legend = []
@@ -207,6 +209,7 @@ class Drawing:
     def node(self, name, kind, rows, styles, tags=(), ports=None, tip=None):
         """Add a node; ``rows`` are ``(role, text)`` pairs, escaped here."""
         markup = [self.markup(role, L.esc(text)) for role, text in rows]
+        self.tags_seen.update(tags)
         attrs = {}
         for style in styles:
             attrs.update(style)
@@ -232,6 +235,7 @@ class Drawing:
 
     def edge(self, tail, head, label=None, tags=(), **attrs):
         tags = frozenset(tags)
+        self.tags_seen.update(tags)
         if "path" in tags:
             attrs.setdefault("color", self.path_color)
         if "grey" in tags:
@@ -257,27 +261,35 @@ class Drawing:
         if len(names) > 1:
             self.graph.body.append("\t{rank=same; " + "; ".join(names) + "}\n")
 
-    def line_legend(self, text, colour):
-        """Name a line (or border) colour in the legend."""
+    def line_legend(self, text, colour, needs=None):
+        """Name a line (or border) colour in the legend (once a node or edge tagged
+        ``needs`` is drawn, when given)."""
         self.used.setdefault(text, (colour, colour, "line"))
+        if needs:
+            self.needs[text] = needs
 
     def caption(self, lines):
         """The legend (a swatch and a name for every fill and colour drawn) and the
-        caption's lines, under the picture; then the layout direction (``finish``)."""
+        caption's lines, under the picture; and the layout's direction, with a line
+        saying to scroll when even that is estimated wider than ``FIT_PX``."""
         g = self.graph
+        rankdir, width_px = choose_rankdir(g, self.sizes, self.rankdir)
+        g.nbtape_rankdir = rankdir
+        g.attr(rankdir=rankdir)
+        if width_px > FIT_PX:
+            lines = list(lines) + [
+                "This picture is wider than most screens: scroll sideways to see the rest, "
+                "or draw it smaller (scale=0.8) or with fewer nodes (max_nodes=...)."]
         g.nbtape_caption.extend(lines)
+        for text, tag in self.needs.items():
+            if tag not in self.tags_seen:
+                del self.used[text]
         g.nbtape_legend = [(text, fill, kind) for text, (fill, _, kind) in self.used.items()]
         label = _legend_label(self.used, [part for line in lines
                                           for part in textwrap.wrap(line, CAPTION_CHARS)],
                               self.sizes["caption"], self.scale)
         if label:
             g.attr(label=label)
-        self.finish()
-
-    def finish(self):
-        rankdir = self.rankdir or choose_rankdir(self.graph, self.sizes)
-        self.graph.nbtape_rankdir = rankdir
-        self.graph.attr(rankdir=rankdir)
 
 
 CAPTION_CHARS = 90          # a caption line at 16 px is about 700 px wide
@@ -325,12 +337,13 @@ def _text_width(rows, sizes):
     return widest + 16
 
 
-def choose_rankdir(graph, sizes):
-    """'LR', or 'TB' when left to right would be wider than ``FIT_PX`` and top to
-    bottom narrower: a rough estimate from the labels' lengths and the ranks."""
+def choose_rankdir(graph, sizes, asked=None):
+    """``(rankdir, estimated width in px)``: ``asked`` when given, else 'LR', or 'TB'
+    when left to right would be wider than ``FIT_PX`` and top to bottom narrower (a
+    rough estimate from the labels' lengths and the ranks)."""
     nodes = graph.nbtape_nodes
     if not nodes:
-        return "LR"
+        return asked or "LR", 0.0
     width = {n: _text_width([("title" if k == 0 else "value", t)
                              for k, t in enumerate(info.lines)], sizes)
              for n, info in nodes.items()}
@@ -347,6 +360,16 @@ def choose_rankdir(graph, sizes):
                 rank[b], changed = rank[a] + 1, True
         if not changed:
             break
+    # as dot does: a node nothing points at sits just before its first user, and an
+    # op's constants beside the op (same_rank)
+    heads = collections.defaultdict(list)
+    for a, b in edges:
+        heads[a].append(b)
+    pointed = {b for _, b in edges}
+    for n in nodes:
+        if n not in pointed and heads[n]:
+            nearest = min(rank[b] for b in heads[n])
+            rank[n] = nearest if nodes[n].kind == "const" else nearest - 1
     by_rank = collections.defaultdict(list)
     for n, r in rank.items():
         by_rank[r].append(n)
@@ -354,7 +377,9 @@ def choose_rankdir(graph, sizes):
     lr = sum(max(width[n] for n in ns) for ns in by_rank.values()) + gap_rank * len(by_rank)
     tb = max(sum(width[n] for n in ns) + gap_node * len(ns) for ns in by_rank.values())
     lr_px, tb_px = P.px(lr), P.px(tb)
-    return "TB" if lr_px > FIT_PX and tb_px < lr_px else "LR"
+    if asked is not None:
+        return asked, lr_px if asked in ("LR", "RL") else tb_px
+    return ("TB", tb_px) if lr_px > FIT_PX and tb_px < lr_px else ("LR", lr_px)
 
 
 def _count(n, noun):

@@ -402,13 +402,13 @@ def _legend(ctx, d):
         src = _names(ctx, ctx.sources) or "the sources"
         tgt = L.one_line(ctx.target_name) if ctx.target_name else "the target"
         d.line_legend(f"gradient path ({src} to {tgt})", d.path_color)
-        d.line_legend("not on the path", GREY)
+        d.line_legend("not on the path", GREY, needs="grey")
         lines.append(f"Orange-red (thick): the gradient path from {src} to {tgt}; grey: not "
                      f"on it. grad = d({tgt})/d(node).")
     elif ctx.active:
         src = _names(ctx, ctx.sources) or "the accumulator's primals"
         d.line_legend(f"tangents from {src}", d.path_color)
-        d.line_legend("no tangent", GREY)
+        d.line_legend("no tangent", GREY, needs="grey")
         lines.append(f"Blue (thick): tangents carried forward from {src}.")
     if view in _LEGEND:
         lines.append(_LEGEND[view])
