@@ -131,7 +131,7 @@ def test_the_legend_has_a_swatch_for_every_fill_drawn(drawn):
             assert text in svg and f'BGCOLOR="{fill}"' in g.source, (name, text)
     every = {text for text, _, _ in drawn["every kind"][0].nbtape_legend}
     assert {"Variable", "watched tensor", "custom gradient (double border)",
-            "stop_gradient: no gradient flows back (dashed)", "operation",
+            "stop_gradient (dashed)", "operation",
             "holds NaN or inf (thick border)"} <= every, every
     assert any(t.startswith("gradient path") for t in every)
 

@@ -45,7 +45,7 @@ OP_STYLE = {
     "op": dict(shape="box", style="filled", fillcolor=T["white"], color=OP_OUTLINE,
                legend="operation"),
     "stop": dict(shape="box", style="filled,dashed", fillcolor=T["light grey"],
-                 color=OP_OUTLINE, legend="stop_gradient: no gradient flows back (dashed)"),
+                 color=OP_OUTLINE, legend="stop_gradient (dashed)"),
     "custom": dict(shape="box", style="filled", fillcolor=T["orange"], color=OP_OUTLINE,
                    peripheries="2", legend="custom gradient (double border)"),
     "norule": dict(shape="box", style="filled,dashed", fillcolor=T["reddish purple"],
@@ -302,10 +302,10 @@ def _num(x):
 
 
 def _legend_label(used, lines, size, scale):
-    """An HTML-like label: legend swatches (up to three a row), then caption lines."""
+    """An HTML-like label: legend swatches (two a row), then caption lines."""
     rows = []
     items = list(used.items())
-    per_row = 3
+    per_row = 2
     w, h = _num(28 * scale), _num(16 * scale)
     for k in range(0, len(items), per_row):
         cells = []
