@@ -47,8 +47,8 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir=None, show_v
     ``sources`` given on a tape that still holds its values) every node on a
     path from a source to the target shows its adjoint ``grad`` = d(target)/d(node),
     the path is drawn in orange-red (vermillion) and the rest in grey; ``stop_gradient``
-    ops are dashed, ``custom_gradient`` ops filled orange with a double border, ops
-    without a gradient rule dashed and filled pink, and notes mark values that left the
+    ops are dashed, ``custom_gradient`` ops filled purple with a double border, ops
+    without a gradient rule dashed and filled orange, and notes mark values that left the
     tape, assignments and ops run inside ``stop_recording``.  A value or grad holding a
     NaN or inf has a thick reddish-purple border and counts them; the op where the first
     was born (the reverse pass's, once ``backward_step`` reaches it, or the forward

@@ -46,9 +46,9 @@ OP_STYLE = {
                legend="operation"),
     "stop": dict(shape="box", style="filled,dashed", fillcolor=T["light grey"],
                  color=OP_OUTLINE, legend="stop_gradient (dashed)"),
-    "custom": dict(shape="box", style="filled", fillcolor=T["orange"], color=OP_OUTLINE,
-                   peripheries="2", legend="custom gradient (double border)"),
-    "norule": dict(shape="box", style="filled,dashed", fillcolor=T["reddish purple"],
+    "custom": dict(shape="box", style="filled", fillcolor=T["reddish purple"],
+                   color=OP_OUTLINE, peripheries="2", legend="custom gradient (double border)"),
+    "norule": dict(shape="box", style="filled,dashed", fillcolor=T["orange"],
                    color=OP_OUTLINE, legend="no gradient rule (dashed)"),
 }
 OTHER_STYLE = {
