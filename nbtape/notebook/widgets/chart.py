@@ -141,7 +141,7 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
                          f'fill="{color}"/>')
         else:
             parts.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
-                         f'stroke-width="1.5" stroke-linejoin="round"/>')
+                         f'stroke-width="{coord(2.5 * s)}" stroke-linejoin="round"/>')
     notes = []
     nonfinite = int((~np.isfinite(np.asarray(ys, dtype=float))).sum())
     if nonfinite:

@@ -88,7 +88,7 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
             continue
         pts = " ".join(f"{coord(px(i))},{coord(py(y))}" for i, y in seg)
         body.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
-                    f'stroke-width="1.2" stroke-linejoin="round"/>')
+                    f'stroke-width="1.6" stroke-linejoin="round"/>')
     last = vals[-1]
     if np.isfinite(last):
         body.append(f'<circle cx="{coord(px(vals.size - 1))}" cy="{coord(py(last))}" r="2" '
