@@ -39,3 +39,17 @@ def test_sizes_and_scale():
         with pytest.raises(ValueError, match="scale must be a number from 0.5 to 4"):
             P.check_scale(bad)
     assert P.text_px(16, 1.25) == "20px"
+
+
+@pytest.mark.parametrize("name", ["GOOD_TEXT", "WARN_TEXT", "BAD_TEXT"])
+def test_verdict_colours_read_on_white_and_are_used(name):
+    assert contrast_on_white(getattr(P, name)) >= 4.5
+
+
+def test_explain_and_coverage_use_the_palette():
+    import nbtape as nt
+    x = nt.Variable(1.0, name="x")
+    with nt.GradientTape() as tape:
+        y = x * 2.0
+    assert P.GOOD_TEXT in tape.explain(y, x)._repr_html_()
+    assert P.GOOD_TEXT in nt.coverage()._repr_html_()

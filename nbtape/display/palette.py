@@ -49,6 +49,11 @@ INK = "#1F2937"                 # text (14.7:1)
 MUTED_TEXT = "#555555"          # secondary text and "not on the path" (7.5:1), never lighter
 OFF_PATH = "#A3A3A3"            # lines off the gradient path (text there is MUTED_TEXT)
 OUTLINE = "#374151"             # box outlines
+# Verdicts in text (explain, coverage), dark shades of bluish green, orange and reddish
+# purple: told apart by colour-blind readers, and always next to words that say it.
+GOOD_TEXT = "#00704F"           # 6.1:1
+WARN_TEXT = "#8F5A00"           # 5.8:1
+BAD_TEXT = NONFINITE_TEXT
 
 # Light tints (fills), each named in a picture's legend when used.
 TINT = {
