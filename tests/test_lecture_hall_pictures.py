@@ -222,6 +222,15 @@ def test_forward_and_reverse_mode_have_one_colour_each_in_07s_plots():
         assert f'color="{want}"' in call, call
 
 
+def test_08s_bars_give_reverse_and_forward_mode_their_colours():
+    cell = next(c for c in code_cells("08_vjp_jvp_and_hvp.ipynb") if "ax.bar(" in c)
+    bars = re.findall(r"ax\.bar\([^\n]*(?:\n\s+[^\n]*)*", cell)
+    assert len(bars) == 2
+    for bar in bars:
+        want = P.REVERSE if 'label="reverse' in bar else P.FORWARD
+        assert f'color="{want}"' in bar, bar
+
+
 def test_11s_epoch_lines_differ_in_colour_and_dash():
     cell = next(c for c in code_cells("11_fitting_a_line.ipynb") if "epoch {epoch}" in c)
     styles = re.findall(r'\("(#[0-9A-Fa-f]{6})", ([^)]*\)?)\)', cell)
