@@ -276,7 +276,7 @@ class Drawing:
         rankdir, width_px = choose_rankdir(g, self.sizes, self.rankdir)
         g.nbtape_rankdir = rankdir
         g.attr(rankdir=rankdir)
-        if width_px > FIT_PX:
+        if width_px > FIT_PX * 1.15:      # the estimate's margin of error
             lines = list(lines) + [
                 "This picture is wider than most screens: scroll sideways to see the rest, "
                 "or draw it smaller (scale=0.8) or with fewer nodes (max_nodes=...)."]
@@ -302,11 +302,13 @@ def _num(x):
 
 
 def _legend_label(used, lines, size, scale):
-    """An HTML-like label: legend swatches (two a row), then caption lines."""
+    """An HTML-like label: legend swatches (two a row, in a table of their own so the
+    caption's long lines do not stretch them), then the caption's lines."""
     rows = []
     items = list(used.items())
     per_row = 2
     w, h = _num(28 * scale), _num(16 * scale)
+    legend = []
     for k in range(0, len(items), per_row):
         cells = []
         for text, (fill, border, kind) in items[k:k + per_row]:
@@ -315,15 +317,19 @@ def _legend_label(used, lines, size, scale):
             cells.append(f'<TD BGCOLOR="{fill}" {edge} WIDTH="{w}" HEIGHT="{h}" '
                          f'FIXEDSIZE="TRUE"{style}></TD>'
                          f'<TD ALIGN="LEFT">{L.small(L.esc(text, 80), P.INK, _num(size))}</TD>')
-        rows.append("<TR>" + "".join(cells) + "</TR>")
+        legend.append("<TR>" + "".join(cells) + "</TR>")
+    if legend:
+        rows.append(f'<TR><TD ALIGN="LEFT"><TABLE BORDER="0" CELLBORDER="0" '
+                    f'CELLSPACING="{_num(4 * scale)}" CELLPADDING="1">' + "".join(legend)
+                    + "</TABLE></TD></TR>")
     if lines:
         body = "".join(L.esc(line, 200) + '<BR ALIGN="LEFT"/>' for line in lines)
-        rows.append(f'<TR><TD COLSPAN="{2 * per_row}" ALIGN="LEFT" BALIGN="LEFT">'
+        rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT">'
                     f"{L.small(body, P.INK, _num(size))}</TD></TR>")
     if not rows:
         return None
-    return (f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="{_num(4 * scale)}" '
-            f'CELLPADDING="1">' + "".join(rows) + "</TABLE>>")
+    return ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
+            + "".join(rows) + "</TABLE>>")
 
 
 def _text_width(rows, sizes):
@@ -360,14 +366,13 @@ def choose_rankdir(graph, sizes, asked=None):
                 rank[b], changed = rank[a] + 1, True
         if not changed:
             break
-    # as dot does: a node nothing points at sits just before its first user, and an
-    # op's constants beside the op (same_rank)
+    # as dot does (it keeps edges short): every node as late as its users allow, just
+    # before its first user, and an op's constants beside the op (same_rank)
     heads = collections.defaultdict(list)
     for a, b in edges:
         heads[a].append(b)
-    pointed = {b for _, b in edges}
-    for n in nodes:
-        if n not in pointed and heads[n]:
+    for n in sorted(nodes, key=lambda n: -rank[n]):
+        if heads[n]:
             nearest = min(rank[b] for b in heads[n])
             rank[n] = nearest if nodes[n].kind == "const" else nearest - 1
     by_rank = collections.defaultdict(list)
