@@ -19,7 +19,6 @@ from nbtape.notebook import render as R
 from nbtape.notebook.graph import draw
 from nbtape.notebook.widgets import chart, table
 
-from tests.test_palette import contrast_on_white
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 MIN_PT = P.pt_for_px(P.MIN_TEXT_PX)           # 10.5 pt shows as 14 px
@@ -112,7 +111,7 @@ def test_text_is_dark_enough_to_read_and_never_light_grey(drawn):
         for text in re.findall(r"<text[^>]*>", svg):
             colour = re.search(r'fill="(#[0-9a-fA-F]{6})"', text)
             if colour:
-                assert contrast_on_white(colour.group(1)) >= 4.5, (name, text)
+                assert P.contrast(colour.group(1)) >= 4.5, (name, text)
 
 
 def test_every_colour_comes_from_the_palette(drawn):

@@ -4,14 +4,13 @@ import pytest
 from nbtape.display import palette as P
 
 
-def _luminance(hex_colour):
-    rgb = [int(hex_colour.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4)]
-    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+contrast_on_white = P.contrast
 
 
-def contrast_on_white(hex_colour):
-    return 1.05 / (_luminance(hex_colour) + 0.05)
+def test_contrast_is_wcags_ratio():
+    assert P.contrast("#FFFFFF") == 1.0
+    assert round(P.contrast("#777777"), 2) == 4.48        # the usual "just fails AA" grey
+    assert P.contrast("#FFFFFF", "#000000") == P.contrast("#000000")
 
 
 def test_the_palette_is_okabe_ito_and_each_meaning_is_one_of_its_colours():

@@ -88,6 +88,20 @@ def pt_for_px(pixels):
     return round(pixels / CSS_PX_PER_PT, 4)
 
 
+def contrast(colour, background="#FFFFFF"):
+    """WCAG contrast ratio of two ``#rrggbb`` colours (1 to 21; text wants 4.5 or more).
+
+    >>> round(contrast("#000000"), 1), round(contrast(MUTED_TEXT), 1)
+    (21.0, 7.5)
+    """
+    def luminance(hex_colour):
+        rgb = [int(hex_colour.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((luminance(colour), luminance(background)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 def check_scale(scale, what="scale"):
     """``scale`` as a float, or a ValueError naming ``what``: a number from 0.5 to 4.
 
