@@ -8,6 +8,7 @@ notebook with one wrong answer.  Everything runs in files and local kernels.
 """
 import os
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -16,7 +17,12 @@ from nbtape.notebook.exercises import exercises
 from nbtape.notebook.exercises.course import (build, instructor_version, main, solution_code,
                                               strict)
 
-from test_tutorial_exercises import ROOT, TUTORIALS, _is_solution
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIALS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+
+
+def _is_solution(cell):
+    return "solution" in cell.metadata.get("tags", [])
 
 NOTEBOOKS = ROOT / "notebooks"
 GRADED = ["01_what_is_autodiff", "13_vanishing_gradients"]

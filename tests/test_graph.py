@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
+from nbtape.display import palette
 from nbtape.notebook import graph as G
 from nbtape.notebook import render as R
 from nbtape.notebook.graph.labels import number
@@ -134,8 +135,9 @@ def test_gradient_puts_adjoints_on_the_path():
     assert tags(g, "leaf0") == {"path", "source"}
     assert tags(g, "op1") == {"path", "target"}
     assert all("path" in e.tags for e in g.nbtape_edges)
-    assert 'color="#c2410c"' in node_attrs(g, "op0") and "penwidth=2" in node_attrs(g, "op0")
-    assert g.nbtape_caption[0].startswith("Orange: the gradient path from x to z")
+    assert f'color="{palette.REVERSE}"' in node_attrs(g, "op0")
+    assert "penwidth=2.5" in node_attrs(g, "op0")
+    assert g.nbtape_caption[0].startswith("Orange-red (thick): the gradient path from x to z")
 
 
 def test_nodes_off_every_path_are_grey():
@@ -151,7 +153,7 @@ def test_nodes_off_every_path_are_grey():
     assert tags(g, "op1") == {"grey"}           # y*y does not depend on x
     assert lines(g, "op1") == ["np.multiply", "25.0"]     # and shows no grad
     assert "path" in tags(g, "op0") and lines(g, "op0")[-1] == "grad = 1.0"
-    assert 'fontcolor="#9ca3af"' in node_attrs(g, "op1")
+    assert f'fontcolor="{palette.MUTED_TEXT}"' in node_attrs(g, "op1")
     assert [e.tags for e in edges(g, head="op1")] == [{"grey"}, {"grey"}]
 
 
@@ -358,7 +360,7 @@ def test_forward_view_shows_tangents():
     assert lines(g, "leaf0")[-1] == "tangent = 1.0"
     z_node = [n for n, i in g.nbtape_nodes.items() if i.lines[0] == "z = np.multiply"][0]
     assert lines(g, z_node)[-1] == f"tangent = {float(acc.jvp(z))}"
-    assert 'color="#15803d"' in node_attrs(g, z_node)
+    assert f'color="{palette.FORWARD}"' in node_attrs(g, z_node)
     assert any("forward accumulation" in line for line in g.nbtape_caption)
     with pytest.raises(ValueError, match="accumulator"):
         tape.graph(view="forward")
@@ -387,7 +389,7 @@ def test_backward_step_zero_knows_only_the_seed():
     assert "highlight" in tags(g, "op2") and lines(g, "op2")[-1] == "grad = 1.0 (seed)"
     assert lines(g, "op1")[-1] == "grad: pending"
     assert all("pending" in e.tags for e in g.nbtape_edges if "path" in e.tags)
-    assert 'fillcolor="#fde047"' in node_attrs(g, "op2")
+    assert f'fillcolor="{palette.HIGHLIGHT}"' in node_attrs(g, "op2")
     assert g.nbtape_caption[-1].startswith("Reverse pass, 0 of 3 steps done: next, step 1, ")
 
 

@@ -6,9 +6,10 @@ import warnings
 import numpy as np
 
 import nbtape as nt
+from nbtape.display import palette
 from nbtape.notebook import graph as G
 
-RED = "#dc2626"
+RED = palette.NONFINITE
 
 
 def sqrt_where_tape(x0, persistent=True, gradient=True):
@@ -54,7 +55,7 @@ def test_a_nan_gradient_is_counted_and_its_birth_at_sqrt_is_marked():
     # x's grad [nan, 0.25]: the box says how many, with a red border
     assert "dy/dx has 1 NaN of 2" in g.nbtape_nodes["leaf0"].lines
     assert marked(g) == ["leaf0"]
-    assert f'color="{RED}"' in node_attrs(g, "leaf0") and "penwidth=3" in node_attrs(g, "leaf0")
+    assert f'color="{RED}"' in node_attrs(g, "leaf0") and "penwidth=4" in node_attrs(g, "leaf0")
     # the NaN was born in sqrt's backward step (op 0), not in where or sum
     assert tape.ops[0].rule.name == "np.sqrt"
     assert born(g) == ["op0"]
@@ -63,12 +64,12 @@ def test_a_nan_gradient_is_counted_and_its_birth_at_sqrt_is_marked():
     assert "peripheries=2" in attrs and f'color="{RED}"' in attrs
     assert "NaN born here: 0 x inf" in g.source
     # the legend explains both marks, in words
-    assert "Red border: a value or grad with NaN or inf; its label counts them." in \
+    assert "Thick reddish-purple border: a value or grad with NaN or inf; its label counts them." in \
         g.nbtape_caption
-    assert any(line.startswith("Red double border: np.sqrt (op 0, line ") and
+    assert any(line.startswith("Reddish-purple double border: np.sqrt (op 0, line ") and
                "where the first NaN was born, in the reverse pass: 0 x inf" in line
                for line in g.nbtape_caption)
-    assert "Red double border: np.sqrt" in g.source
+    assert "Reddish-purple double border: np.sqrt" in g.source
 
 
 def test_overflow_in_exp_marks_the_inf_values_and_the_nan_born_at_exp():

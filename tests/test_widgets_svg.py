@@ -77,7 +77,7 @@ def test_labels_are_escaped():
 
 
 def test_diverging_colours_are_symmetric_and_saturate():
-    assert svg.diverging(2.0, 1.0) == svg.diverging(1.0, 1.0) == svg.RED
+    assert svg.diverging(2.0, 1.0) == svg.diverging(1.0, 1.0) == svg.RED.lower()
     assert svg.diverging(0.5, 1.0) != svg.diverging(-0.5, 1.0)
     assert svg.diverging(1.0, 0.0) == "#ffffff"
 

@@ -22,6 +22,7 @@ from .breaks import ObjectArrayRule
 from .numerics import backward_birth, finite, forward_birth
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
+from ..display import palette
 
 
 class Explanation:
@@ -66,15 +67,16 @@ class Explanation:
             more = f"<p>{e(_more_paths(self.extra_paths))}</p>" if self.extra_paths else ""
             body = f"<ol>{items}</ol>{more}" + "".join(f"<p><b>But:</b> {e(r)}</p>"
                                                       for r in self.reasons)
-            color = "#1a7f37"
+            color = palette.GOOD_TEXT
             if self.nonfinite:
-                body += (f"<p><b style='color:#b35900'>But the gradient is not finite:</b> "
+                body += (f"<p><b style='color:{palette.WARN_TEXT}'>But the gradient is not "
+                         f"finite:</b> "
                          f"{e(self.nonfinite)}</p>")
         else:
             body = "<ul>" + "".join(f"<li>{e(r)}</li>" for r in self.reasons) + "</ul>"
             if self.fix:
                 body += f"<p><b>Fix:</b> {e(self.fix)}</p>"
-            color = "#b35900"
+            color = palette.WARN_TEXT
         return (f"<div class='nbtape-explain'><b style='color:{color}'>{e(self.title)}</b>"
                 f"{body}</div>")
 

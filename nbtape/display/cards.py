@@ -172,9 +172,9 @@ def tape_repr(tape):
 
 _BOX = ("display:inline-block;border:1px solid rgba(127,127,127,.45);border-radius:4px;"
         "padding:4px 8px;margin:2px 0;font-family:var(--jp-code-font-family,monospace);"
-        "font-size:12px")
+        "font-size:14px")
 _CHIP = ("display:inline-block;border:1px solid rgba(127,127,127,.45);border-radius:8px;"
-         "padding:0 6px;margin-left:4px;font-size:11px")
+         "padding:0 6px;margin-left:4px;font-size:14px")
 CELL_STYLE = "text-align:left;padding:1px 10px 1px 0;vertical-align:top"
 
 
@@ -300,5 +300,7 @@ def tape_html(tape):
         parts.append("<div>watching nothing</div>")
     svg = tape_picture_svg(tape)
     if svg:
-        parts.append(f"<div class='nbtape-tape-picture' style='margin-top:4px'>{svg}</div>")
+        # scrolls sideways rather than being cut when the picture is wider than the page
+        parts.append(f"<div class='nbtape-tape-picture' style='margin-top:4px;"
+                     f"overflow-x:auto;max-width:100%'>{svg}</div>")
     return html_card("nt.GradientTape", tape_state(tape), "".join(parts), "nbtape-tape")

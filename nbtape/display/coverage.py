@@ -33,6 +33,7 @@ import numpy as np
 
 from ..rules import load_late
 from ..rules.registry import RULES
+from . import palette
 
 STATUSES = ("differentiable", "non-differentiable", "unsupported")
 KINDS = ("ufunc", "function", "ufunc method", "nbtape")
@@ -288,8 +289,9 @@ class Coverage:
         return "\n".join(parts)
 
 
-_COLOURS = {"differentiable": "#1a7f37", "non-differentiable": "#9a6700",
-            "unsupported": "#cf222e"}
+# the palette's verdict colours (colour-blind safe; the status is also written out)
+_COLOURS = {"differentiable": palette.GOOD_TEXT, "non-differentiable": palette.WARN_TEXT,
+            "unsupported": palette.BAD_TEXT}
 
 
 def _marked(row):

@@ -13,6 +13,7 @@ import collections
 import functools
 import html
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import sysconfig
 import warnings
 
 from ..diagnostics.errors import NbtapeError
+from ..display import palette
 from . import browser_graphviz as browser
 
 FORMATS = ("svg", "png")
@@ -362,6 +364,10 @@ def source_bundle(source, line=HOW_TO_GET_PICTURES):
 def inline_svg(graph, timeout=DEFAULT_TIMEOUT):
     """The picture as an ``<svg>`` element to put inside HTML, or ``None``.
 
+    It shrinks to the width of what holds it, but never so far that its smallest text
+    falls under ``palette.MIN_TEXT_PX``: put it in ``fitting_box`` so that, past that,
+    it scrolls sideways instead of being cut.
+
     >>> inline_svg("digraph { a }")[:4]
     '<svg'
     """
@@ -369,4 +375,38 @@ def inline_svg(graph, timeout=DEFAULT_TIMEOUT):
         data, _ = draw(graph, "svg", timeout)
     except RenderError:
         return None
-    return _strip_prolog(data.decode("utf-8"))
+    return fit_svg(_strip_prolog(data.decode("utf-8")))
+
+
+_SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+_FONT_SIZE = re.compile(r'font-size="([\d.]+)"')
+
+
+def fit_svg(svg):
+    """A Graphviz ``<svg>`` that shrinks to its container's width (``max-width:100%``)
+    down to the size at which its smallest text is ``MIN_TEXT_PX`` (``min-width``).
+
+    >>> fit_svg('<svg width="300pt" height="30pt" viewBox="0 0 300 30"><text '
+    ...         'font-size="12.00">a</text></svg>')[:56]
+    '<svg style="max-width:100%;height:auto;min-width:350px" '
+    """
+    m = _SVG_SIZE.search(svg)
+    sizes = [float(s) for s in _FONT_SIZE.findall(svg)]
+    if m is None or not sizes or not svg.startswith("<svg"):
+        return svg
+    width_px = float(m.group(1)) * palette.CSS_PX_PER_PT
+    smallest_px = min(sizes) * palette.CSS_PX_PER_PT
+    least = width_px * min(1.0, palette.MIN_TEXT_PX / smallest_px)
+    return (f'<svg style="max-width:100%;height:auto;min-width:{least:.0f}px" '
+            + svg[len("<svg "):])
+
+
+def fitting_box(svg_html):
+    """``svg_html`` in a block as wide as its container that scrolls sideways when the
+    picture is wider (so a wide picture is never cut off at the edge).
+
+    >>> fitting_box("<svg></svg>")
+    '<div class="nbtape-picture" style="overflow-x:auto;max-width:100%"><svg></svg></div>'
+    """
+    return f'<div class="nbtape-picture" style="overflow-x:auto;max-width:100%">{svg_html}</div>'
+

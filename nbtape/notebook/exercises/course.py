@@ -23,6 +23,8 @@ import sys
 
 import nbformat
 
+from ...diagnostics.user_line import PACKAGE_DIR
+
 MARKER = "# your code here"
 CONFIG = """\
 # Written by `python3 -m nbtape.notebook.exercises.course build`.
@@ -142,7 +144,7 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="write COURSE_DIR/source/<assignment>/<notebook>.ipynb")
     b.add_argument("course_dir")
-    here = pathlib.Path(__file__).resolve().parents[3] / "notebooks"
+    here = pathlib.Path(PACKAGE_DIR).parent / "notebooks"     # (a checkout's)
     b.add_argument("--notebooks", default=str(here),
                    help="the folder of the tutorials (default: this checkout's notebooks/)")
     b.add_argument("prefixes", nargs="*", help="only tutorials whose names start so")

@@ -18,7 +18,7 @@ with ``nbtape.display.pictures``, which is how ``tape.graph()`` reaches it.
 """
 import operator
 
-from ...display import pictures
+from ...display import palette, pictures
 from ...tape.forward import tangent_table
 from . import labels as L
 from .collapse import plan
@@ -31,14 +31,14 @@ VIEWS = ("tape", "chain", "forward")
 RANKDIRS = ("LR", "RL", "TB", "BT")
 FALLBACK_NODES = 30
 OPTIONS = ("target", "sources", "names", "rankdir", "show_values", "show_grads", "max_nodes",
-           "view", "accumulator", "highlight", "backward_step")
+           "view", "accumulator", "highlight", "backward_step", "scale")
 
 __all__ = ["tape_graph", "render", "inline_svg", "TapeDigraph"]
 
 
-def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_values=True,
+def tape_graph(tape, target=None, sources=None, names=None, rankdir=None, show_values=True,
                show_grads=True, max_nodes=60, view="tape", accumulator=None, highlight=None,
-               backward_step=None, **unknown):
+               backward_step=None, scale=1.0, **unknown):
     """A ``graphviz.Digraph`` of what ``tape`` recorded (``tape.graph(...)`` calls this).
 
     Leaves (variables by name, watched tensors, constants) and ops (the numpy
@@ -46,13 +46,16 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
     values.  After ``tape.gradient(target, sources)`` (or with ``target`` and
     ``sources`` given on a tape that still holds its values) every node on a
     path from a source to the target shows its adjoint ``grad`` = d(target)/d(node),
-    the path is drawn in orange and the rest in grey; ``stop_gradient`` ops are
-    grey and dashed, ``custom_gradient`` ops filled purple with a double border,
-    ops without a gradient rule dashed orange, and notes mark values that left the tape,
-    assignments and ops run inside ``stop_recording``.  A value or grad holding a NaN
-    or inf has a red border and counts them; the op where the first was born (the
-    reverse pass's, once ``backward_step`` reaches it, or the forward pass's) has a
-    red double border and says what happened there.
+    the path is drawn in orange-red (vermillion) and the rest in grey; ``stop_gradient``
+    ops are dashed, ``custom_gradient`` ops filled purple with a double border, ops
+    without a gradient rule dashed and filled orange, and notes mark values that left the
+    tape, assignments and ops run inside ``stop_recording``.  A value or grad holding a
+    NaN or inf has a thick reddish-purple border and counts them; the op where the first
+    was born (the reverse pass's, once ``backward_step`` reaches it, or the forward
+    pass's) has a double one and says what happened there.  Colours come from the
+    colour-blind-safe palette of ``nbtape.display.palette`` (reverse mode vermillion,
+    forward mode blue, in every picture); the legend under the picture shows a swatch
+    for every fill and colour it uses, and the labels say in words what colours say.
 
     Options:
 
@@ -61,7 +64,12 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
       ``gradient`` call, else everything (and, with a target but no sources,
       every watched value is a source).
     * ``names``: ``{tensor: "y", ...}`` labels results with the user's names.
-    * ``rankdir``: "LR", "TB", "RL" or "BT"; ``show_values``, ``show_grads``.
+    * ``rankdir``: "LR", "TB", "RL" or "BT"; default: left to right ("LR"), or top to
+      bottom ("TB") when left to right would be wider than a 1280-pixel screen shows
+      and top to bottom is narrower.  ``show_values``, ``show_grads``.
+    * ``scale``: every size times this (text, spacing, lines), from 0.5 to 4.  At 1
+      the smallest text is 14.7 px and values are 16 px in the browser: readable from
+      the back of a lecture hall on a 1280-pixel projector; 1.5 for a larger room.
     * ``max_nodes``: past it, the picture keeps the first and last repetition
       of a repeated step, then the ops nearest the target, folds the rest into
       boxes that say what they hold, and says so under the picture.
@@ -100,7 +108,8 @@ def tape_graph(tape, target=None, sources=None, names=None, rankdir="LR", show_v
     return _build(tape, dict(target=target, sources=sources, names=names, rankdir=rankdir,
                              show_values=show_values, show_grads=show_grads,
                              max_nodes=max_nodes, view=view, accumulator=accumulator,
-                             highlight=highlight, backward_step=backward_step))
+                             highlight=highlight, backward_step=backward_step,
+                             scale=scale))
 
 
 _NEED_TARGET = ("this needs a target: call tape.gradient(target, sources) first, or pass "
@@ -110,8 +119,10 @@ _NEED_TARGET = ("this needs a target: call tape.gradient(target, sources) first,
 def _check(o, tape):
     if o["view"] not in VIEWS:
         raise ValueError(f"view must be one of {', '.join(map(repr, VIEWS))}, not {o['view']!r}.")
-    if o["rankdir"] not in RANKDIRS:
-        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, not {o['rankdir']!r}.")
+    o["scale"] = palette.check_scale(o["scale"])
+    if o["rankdir"] is not None and o["rankdir"] not in RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)} (or None: left to "
+                         f"right unless that is too wide), not {o['rankdir']!r}.")
     if _int(o["max_nodes"]) is None or o["max_nodes"] < 5:
         raise ValueError(f"max_nodes must be an int of at least 5, not {o['max_nodes']!r}.")
     o["max_nodes"] = _int(o["max_nodes"])
@@ -213,7 +224,7 @@ def _build(tape, o, caption_extra=()):
                     reserve=min(len(notes), NOTE_LIMIT))
     ctx = Context(model, o, the_plan, path_ops, path_t, adj, step, target_ids, source_ids,
                   active)
-    drawing = Drawing(o["rankdir"], TANGENT if view == "forward" else PATH)
+    drawing = Drawing(o["rankdir"], TANGENT if view == "forward" else PATH, o["scale"])
     draw_everything(ctx, drawing, notes, caption)
     if the_plan.collapsed:
         n_groups = len(the_plan.groups)

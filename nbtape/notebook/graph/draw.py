@@ -15,51 +15,59 @@ import graphviz
 
 from . import labels as L
 from .. import render as R
+from ...display import palette as P
 
-PATH = "#c2410c"       # gradient paths and adjoints
-TANGENT = "#15803d"    # forward-mode tangents
-GREY = "#c7cbd1"
-GREY_TEXT = "#9ca3af"
-OP_OUTLINE = "#374151"
-NAN = "#dc2626"        # NaN and inf: the boxes that hold one, and where it was born
+PATH = P.REVERSE            # gradient paths and adjoints
+TANGENT = P.FORWARD        # forward-mode tangents
+GREY = P.OFF_PATH
+GREY_TEXT = P.MUTED_TEXT   # text off the path: muted, never light grey
+OP_OUTLINE = P.OUTLINE
+NAN = P.NONFINITE          # NaN and inf: the boxes that hold one, and where it was born
+TEXT_OF = {PATH: P.REVERSE_TEXT, TANGENT: P.FORWARD_TEXT}
+T = P.TINT
 
+# Point sizes at scale 1 (a browser shows a point as 4/3 px: 11 pt is 14.7 px, the
+# smallest text on a picture; values 16 px, titles 17.3 px).
+SIZES = {"title": 13, "value": 12, "info": 11, "edge": 12, "caption": 12}
+
+# Each style's "legend" names it in the picture's legend (popped before Graphviz sees it).
 LEAF_STYLE = {
-    "variable": dict(shape="box", style="rounded,filled", fillcolor="#dbeafe", color="#1d4ed8"),
-    "watched": dict(shape="box", style="rounded,filled", fillcolor="#dcfce7", color="#15803d"),
-    "constant": dict(shape="box", style="rounded,filled", fillcolor="#f3f4f6", color="#9ca3af"),
-    "outside": dict(shape="box", style="rounded,dashed", fillcolor="#ffffff", color="#9ca3af"),
+    "variable": dict(shape="box", style="rounded,filled", fillcolor=T["sky blue"],
+                     color=OP_OUTLINE, legend="Variable"),
+    "watched": dict(shape="box", style="rounded,filled", fillcolor=T["bluish green"],
+                    color=OP_OUTLINE, legend="watched tensor"),
+    "constant": dict(shape="box", style="rounded,filled", fillcolor=T["grey"],
+                     color=OP_OUTLINE, legend="constant"),
+    "outside": dict(shape="box", style="rounded,dashed", fillcolor=T["white"],
+                    color=OP_OUTLINE, legend="computed outside this picture"),
 }
 OP_STYLE = {
-    "op": dict(shape="box", style="filled", fillcolor="#ffffff", color=OP_OUTLINE),
-    "stop": dict(shape="box", style="filled,dashed", fillcolor="#fee2e2", color="#b91c1c"),
-    "custom": dict(shape="box", style="filled", fillcolor="#ede9fe", color="#6d28d9",
-                   peripheries="2"),
-    "norule": dict(shape="box", style="filled,dashed", fillcolor="#fff7ed", color="#c2410c"),
+    "op": dict(shape="box", style="filled", fillcolor=T["white"], color=OP_OUTLINE,
+               legend="operation"),
+    "stop": dict(shape="box", style="filled,dashed", fillcolor=T["light grey"],
+                 color=OP_OUTLINE, legend="stop_gradient (dashed)"),
+    "custom": dict(shape="box", style="filled", fillcolor=T["reddish purple"],
+                   color=OP_OUTLINE, peripheries="2", legend="custom gradient (double border)"),
+    "norule": dict(shape="box", style="filled,dashed", fillcolor=T["orange"],
+                   color=OP_OUTLINE, legend="no gradient rule (dashed)"),
 }
 OTHER_STYLE = {
-    "const": dict(shape="plaintext", style="", fontsize="9", fontcolor="#6b7280"),
-    "group": dict(shape="box3d", style="filled,dashed", fillcolor="#f9fafb", color="#6b7280"),
-    "note": dict(shape="note", style="filled,dashed", fillcolor="#fefce8", color="#a16207"),
+    "const": dict(shape="plaintext", style="", fontcolor=P.MUTED_TEXT),
+    "group": dict(shape="box3d", style="filled,dashed", fillcolor=T["light grey"],
+                  color=OP_OUTLINE, legend="ops folded into one box"),
+    "note": dict(shape="note", style="filled,dashed", fillcolor=T["cream"],
+                 color=OP_OUTLINE, legend="note"),
 }
 STATE_STYLE = {
-    "path": dict(color=PATH, penwidth="2"),
-    "grey": dict(color=GREY, fontcolor=GREY_TEXT, fillcolor="#f9fafb"),
-    "highlight": dict(fillcolor="#fde047", color="#a16207", penwidth="3"),
-    # after "path" and "highlight" in a node's tags, so the red border wins (the fill
+    "path": dict(color=PATH, penwidth="2.5"),
+    "grey": dict(color=GREY, fontcolor=GREY_TEXT),
+    "highlight": dict(fillcolor=P.HIGHLIGHT, color=P.INK, penwidth="3"),
+    # after "path" and "highlight" in a node's tags, so the NaN border wins (the fill
     # still says which op the reverse pass is at)
-    "nonfinite": dict(color=NAN, penwidth="3"),
-    "born": dict(color=NAN, penwidth="3", peripheries="2"),
+    "nonfinite": dict(color=NAN, penwidth="4"),
+    "born": dict(color=NAN, penwidth="4", peripheries="2"),
 }
-ROLE = {
-    "title": lambda m: f"<B>{m}</B>",
-    "value": lambda m: L.small(m),
-    "info": lambda m: L.small(m, "#6b7280", 9),
-    "grad": lambda m: L.small(m, PATH),
-    "tangent": lambda m: L.small(m, TANGENT),
-    "pending": lambda m: L.small(m, GREY_TEXT),
-    "nonfinite": lambda m: L.small(m, NAN),
-    "born": lambda m: f"<B>{L.small(m, NAN)}</B>",
-}
+STATE_LEGEND = {"highlight": "the op this picture points at"}
 
 NodeInfo = collections.namedtuple("NodeInfo", "kind lines tags")
 NodeInfo.__doc__ = "What a node shows: its kind, its label's lines (plain text), its tags."
@@ -159,27 +167,67 @@ class TapeDigraph(graphviz.Digraph):
 
 
 class Drawing:
-    """Builds a ``TapeDigraph`` node by node, remembering what each node shows."""
+    """Builds a ``TapeDigraph`` node by node, remembering what each node shows.
 
-    def __init__(self, rankdir, path_color=PATH):
+    ``scale`` multiplies every size (text, spacing, lines); ``rankdir=None`` lays the
+    picture out left to right, or top to bottom when left to right would be wider
+    than ``FIT_PX`` and top to bottom narrower (see ``choose_rankdir``).
+    """
+
+    def __init__(self, rankdir, path_color=PATH, scale=1.0):
         self.path_color = path_color
+        self.rankdir = rankdir
+        self.scale = scale
+        self.sizes = {k: round(v * scale, 2) for k, v in SIZES.items()}
+        self.used = {}              # legend text -> (fill, border, kind), in drawing order
+        self.needs = {}             # legend text -> the tag it needs drawn to be shown
+        self.tags_seen = set()
         self.graph = g = TapeDigraph(name="tape", format="svg")
         g.nbtape_nodes, g.nbtape_edges, g.nbtape_caption = {}, [], []
-        g.attr(rankdir=rankdir, fontname=L.FONT, nodesep="0.25", ranksep="0.35",
-               labelloc="b", labeljust="l")
-        g.attr("node", fontname=L.FONT, fontsize="11", margin="0.08,0.04")
-        g.attr("edge", fontname=L.FONT, fontsize="9", color="#6b7280", arrowsize="0.7")
+        g.nbtape_legend = []
+        g.attr(fontname=L.FONT, nodesep=_num(0.3 * scale), ranksep=_num(0.4 * scale),
+               labelloc="b", labeljust="l", fontcolor=P.INK)
+        g.attr("node", fontname=L.FONT, fontsize=_num(self.sizes["title"]),
+               margin=f"{_num(0.1 * scale)},{_num(0.05 * scale)}", fontcolor=P.INK,
+               penwidth=_num(1.2 * scale))
+        g.attr("edge", fontname=L.FONT, fontsize=_num(self.sizes["edge"]), color=P.OUTLINE,
+               fontcolor=P.INK, arrowsize=_num(0.8 * scale), penwidth=_num(1.2 * scale))
+
+    def markup(self, role, text):
+        """One row of a node's label: ``text`` (escaped already) styled for its role."""
+        z = self.sizes
+        colour = {"value": None, "info": P.MUTED_TEXT,
+                  "grad": TEXT_OF.get(self.path_color, P.REVERSE_TEXT),
+                  "tangent": P.FORWARD_TEXT, "pending": P.MUTED_TEXT,
+                  "nonfinite": P.NONFINITE_TEXT, "born": P.NONFINITE_TEXT}
+        if role == "title":
+            return f"<B>{L.small(text, None, _num(z['title']))}</B>"
+        size = z["info"] if role in ("info", "pending") else z["value"]
+        out = L.small(text, colour[role], _num(size))
+        return f"<B>{out}</B>" if role == "born" else out
 
     def node(self, name, kind, rows, styles, tags=(), ports=None, tip=None):
         """Add a node; ``rows`` are ``(role, text)`` pairs, escaped here."""
-        markup = [ROLE[role](L.esc(text)) for role, text in rows]
+        markup = [self.markup(role, L.esc(text)) for role, text in rows]
+        self.tags_seen.update(tags)
         attrs = {}
         for style in styles:
             attrs.update(style)
+        legend = attrs.pop("legend", None)
+        if legend and "fillcolor" in attrs:
+            self.used.setdefault(legend, (attrs["fillcolor"], OP_OUTLINE, "fill"))
+        if kind == "const":
+            attrs["fontsize"] = _num(self.sizes["info"])
         for tag in tags:
             attrs.update(STATE_STYLE.get(tag, {}))
             if tag == "path":
                 attrs["color"] = self.path_color
+        if "penwidth" in attrs:
+            attrs["penwidth"] = _num(float(attrs["penwidth"]) * self.scale)
+        for tag in tags:
+            if tag in STATE_LEGEND:
+                self.used.setdefault(STATE_LEGEND[tag], (STATE_STYLE[tag]["fillcolor"],
+                                                         P.INK, "fill"))
         if tip:
             attrs["tooltip"] = L.tooltip(tip)
         self.graph.node(name, label=L.table(markup, ports), **attrs)
@@ -187,21 +235,24 @@ class Drawing:
 
     def edge(self, tail, head, label=None, tags=(), **attrs):
         tags = frozenset(tags)
+        self.tags_seen.update(tags)
         if "path" in tags:
             attrs.setdefault("color", self.path_color)
         if "grey" in tags:
             attrs.setdefault("color", GREY)
+            attrs.setdefault("fontcolor", GREY_TEXT)
         if "path" in tags:
-            attrs.setdefault("penwidth", "2")
+            attrs.setdefault("penwidth", _num(2.5 * self.scale))
         if "pending" in tags:
-            attrs.update(style="dashed", penwidth="1.2")
+            attrs.update(style="dashed", penwidth=_num(1.5 * self.scale))
         if "stop" in tags:
             attrs.update(style="dashed", arrowhead="tee")
         if "const" in tags:
             attrs.update(style="dashed")
         if label is not None:
-            attrs["label"] = L.html_label([label], size=9,
-                                          color=self.path_color if "path" in tags else None)
+            colour = TEXT_OF.get(self.path_color) if "path" in tags else \
+                GREY_TEXT if "grey" in tags else P.INK
+            attrs["label"] = L.html_label([label], size=_num(self.sizes["edge"]), color=colour)
         self.graph.edge(tail, head, **attrs)
         self.graph.nbtape_edges.append(EdgeInfo(tail, head, label, tags))
 
@@ -210,11 +261,130 @@ class Drawing:
         if len(names) > 1:
             self.graph.body.append("\t{rank=same; " + "; ".join(names) + "}\n")
 
+    def line_legend(self, text, colour, needs=None):
+        """Name a line (or border) colour in the legend (once a node or edge tagged
+        ``needs`` is drawn, when given)."""
+        self.used.setdefault(text, (colour, colour, "line"))
+        if needs:
+            self.needs[text] = needs
+
     def caption(self, lines):
-        if lines:
-            self.graph.nbtape_caption.extend(lines)
-            wrapped = [part for line in lines for part in textwrap.wrap(line, 110)]
-            self.graph.attr(label=L.html_label(wrapped, size=10, color="#374151"))
+        """The legend (a swatch and a name for every fill and colour drawn) and the
+        caption's lines, under the picture; and the layout's direction, with a line
+        saying to scroll when even that is estimated wider than ``FIT_PX``."""
+        g = self.graph
+        rankdir, width_px = choose_rankdir(g, self.sizes, self.rankdir)
+        g.nbtape_rankdir = rankdir
+        g.attr(rankdir=rankdir)
+        if width_px > FIT_PX * 1.15:      # the estimate's margin of error
+            lines = list(lines) + [
+                "This picture is wider than most screens: scroll sideways to see the rest, "
+                "or draw it smaller (scale=0.8) or with fewer nodes (max_nodes=...)."]
+        g.nbtape_caption.extend(lines)
+        for text, tag in self.needs.items():
+            if tag not in self.tags_seen:
+                del self.used[text]
+        g.nbtape_legend = [(text, fill, kind) for text, (fill, _, kind) in self.used.items()]
+        label = _legend_label(self.used, [part for line in lines
+                                          for part in textwrap.wrap(line, CAPTION_CHARS)],
+                              self.sizes["caption"], self.scale)
+        if label:
+            g.attr(label=label)
+
+
+CAPTION_CHARS = 90          # a caption line at 16 px is about 700 px wide
+FIT_PX = 1000               # what an output area 1280 px wide shows without scrolling
+
+
+def _num(x):
+    """A DOT number: short and the same on every platform."""
+    return f"{x:.3f}".rstrip("0").rstrip(".")
+
+
+def _legend_label(used, lines, size, scale):
+    """An HTML-like label: legend swatches (two a row, in a table of their own so the
+    caption's long lines do not stretch them), then the caption's lines."""
+    rows = []
+    items = list(used.items())
+    per_row = 2
+    w, h = _num(28 * scale), _num(16 * scale)
+    legend = []
+    for k in range(0, len(items), per_row):
+        cells = []
+        for text, (fill, border, kind) in items[k:k + per_row]:
+            style = ' STYLE="rounded"' if kind == "fill" else ""
+            edge = f'BORDER="1" COLOR="{border}"' if kind == "fill" else 'BORDER="0"'
+            cells.append(f'<TD BGCOLOR="{fill}" {edge} WIDTH="{w}" HEIGHT="{h}" '
+                         f'FIXEDSIZE="TRUE"{style}></TD>'
+                         f'<TD ALIGN="LEFT">{L.small(L.esc(text, 80), P.INK, _num(size))}</TD>')
+        legend.append("<TR>" + "".join(cells) + "</TR>")
+    if legend:
+        rows.append(f'<TR><TD ALIGN="LEFT"><TABLE BORDER="0" CELLBORDER="0" '
+                    f'CELLSPACING="{_num(4 * scale)}" CELLPADDING="1">' + "".join(legend)
+                    + "</TABLE></TD></TR>")
+    if lines:
+        body = "".join(L.esc(line, 200) + '<BR ALIGN="LEFT"/>' for line in lines)
+        rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT">'
+                    f"{L.small(body, P.INK, _num(size))}</TD></TR>")
+    if not rows:
+        return None
+    return ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
+            + "".join(rows) + "</TABLE>>")
+
+
+def _text_width(rows, sizes):
+    """A node's width in points, from its longest line (Helvetica: about 0.56 em)."""
+    widest = 0.0
+    for role, text in rows:
+        size = sizes["title"] if role == "title" else \
+            sizes["info"] if role in ("info", "pending") else sizes["value"]
+        for line in str(text).split("\n"):
+            widest = max(widest, min(len(line), 60) * size * (0.6 if role == "title" else 0.56))
+    return widest + 16
+
+
+def choose_rankdir(graph, sizes, asked=None):
+    """``(rankdir, estimated width in px)``: ``asked`` when given, else 'LR', or 'TB'
+    when left to right would be wider than ``FIT_PX`` and top to bottom narrower (a
+    rough estimate from the labels' lengths and the ranks)."""
+    nodes = graph.nbtape_nodes
+    if not nodes:
+        return asked or "LR", 0.0
+    width = {n: _text_width([("title" if k == 0 else "value", t)
+                             for k, t in enumerate(info.lines)], sizes)
+             for n, info in nodes.items()}
+    height = {n: 8 + sum((sizes["title"] if k == 0 else sizes["value"]) * 1.25
+                         * (1 + str(t).count("\n")) for k, t in enumerate(info.lines))
+              for n, info in nodes.items()}
+    rank = {n: 0 for n in nodes}
+    edges = [(e.tail.split(":")[0], e.head.split(":")[0]) for e in graph.nbtape_edges]
+    edges = [(a, b) for a, b in edges if a in rank and b in rank]
+    for _ in range(len(nodes)):            # longest path from the sources, edge by edge
+        changed = False
+        for a, b in edges:
+            if rank[b] < rank[a] + 1:
+                rank[b], changed = rank[a] + 1, True
+        if not changed:
+            break
+    # as dot does (it keeps edges short): every node as late as its users allow, just
+    # before its first user, and an op's constants beside the op (same_rank)
+    heads = collections.defaultdict(list)
+    for a, b in edges:
+        heads[a].append(b)
+    for n in sorted(nodes, key=lambda n: -rank[n]):
+        if heads[n]:
+            nearest = min(rank[b] for b in heads[n])
+            rank[n] = nearest if nodes[n].kind == "const" else nearest - 1
+    by_rank = collections.defaultdict(list)
+    for n, r in rank.items():
+        by_rank[r].append(n)
+    gap_rank, gap_node = 0.4 * 72 * sizes["value"] / 12, 0.3 * 72 * sizes["value"] / 12
+    lr = sum(max(width[n] for n in ns) for ns in by_rank.values()) + gap_rank * len(by_rank)
+    tb = max(sum(width[n] for n in ns) + gap_node * len(ns) for ns in by_rank.values())
+    lr_px, tb_px = P.px(lr), P.px(tb)
+    if asked is not None:
+        return asked, lr_px if asked in ("LR", "RL") else tb_px
+    return ("TB", tb_px) if lr_px > FIT_PX and tb_px < lr_px else ("LR", lr_px)
 
 
 def _count(n, noun):

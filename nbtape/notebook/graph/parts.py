@@ -9,7 +9,7 @@ import numpy as np
 from ...rules.rule import POSITIONAL
 from . import labels as L
 from .collapse import group_summary
-from .draw import LEAF_STYLE, OP_STYLE, OTHER_STYLE
+from .draw import GREY, LEAF_STYLE, NAN, OP_STYLE, OTHER_STYLE
 from .model import operand_arg
 from .nonfinite import born_short, born_word, nonfinite_count, picture_birth
 
@@ -177,7 +177,7 @@ def draw_everything(ctx, d, notes, caption):
         ctx.mark(rows, tags)
         d.node(name, "outside", rows, [LEAF_STYLE["outside"]], tags)
     _notes(ctx, d, notes, caption)
-    caption[:0] = _legend(ctx)
+    caption[:0] = _legend(ctx, d)
     caption.extend(dict.fromkeys(_PROBLEMS[p] for p in sorted(ctx.problems) if p in _PROBLEMS))
 
 
@@ -393,27 +393,37 @@ def _names(ctx, ids, limit=4):
     return ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
 
 
-def _legend(ctx):
+def _legend(ctx, d):
+    """The caption's first lines, in words; the swatches for the colours of lines and
+    borders go to the drawing's legend (the fills are added as boxes are drawn)."""
     lines = []
     view = ctx.o["view"]
     if ctx.active and view != "forward":
         src = _names(ctx, ctx.sources) or "the sources"
         tgt = L.one_line(ctx.target_name) if ctx.target_name else "the target"
-        lines.append(f"Orange: the gradient path from {src} to {tgt}; grey: not on it. "
-                     f"grad = d({tgt})/d(node).")
+        d.line_legend(f"gradient path ({src} to {tgt})", d.path_color)
+        d.line_legend("not on the path", GREY, needs="grey")
+        lines.append(f"Orange-red (thick): the gradient path from {src} to {tgt}; grey: not "
+                     f"on it. grad = d({tgt})/d(node).")
     elif ctx.active:
         src = _names(ctx, ctx.sources) or "the accumulator's primals"
-        lines.append(f"Green: tangents carried forward from {src}.")
+        d.line_legend(f"tangents from {src}", d.path_color)
+        d.line_legend("no tangent", GREY, needs="grey")
+        lines.append(f"Blue (thick): tangents carried forward from {src}.")
     if view in _LEGEND:
         lines.append(_LEGEND[view])
     # said only when marked, so a finite tape's picture is what it always was
     if ctx.nonfinite:
-        lines.append("Red border: a value or grad with NaN or inf; its label counts them.")
+        d.line_legend("holds NaN or inf (thick border)", NAN)
+        lines.append("Thick reddish-purple border: a value or grad with NaN or inf; its label "
+                     "counts them.")
     b = ctx.birth
     if b is not None:
         phase = "reverse" if b.phase == "backward" else "forward"
         # an op recorded inside a custom gradient, say, has no box of its own
-        head = "Red double border: " if ctx.born_drawn else "Not drawn here: "
+        head = "Reddish-purple double border: " if ctx.born_drawn else "Not drawn here: "
+        if ctx.born_drawn:
+            d.line_legend(f"where the first {born_word(b)} was born (double border)", NAN)
         lines.append(f"{head}{b.name} (op {b.position}, {L.where_text(b.where)}),"
                      f" where the first {born_word(b)} was born, in the {phase} pass: "
                      f"{born_short(b)}. tape.explain(target, source) says why and how to "

@@ -103,7 +103,8 @@ def save_animation(path, graphs, captions, interval, suffix):
     return len(frames)
 
 
-_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
+# a frame's opening tag: other attributes (the fitting style) may come before its size
+_SIZE = re.compile(r'<svg((?: [\w:-]+="[^"]*")*?) width="([\d.]+)pt" height="([\d.]+)pt"')
 
 
 def animated_svg(svgs, captions, interval):
@@ -118,8 +119,8 @@ def animated_svg(svgs, captions, interval):
     (2, True)
     """
     n = len(svgs)
-    sizes = [tuple(float(v) for v in _SIZE.match(s).groups()) if _SIZE.match(s) else (0, 0)
-             for s in svgs]
+    sizes = [tuple(float(v) for v in _SIZE.match(s).groups()[1:]) if _SIZE.match(s)
+             else (0, 0) for s in svgs]
     width = max([w for w, _ in sizes] + [400.0])
     height = max(h for _, h in sizes)
     # 13-unit Helvetica averages under 6.5 units a character
@@ -142,7 +143,7 @@ def animated_svg(svgs, captions, interval):
                        f"{html.escape(line)}</text>" for i, line in enumerate(lines))
         # inside the outer picture, whose units are points, a size in "pt" would
         # count twice: the frame's size is given in plain units
-        inner = _SIZE.sub(lambda m: f'<svg width="{m[1]}" height="{m[2]}"', svg, count=1)
+        inner = _SIZE.sub(lambda m: f'<svg{m[1]} width="{m[2]}" height="{m[3]}"', svg, count=1)
         parts.append(f'<g class="frame" visibility="{"visible" if k == 0 else "hidden"}">'
                      f'<animate attributeName="visibility" values="{values}" '
                      f'keyTimes="{times}" calcMode="discrete" dur="{dur}" '

@@ -10,7 +10,11 @@ import numpy as np
 
 from ...display.numbers import LARGE, number
 from .array_stats import decimate
-from .svg import INK, LINE, MUTED, RED, coord, finite_segments, svg_document
+from ...display.palette import INK, NONFINITE_TEXT
+from .svg import LINE, MUTED, coord, finite_segments, svg_document
+
+# Text sizes in px at scale 1: ticks and notes are the smallest (MIN_TEXT_PX).
+TITLE_PX, LABEL_PX, TICK_PX = 16, 15, 14
 
 
 def nice_ticks(lo, hi, count=5):
@@ -56,11 +60,12 @@ def _log_ticks(lo, hi):
 
 
 def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel="",
-               log_y=False, color=LINE):
+               log_y=False, color=LINE, scale=1.0):
     """A labelled line chart of ``ys`` against ``xs``; non-finite values leave gaps.
 
     With ``log_y`` the y axis is logarithmic (non-positive values are left out
-    and counted in the caption).
+    and counted in the caption).  ``scale`` multiplies the text and the margins (the
+    caller scales ``width`` and ``height``).
 
     >>> s = line_chart([0, 1, 2], [1.0, 0.5, 0.25], title="loss", ylabel="loss")
     >>> s.startswith("<svg") and ">step<" in s and ">loss<" in s and "polyline" in s
@@ -68,18 +73,23 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
     """
     x = np.asarray(xs, dtype=float)
     y = np.asarray(ys, dtype=float)
-    left, right, top, bottom = 58, 12, 22 if title else 8, 34
+    s = scale
+    left, right = round(76 * s), round(14 * s)
+    top, bottom = round((28 if title else 10) * s), round(44 * s)
     pw, ph = width - left - right, height - top - bottom
     # an opaque background: dark notebook themes would hide dark labels otherwise
     parts = [f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
              f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fafafa" '
              f'stroke="#e5e7eb"/>']
     if title:
-        parts.append(_text(left, 14, title, size=12, weight="bold"))
-    parts.append(_text(left + pw / 2, height - 4, xlabel, anchor="middle"))
+        parts.append(_text(left, 19 * s, title, size=TITLE_PX * s, weight="bold"))
+    parts.append(_text(left + pw / 2, height - 5 * s, xlabel, anchor="middle",
+                       size=LABEL_PX * s))
     if ylabel:
-        parts.append(f'<text x="12" y="{coord(top + ph / 2)}" font-size="11" fill="{INK}" '
-                     f'text-anchor="middle" transform="rotate(-90 12 {coord(top + ph / 2)})">'
+        ly = coord(top + ph / 2)
+        parts.append(f'<text x="{coord(15 * s)}" y="{ly}" font-size="{coord(LABEL_PX * s)}" '
+                     f'fill="{INK}" text-anchor="middle" font-family="sans-serif" '
+                     f'transform="rotate(-90 {coord(15 * s)} {ly})">'
                      f"{html.escape(ylabel)}</text>")
     skipped = 0
     if log_y:
@@ -90,7 +100,7 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
     finite = np.isfinite(y)
     if x.size == 0 or not finite.any():
         parts.append(_text(left + pw / 2, top + ph / 2, "no data yet", anchor="middle",
-                           color=MUTED))
+                           color=MUTED, size=LABEL_PX * s))
         return svg_document(width, height, "".join(parts), title or "chart")
     x0, x1 = float(x.min()), float(x.max())
     if x1 == x0:
@@ -111,12 +121,13 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
         label = axis_number(10 ** t) if log_y else axis_number(t)
         parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{coord(py(t))}" y2="{coord(py(t))}" '
                      f'stroke="#e5e7eb"/>')
-        parts.append(_text(left - 4, py(t) + 3, label, anchor="end", size=10))
+        parts.append(_text(left - 4 * s, py(t) + 5 * s, label, anchor="end", size=TICK_PX * s))
     for t in nice_ticks(x0, x1, 5):
         if x0 <= t <= x1:
             parts.append(f'<line x1="{coord(px(t))}" x2="{coord(px(t))}" y1="{top + ph}" '
-                         f'y2="{top + ph + 4}" stroke="{INK}"/>')
-            parts.append(_text(px(t), top + ph + 15, axis_number(t), anchor="middle", size=10))
+                         f'y2="{coord(top + ph + 4 * s)}" stroke="{INK}"/>')
+            parts.append(_text(px(t), top + ph + 18 * s, axis_number(t), anchor="middle",
+                               size=TICK_PX * s))
     parts.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}" stroke="{INK}"/>')
     parts.append(f'<line x1="{left}" x2="{left + pw}" y1="{top + ph}" y2="{top + ph}" '
                  f'stroke="{INK}"/>')
@@ -130,7 +141,7 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
                          f'fill="{color}"/>')
         else:
             parts.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
-                         f'stroke-width="1.5" stroke-linejoin="round"/>')
+                         f'stroke-width="{coord(2.5 * s)}" stroke-linejoin="round"/>')
     notes = []
     nonfinite = int((~np.isfinite(np.asarray(ys, dtype=float))).sum())
     if nonfinite:
@@ -138,11 +149,12 @@ def line_chart(xs, ys, width=420, height=150, title="", xlabel="step", ylabel=""
     if skipped:
         notes.append(f"{skipped} value{'s' if skipped != 1 else ''} ≤ 0 not shown (log scale)")
     if notes:
-        parts.append(_text(left + pw, 14, "; ".join(notes), anchor="end", size=10, color=RED))
+        parts.append(_text(left + pw, 19 * s, "; ".join(notes), anchor="end", size=TICK_PX * s,
+                           color=NONFINITE_TEXT))
     return svg_document(width, height, "".join(parts), title or ylabel or "chart")
 
 
-def _text(x, y, text, anchor="start", size=11, weight="normal", color=INK):
-    return (f'<text x="{coord(x)}" y="{coord(y)}" font-size="{size}" font-weight="{weight}" '
+def _text(x, y, text, anchor="start", size=LABEL_PX, weight="normal", color=INK):
+    return (f'<text x="{coord(x)}" y="{coord(y)}" font-size="{coord(size)}" font-weight="{weight}" '
             f'fill="{color}" text-anchor="{anchor}" font-family="sans-serif">'
             f"{html.escape(str(text))}</text>")

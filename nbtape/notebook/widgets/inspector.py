@@ -11,6 +11,7 @@ import threading
 
 import ipywidgets as W
 
+from ...display.palette import check_scale, text_px
 from .array_stats import SAMPLE
 from .live import LiveView, weak_callback
 from .sources import Sources, namespace_names
@@ -40,8 +41,9 @@ class Inspector(LiveView):
     """
 
     def __init__(self, objects, max_rate=10, page_size=20, history=200, display=None,
-                 snapshot=True, clock=None, schedule=None):
+                 snapshot=True, clock=None, schedule=None, scale=1.0):
         super().__init__(interval_of(max_rate), clock, schedule, snapshot)
+        self._scale = check_scale(scale)
         if not (isinstance(page_size, int) and page_size > 0):
             raise ValueError(f"page_size must be a positive whole number, not {page_size!r}.")
         if not (isinstance(history, int) and history > 0):
@@ -186,7 +188,7 @@ class Inspector(LiveView):
                 self._cache[key] = cached
             htmls.append(cached[2])
         notes = self._notes(states, len(rows))
-        table = inspector_html(htmls, "", notes[:1])
+        table = inspector_html(htmls, "", notes[:1], self._scale)
         many = len(self._rows) > self._page_size
         where = (f"variables {lo + 1}–{lo + len(rows)} of {len(self._rows)} "
                  f"(page {self._page + 1} of {self.pages})")
@@ -194,7 +196,8 @@ class Inspector(LiveView):
             for w in (self._header, self._table, self._prev, self._next, self._where,
                       self._pager.layout):
                 stack.enter_context(w.hold_sync())
-            self._header.value = f"<b>{self._header_text()}</b>"
+            self._header.value = (f"<b style='font-size:{text_px(17, self._scale)}'>"
+                                  f"{self._header_text()}</b>")
             self._table.value = table
             self._where.value = where if many else ""
             self._prev.disabled = self._page == 0
@@ -211,7 +214,7 @@ class Inspector(LiveView):
     def _html(self):
         states = self._snapshot_states()
         return inspector_html([row_html(s) for s in states], self._header_text(),
-                          self._notes(states, len(states)))
+                              self._notes(states, len(states)), self._scale)
 
     def _descriptor(self):
         names = [r.name for r in self._rows[:4]]
@@ -230,7 +233,7 @@ def _unique(name, taken):
 
 
 def inspect(*objects, max_rate=10, page_size=20, history=200, display=None, snapshot=True,
-            clock=None, schedule=None):
+            clock=None, schedule=None, scale=1.0):
     """A live table of variables: value, a picture of it, history, latest gradient and norm.
 
     ``objects``: ``nt.Variable`` objects, a ``GradientTape`` (its watched
@@ -247,6 +250,8 @@ def inspect(*objects, max_rate=10, page_size=20, history=200, display=None, snap
     (``True``/``False`` to force); ``snapshot`` adds a static copy of the final
     state beside it when the cell ends, for saved notebooks.  ``clock`` and
     ``schedule`` replace the real clock and timer (tests, scripted demos).
+    ``scale`` multiplies the text size (16 px at 1, nothing under 14 px; 1.5 for a
+    large room).
 
     >>> import nbtape as nt
     >>> w = nt.Variable(2.0, name="w")
@@ -265,4 +270,5 @@ def inspect(*objects, max_rate=10, page_size=20, history=200, display=None, snap
                         "or a list of them, e.g. nt.inspect(model) or nt.inspect(w, b).")
     target = objects[0] if len(objects) == 1 else list(objects)
     return Inspector(target, max_rate=max_rate, page_size=page_size, history=history,
-                     display=display, snapshot=snapshot, clock=clock, schedule=schedule)
+                     display=display, snapshot=snapshot, clock=clock, schedule=schedule,
+                     scale=scale)

@@ -101,7 +101,7 @@ class Snapshot:
     def _repr_html_(self):
         # folded: beside a live widget it is a one-line reminder, not a second copy;
         # where widgets cannot draw (a shared notebook) one click opens it
-        return ("<details class='nbtape-snapshot'><summary style='color:#6b7280'>"
+        return ("<details class='nbtape-snapshot'><summary style='color:#555555;font-size:14px'>"
                 f"{self.summary}</summary>{self.html}</details>")
 
     def _repr_mimebundle_(self, include=None, exclude=None):

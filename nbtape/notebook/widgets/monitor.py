@@ -19,6 +19,7 @@ import threading
 import ipywidgets as W
 import numpy as np
 
+from ...display import palette as P
 from ...display.numbers import number
 from ...core.structure import flatten
 from ...core.tensor import TensorLike
@@ -27,7 +28,9 @@ from .live import LiveView
 from .svg import blocks
 from .throttle import interval_of
 
-COLORS = ("#1f77b4", "#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e")
+# one colour per metric, from the colour-blind-safe palette (nbtape.display.palette)
+COLORS = P.SERIES
+BASE_PX = 16
 
 
 class Series:
@@ -130,8 +133,9 @@ class TrainingMonitor(LiveView):
 
     ``total`` (steps expected) turns on the progress bar; ``log_y`` names
     metrics drawn on a log scale (or ``True`` for all); ``max_rate`` is the most
-    redraws per second.  ``display``, ``snapshot``, ``clock`` and ``schedule`` are
-    as for ``nt.inspect``.
+    redraws per second; ``scale`` multiplies every size (text, charts: 1.5 for a large
+    room; at 1 no text is under 14 px).  ``display``, ``snapshot``, ``clock`` and
+    ``schedule`` are as for ``nt.inspect``.
 
     >>> import nbtape as nt
     >>> mon = nt.TrainingMonitor(total=3, title="fit")
@@ -144,13 +148,15 @@ class TrainingMonitor(LiveView):
     >>> mon.close()
     """
 
-    def __init__(self, total=None, title="Training", log_y=(), max_rate=10, width=460,
-                 height=160, display=None, snapshot=True, clock=None, schedule=None):
+    def __init__(self, total=None, title="Training", log_y=(), max_rate=10, width=520,
+                 height=200, display=None, snapshot=True, clock=None, schedule=None,
+                 scale=1.0):
         super().__init__(interval_of(max_rate), clock, schedule, snapshot)
+        self._scale = P.check_scale(scale)
         self.title = str(title)
         # log_y="loss" means the metric named loss, not every name inside that string
         self._log_y = (log_y,) if isinstance(log_y, str) else log_y
-        self._size = (int(width), int(height))
+        self._size = (round(int(width) * self._scale), round(int(height) * self._scale))
         self._lock = threading.Lock()
         self._series = {}
         self._logged = 0
@@ -277,28 +283,31 @@ class TrainingMonitor(LiveView):
             log = self._log_y is True or name in (self._log_y or ())
             ylabel = name + (" (log)" if log else "")
             out.append(line_chart(s.steps, s.values, width, height, title=name,
-                                  ylabel=ylabel, log_y=log, color=COLORS[k % len(COLORS)]))
+                                  ylabel=ylabel, log_y=log, color=COLORS[k % len(COLORS)],
+                                  scale=self._scale))
         return out
 
     def _render(self):
         with self._lock:
             charts = "".join(f"<div>{svg}</div>" for svg in self._chart_svgs()) or \
-                "<i>log a metric to start the chart: monitor.log(loss=...)</i>"
+                (f"<i style='font-size:{self._px()}'>log a metric to start the chart: "
+                 "monitor.log(loss=...)</i>")
             latest = " · ".join(f"{name} {number(s.values[-1])}"
                                 for name, s in self._series.items() if s.n)
             progress = self._progress_text(timing=True)
             total, done, stopped = self._total, self._done, self._stopped
         with self._head.hold_sync(), self._bar.hold_sync(), self._rate.hold_sync(), \
                 self._charts.hold_sync(), self._bar.layout.hold_sync():
-            self._head.value = (f"<b>{html.escape(self._headline())}</b>"
-                                + (f" · {html.escape(latest)}" if latest else ""))
+            self._head.value = (f"<span style='font-size:{self._px()}'>"
+                                f"<b>{html.escape(self._headline())}</b>"
+                                + (f" · {html.escape(latest)}" if latest else "") + "</span>")
             self._bar.layout.display = "none" if total is None else "flex"
             if total is not None:
                 self._bar.max = max(total, 1)
                 self._bar.value = min(done, max(total, 1))
                 self._bar.bar_style = ("warning" if stopped else
                                        "success" if done >= total else "")
-            self._rate.value = f"<code>{progress}</code>"
+            self._rate.value = f"<code style='font-size:{self._px()}'>{progress}</code>"
             self._charts.value = charts
 
     def _text(self):
@@ -321,9 +330,13 @@ class TrainingMonitor(LiveView):
             head = self._headline()
             if self._total is not None:
                 head += ", " + self._progress_text(timing=False)
-        return (f'<div class="nbtape-monitor" style="font-family:sans-serif;font-size:13px">'
+        return (f'<div class="nbtape-monitor" style="font-family:sans-serif;'
+                f'font-size:{self._px()}">'
                 f"<b>{html.escape(head)}</b><ul style='margin:4px 0'>{summary}</ul>"
                 f"{charts}</div>")
 
     def _descriptor(self):
         return f"nt.TrainingMonitor live widget: {self.title}"
+
+    def _px(self):
+        return P.text_px(BASE_PX, self._scale)

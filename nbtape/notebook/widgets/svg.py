@@ -9,13 +9,17 @@ import html
 
 import numpy as np
 
+from ...display import palette as P
 from ...display.numbers import number
 from .array_stats import decimate
 
-BLUE, RED, INK, MUTED = "#2166ac", "#b2182b", "#1f2937", "#9ca3af"
-LINE = "#1f77b4"
-_RGB_RED = np.array([0xb2, 0x18, 0x2b])
-_RGB_BLUE = np.array([0x21, 0x66, 0xac])
+# The palette's colours (nbtape.display.palette): a diverging blue-white-vermillion
+# scale for signs (colour-blind safe), blue lines for values, vermillion for gradients.
+NEGATIVE, RED, MUTED = P.BLUE, P.VERMILLION, P.MUTED_TEXT
+LINE = P.BLUE
+SMALLEST_PX = 14        # the smallest text drawn (MIN_TEXT_PX)
+_RGB_RED = np.array([0xD5, 0x5E, 0x00])
+_RGB_BLUE = np.array([0x00, 0x72, 0xB2])
 BLOCKS = "▁▂▃▄▅▆▇█"
 
 
@@ -59,7 +63,7 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
     if label is None:
         label = _range_label(vals)
     if vals.size == 0:
-        return svg_document(width, height, f'<text x="2" y="{height - 6}" font-size="9" '
+        return svg_document(width, height, f'<text x="2" y="{height - 4}" font-size="{SMALLEST_PX}" '
                     f'fill="{MUTED}">no data</text>', "no data yet")
     pad = 2.0
     idx, ys = decimate(vals, max(1, width // 2))
@@ -84,13 +88,14 @@ def sparkline(values, width=96, height=20, color=LINE, label=None):
             continue
         pts = " ".join(f"{coord(px(i))},{coord(py(y))}" for i, y in seg)
         body.append(f'<polyline points="{pts}" fill="none" stroke="{color}" '
-                    f'stroke-width="1.2" stroke-linejoin="round"/>')
+                    f'stroke-width="1.6" stroke-linejoin="round"/>')
     last = vals[-1]
     if np.isfinite(last):
         body.append(f'<circle cx="{coord(px(vals.size - 1))}" cy="{coord(py(last))}" r="2" '
                     f'fill="{color}"/>')
     else:
-        body.append(f'<text x="{width - 8}" y="{height - 4}" font-size="10" fill="{RED}">'
+        body.append(f'<text x="{width - 2}" y="{height - 4}" font-size="{SMALLEST_PX}" '
+                    f'text-anchor="end" fill="{P.NONFINITE_TEXT}">'
                     f'{html.escape(number(last))}</text>')
     return svg_document(width, height, "".join(body), label)
 
@@ -109,14 +114,14 @@ def diverging(v, vmax):
     """Colour of ``v`` on a blue–white–red scale centred at 0 (``vmax`` is full colour).
 
     >>> diverging(0.0, 1.0), diverging(1.0, 1.0), diverging(-1.0, 1.0)
-    ('#ffffff', '#b2182b', '#2166ac')
+    ('#ffffff', '#d55e00', '#0072b2')
     >>> diverging(float("nan"), 1.0)
     '#d1d5db'
     """
     if not np.isfinite(v):
         return "#d1d5db"
     t = 0.0 if vmax == 0 else max(-1.0, min(1.0, v / vmax))
-    end = RED if t > 0 else BLUE
+    end = RED if t > 0 else NEGATIVE
     r, g, b = (int(end[k:k + 2], 16) for k in (1, 3, 5))
     a = abs(t)
     mix = [round(255 + (c - 255) * a) for c in (r, g, b)]
@@ -165,7 +170,8 @@ def heatmap(arr, cell=10, max_cells=512):
             body.append(f'<rect x="{j * cell}" y="{i * cell}" width="{cell}" height="{cell}" '
                         f'fill="{colors[i][j]}" stroke="#e5e7eb" stroke-width="0.5">'
                         f"<title>{where} = {number(float(a[i, j]))}</title></rect>")
-    label = f"heat map of {rows * cols} values, colour scale ±{number(vmax)} (blue < 0 < red)"
+    label = (f"heat map of {rows * cols} values, colour scale ±{number(vmax)} "
+             f"(blue < 0 < orange-red)")
     return svg_document(cols * cell, rows * cell, "".join(body), label)
 
 

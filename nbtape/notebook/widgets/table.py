@@ -11,6 +11,7 @@ import html
 
 import numpy as np
 
+from ...display import palette as P
 from ...display.numbers import number
 from .array_stats import (describe_array, fmt_shape, history_point, norm, sample,
                           scalar_of)
@@ -20,7 +21,9 @@ from .svg import blocks, heatmap, histogram, sparkline
 # histogram.  Vectors longer than HEAT_COLS wrap onto several rows.
 HEAT_COLS, HEAT_ROWS = 32, 16
 PICTURE_WIDTH = 160
-GRAD_COLOR = "#d95f02"
+# gradients in reverse mode's colour, values in blue (nbtape.display.palette)
+GRAD_COLOR = P.REVERSE
+BASE_PX = 16            # the table's text; its smallest (counts, notes) is 0.875 of it
 
 RowState = collections.namedtuple(
     "RowState", "name shape dtype value history grad grad_history assigns grads version")
@@ -139,8 +142,8 @@ def text_table(states, header, notes=()):
     return "\n".join(lines)
 
 
-_TD = "padding:2px 8px;text-align:left;vertical-align:middle;border-bottom:1px solid #eee"
-_TH = _TD + ";font-weight:600;border-bottom:2px solid #ccc"
+_TD = "padding:3px 10px;text-align:left;vertical-align:middle;border-bottom:1px solid #ddd"
+_TH = _TD + ";font-weight:600;border-bottom:2px solid #999"
 
 
 def row_html(st):
@@ -156,7 +159,7 @@ def row_html(st):
     scalar = scalar_of(st.value) is not None and np.ndim(st.value) == 0
     hist_title = "value" if scalar else "‖value‖"
     if st.grad is None:
-        grad_cell, gnorm_cell = '<span style="color:#999">none yet</span>', "—"
+        grad_cell, gnorm_cell = f'<span style="color:{P.MUTED_TEXT}">none yet</span>', "—"
     else:
         g_text, g_pic = _value_cells(st.grad)
         grad_cell = f"<code>{e(g_text)}</code> {g_pic}"
@@ -167,7 +170,8 @@ def row_html(st):
     counts = f"{st.assigns} assign{'s' if st.assigns != 1 else ''} · " \
              f"{st.grads} gradient{'s' if st.grads != 1 else ''}"
     cells = [
-        f"<b>{e(st.name)}</b><br><span style='color:#888;font-size:85%'>{e(counts)}</span>",
+        f"<b>{e(st.name)}</b><br><span style='color:{P.MUTED_TEXT};font-size:0.875em'>"
+        f"{e(counts)}</span>",
         e(fmt_shape(st.shape)),
         e(str(st.dtype)),
         f"<code>{e(value_text)}</code> {value_pic}",
@@ -178,17 +182,24 @@ def row_html(st):
     return "<tr>" + "".join(f'<td style="{_TD}">{c}</td>' for c in cells) + "</tr>"
 
 
-def inspector_html(row_htmls, header, notes=()):
+def inspector_html(row_htmls, header, notes=(), scale=1.0):
     """The whole table (rows already rendered), with a header line and notes under it.
+
+    Text is ``BASE_PX`` times ``scale`` (the smallest, 0.875 of it, is 14 px at 1).
 
     >>> page = inspector_html(["<tr><td>w</td></tr>"], "2 < 3", notes=["a note"])
     >>> "2 &lt; 3" in page, page.count("<th "), "a note" in page
     (True, 7, True)
     """
     heads = "".join(f'<th style="{_TH}">{html.escape(c)}</th>' for c in COLUMNS)
-    note_html = "".join(f'<div style="color:#a15c00;font-size:90%">{html.escape(n)}</div>'
-                        for n in notes)
-    return (f'<div class="nbtape-inspect" style="font-family:sans-serif;font-size:13px">'
+    note_html = "".join(f'<div style="color:{P.REVERSE_TEXT};font-size:0.875em">'
+                        f'{html.escape(n)}</div>' for n in notes)
+    return (f'<div class="nbtape-inspect" style="font-family:sans-serif;'
+            f'font-size:{P.text_px(BASE_PX, scale)};overflow-x:auto;max-width:100%">'
+            # code inherits the table's size: "monospace, monospace" turns off the
+            # browsers' habit of drawing bare monospace at 13/16 of the size around it
+            f"<style>.nbtape-inspect code{{font-family:monospace,monospace;font-size:1em}}"
+            f"</style>"
             f'<div style="font-weight:600;margin-bottom:4px">{html.escape(header)}</div>'
             f'<table style="border-collapse:collapse"><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(row_htmls)}</tbody></table>{note_html}</div>')

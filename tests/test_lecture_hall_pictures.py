@@ -1,0 +1,240 @@
+"""Pictures and widgets that read at the back of a lecture hall (issue 29, section 4).
+
+On the SVG and HTML nbtape produces: no text under 14 CSS pixels at scale 1 (Graphviz
+sizes text in points, shown at 4/3 px each), ``scale=`` makes it larger, text colours
+read on white, every colour comes from the one palette, the legend under a tape
+picture has a swatch for every fill drawn, wide pictures are laid out top to bottom,
+and the tutorials' plots use the same colours for the same things.
+"""
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nbtape as nt
+from nbtape.display import palette as P
+from nbtape.notebook import render as R
+from nbtape.notebook.graph import draw
+from nbtape.notebook.widgets import chart, table
+
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+MIN_PT = P.pt_for_px(P.MIN_TEXT_PX)           # 10.5 pt shows as 14 px
+ALLOWED = {c.upper() for c in (*P.OKABE_ITO, *P.TINT.values(), P.INK, P.MUTED_TEXT,
+                               P.OFF_PATH, P.OUTLINE, P.REVERSE_TEXT, P.FORWARD_TEXT,
+                               P.NONFINITE_TEXT)}
+
+
+# pictures of every kind of box ---------------------------------------------------------
+def wide_tape():
+    """Notebook 12's picture: a dense layer and a mean, with arrays in every box."""
+    rng = np.random.default_rng(0)
+    w = nt.Variable(rng.standard_normal((3, 2)), name="w")
+    b = nt.Variable(np.zeros(2), name="b")
+    x = np.array([[1.0, 2.0, 3.0]])
+    with nt.GradientTape() as tape:
+        y = x @ w + b
+        loss = np.mean(y ** 2)
+    tape.gradient(loss, [w, b])
+    return tape, {y: "y", loss: "loss"}
+
+
+def every_kind():
+    """A tape with a Variable, a watched tensor, a constant, a custom gradient, a
+    stop_gradient, an op without a gradient rule, and a NaN."""
+    @nt.custom_gradient
+    def clip_grad(v):
+        def grad(dy):
+            return dy * 0.5
+        return v * 1.0, grad
+
+    x = nt.Variable(2.0, name="x")
+    t = nt.constant(-1.0)
+    with nt.GradientTape(persistent=True) as tape, np.errstate(invalid="ignore"):
+        tape.watch(t)
+        a = clip_grad(x) * nt.stop_gradient(x)
+        r = np.sqrt(t) + a + np.floor(x)
+        tape.gradient(r, [x, t])
+    return tape, {a: "a", r: "r"}
+
+
+def pictures():
+    tape, names = wide_tape()
+    kinds, knames = every_kind()
+    x = nt.Variable(0.5, name="x")
+    with nt.GradientTape(persistent=True) as small:
+        y = np.sin(x) * x
+    small.gradient(y, x)
+    with nt.ForwardAccumulator(x, 1.0) as acc:
+        with nt.GradientTape() as ftape:
+            fy = x * x
+    return {
+        "wide": tape.graph(names=names),
+        "every kind": kinds.graph(names=knames),
+        "chain": small.graph(view="chain", names={y: "y"}),
+        "steps": small.graph(backward_step=1, names={y: "y"}),
+        "forward": ftape.graph(view="forward", accumulator=acc, target=fy),
+        "scaled": tape.graph(names=names, scale=1.5),
+    }
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    return {name: (g, R.render(g).decode("utf-8")) for name, g in pictures().items()}
+
+
+def font_sizes(svg):
+    return [float(s) for s in re.findall(r'font-size="([\d.]+)"', svg)]
+
+
+def test_no_text_on_a_picture_is_under_14_px(drawn):
+    for name, (g, svg) in drawn.items():
+        sizes = font_sizes(svg)
+        assert sizes and min(sizes) >= MIN_PT, (name, sorted(set(sizes)))
+        # values and grads (most of what a box says) are 16 px
+        assert sorted(sizes)[len(sizes) // 2] >= 12, name
+
+
+def test_scale_makes_every_text_larger(drawn):
+    plain, scaled = font_sizes(drawn["wide"][1]), font_sizes(drawn["scaled"][1])
+    # (a layout program may round half points down)
+    assert min(scaled) == pytest.approx(1.5 * min(plain), abs=0.6)
+    assert max(scaled) == pytest.approx(1.5 * max(plain), abs=0.6)
+    with pytest.raises(ValueError, match="scale must be a number"):
+        wide_tape()[0].graph(scale=0)
+
+
+def test_text_is_dark_enough_to_read_and_never_light_grey(drawn):
+    for name, (_, svg) in drawn.items():
+        for text in re.findall(r"<text[^>]*>", svg):
+            colour = re.search(r'fill="(#[0-9a-fA-F]{6})"', text)
+            if colour:
+                assert P.contrast(colour.group(1)) >= 4.5, (name, text)
+
+
+def test_every_colour_comes_from_the_palette(drawn):
+    for name, (g, _) in drawn.items():
+        colours = set(re.findall(r'(?:color|fillcolor|fontcolor|COLOR|BGCOLOR)="(#[0-9a-fA-F]{6})"',
+                                 g.source))
+        assert {c.upper() for c in colours} <= ALLOWED, (name, colours)
+
+
+def test_the_legend_has_a_swatch_for_every_fill_drawn(drawn):
+    for name, (g, svg) in drawn.items():
+        fills = {m.upper() for m in re.findall(r'fillcolor="(#[0-9a-fA-F]{6})"', g.source)}
+        in_legend = {fill.upper() for _, fill, _ in g.nbtape_legend}
+        assert fills <= in_legend, (name, fills - in_legend)
+        for text, fill, kind in g.nbtape_legend:
+            assert text in svg and f'BGCOLOR="{fill}"' in g.source, (name, text)
+    every = {text for text, _, _ in drawn["every kind"][0].nbtape_legend}
+    assert {"Variable", "watched tensor", "custom gradient (double border)",
+            "stop_gradient (dashed)", "operation",
+            "holds NaN or inf (thick border)"} <= every, every
+    assert any(t.startswith("gradient path") for t in every)
+
+
+def test_reverse_mode_is_vermillion_and_forward_mode_blue(drawn):
+    assert f'color="{P.REVERSE}"' in drawn["wide"][0].source
+    assert f'color="{P.FORWARD}"' in drawn["forward"][0].source
+    assert P.REVERSE not in drawn["forward"][0].source
+
+
+def test_a_picture_too_wide_for_a_projector_is_laid_out_top_to_bottom(drawn):
+    wide = drawn["wide"][0]
+    assert wide.nbtape_rankdir == "TB" and "rankdir=TB" in wide.source
+    width_px = float(re.search(r'<svg width="([\d.]+)pt"', drawn["wide"][1]).group(1)) * 4 / 3
+    assert width_px <= draw.FIT_PX, width_px
+    assert drawn["chain"][0].nbtape_rankdir == "LR"       # a short chain stays left to right
+    tape, names = wide_tape()
+    forced = tape.graph(names=names, rankdir="LR")                       # asked for
+    assert forced.nbtape_rankdir == "LR"
+    assert "scroll sideways" in forced.nbtape_caption[-1]
+    assert not any("scroll" in line for line in wide.nbtape_caption)
+    # "not on the path" is in the legend only when something is off the path
+    assert "not on the path" not in {t for t, _, _ in drawn["chain"][0].nbtape_legend}
+    assert "not on the path" in {t for t, _, _ in drawn["every kind"][0].nbtape_legend}
+
+
+def test_inline_pictures_shrink_no_further_than_14_px_text_then_scroll(drawn):
+    g, svg = drawn["wide"]
+    inline = R.inline_svg(g)
+    least = float(re.search(r"min-width:(\d+)px", inline).group(1))
+    width_px = float(re.search(r'<svg[^>]*width="([\d.]+)pt"', inline).group(1)) * 4 / 3
+    assert "max-width:100%" in inline
+    assert least * min(font_sizes(svg)) * 4 / 3 / width_px == pytest.approx(14, abs=0.6)
+    assert "overflow-x:auto" in R.fitting_box(inline)
+
+
+# widgets ---------------------------------------------------------------------------------
+def px_sizes(markup):
+    """Font sizes in px (SVG attributes and CSS px; relative ``em`` sizes left out)."""
+    return [float(s) for s in re.findall(r'font-size(?:="|:)([\d.]+)(?![\d.]*em)', markup)]
+
+
+def test_the_inspector_reads_at_16_px_and_scales():
+    w = nt.Variable(np.arange(4.0), name="w")
+    insp = nt.inspect(w, display=False)
+    with nt.GradientTape() as tape:
+        loss = np.sum(w * w)
+    tape.gradient(loss, w)
+    html = insp._html()
+    assert "font-size:16px" in html and "0.875em" in html        # 14 px at the smallest
+    assert min(px_sizes(html)) >= 14
+    insp.close()
+    big = nt.inspect(w, display=False, scale=1.5)
+    assert "font-size:24px" in big._html()
+    big.close()
+    assert table.GRAD_COLOR == P.REVERSE
+
+
+def test_the_monitors_charts_have_no_text_under_14_px():
+    mon = nt.TrainingMonitor(display=False, title="fit")
+    for k in range(20):
+        mon.log(loss=1.0 / (k + 1), grads=[np.array([1.0 / (k + 1)])])
+    svg = "".join(mon._chart_svgs())
+    assert min(px_sizes(svg)) >= 14 and "font-size:16px" in mon._html()
+    assert f'stroke="{P.SERIES[0]}"' in svg and f'stroke="{P.SERIES[1]}"' in svg
+    mon.close()
+    big = nt.TrainingMonitor(display=False, scale=2)
+    big.log(loss=1.0)
+    big.log(loss=0.5)
+    assert min(px_sizes("".join(big._chart_svgs()))) >= 28
+    big.close()
+    assert chart.TICK_PX >= P.MIN_TEXT_PX
+
+
+# the tutorials' own plots ------------------------------------------------------------------
+def code_cells(name):
+    nb = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+    return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+
+
+def test_forward_and_reverse_mode_have_one_colour_each_in_07s_plots():
+    calls = [call for c in code_cells("07_forward_and_reverse_mode.ipynb")
+             for call in re.findall(r"ax\.(?:plot|loglog)\([^\n]*(?:\n\s+[^\n]*)*", c)]
+    labelled = [c for c in calls if "forward mode" in c or "reverse mode" in c]
+    assert len(labelled) >= 4, calls
+    for call in labelled:
+        want = P.FORWARD if "forward mode" in call else P.REVERSE
+        assert f'color="{want}"' in call, call
+
+
+def test_08s_bars_give_reverse_and_forward_mode_their_colours():
+    cell = next(c for c in code_cells("08_vjp_jvp_and_hvp.ipynb") if "ax.bar(" in c)
+    bars = re.findall(r"ax\.bar\([^\n]*(?:\n\s+[^\n]*)*", cell)
+    assert len(bars) == 2
+    for bar in bars:
+        want = P.REVERSE if 'label="reverse' in bar else P.FORWARD
+        assert f'color="{want}"' in bar, bar
+
+
+def test_11s_epoch_lines_differ_in_colour_and_dash():
+    cell = next(c for c in code_cells("11_fitting_a_line.ipynb") if "epoch {epoch}" in c)
+    styles = re.findall(r'\("(#[0-9A-Fa-f]{6})", ([^)]*\)?)\)', cell)
+    colours = [c for c, _ in styles]
+    assert len(colours) >= 5 and len(set(colours)) == len(colours)
+    assert {c.upper() for c in colours} <= {c.upper() for c in P.OKABE_ITO}
+    assert len({d for _, d in styles}) == len(styles)
+    assert "viridis" not in cell
