@@ -212,7 +212,9 @@ def code_cells(name):
 
 
 def test_forward_and_reverse_mode_have_one_colour_each_in_07s_plots():
-    calls = [call for c in code_cells("07_forward_and_reverse_mode.ipynb")
+    # 07's timing plot is in 07b (forward mode), its memory plot in 10 (the memory cost)
+    calls = [call for name in ("07b_forward_mode.ipynb", "10_the_memory_cost_of_reverse_mode.ipynb")
+             for c in code_cells(name)
              for call in re.findall(r"ax\.(?:plot|loglog)\([^\n]*(?:\n\s+[^\n]*)*", c)]
     labelled = [c for c in calls if "forward mode" in c or "reverse mode" in c]
     assert len(labelled) >= 4, calls
