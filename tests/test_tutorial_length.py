@@ -43,7 +43,8 @@ def test_the_appendices_say_they_are_optional():
 def test_the_guides_printout_is_only_in_its_appendix():
     assert "1.9022306" not in _markdown(NOTEBOOKS / "11_fitting_a_line.ipynb")
     assert "1.9022306" in _markdown(NOTEBOOKS / "11b_appendix_the_guides_printout.ipynb")
-    assert "(11b_appendix_the_guides_printout.ipynb)" in _markdown(NOTEBOOKS / "11_fitting_a_line.ipynb")
+    link = "(11b_appendix_the_guides_printout.ipynb)"
+    assert link in _markdown(NOTEBOOKS / "11_fitting_a_line.ipynb")
 
 
 def test_the_memory_comparison_lives_in_notebook_10_only():
