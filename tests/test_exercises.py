@@ -14,6 +14,7 @@ import pytest
 
 import nbtape as nt
 from nbtape.notebook.exercises import Feedback, check, exercises, feedback
+from nbtape.extend import defderiv, primitive
 from nbtape.notebook.exercises.feedback import compare, first_difference, NotYet
 
 
@@ -134,6 +135,37 @@ def _disc(watch):
     return tape, area, r
 
 
+# 03b's g_scores, 04b's kink, 06b's primitive with its rule (right and wrong) -----------------
+def _g_scores():
+    rng = np.random.default_rng(1)
+    x = nt.constant(rng.standard_normal((5, 3)))
+    W = nt.Variable(rng.standard_normal((3, 2)))
+    b = nt.Variable([0.1, -0.2])
+    with nt.GradientTape() as tape:
+        loss = np.sum(np.tanh(x @ W + b) ** 2)
+    return tape.gradient(loss, [b])[0].numpy(), _scores_grad(x, W, b)
+
+
+def _scores_grad(x, W, b):
+    with nt.GradientTape() as tape:
+        scores = x @ W + b
+        loss = np.sum(np.tanh(scores) ** 2)
+    return tape.gradient(loss, scores).numpy()
+
+
+_GB, _GS = _g_scores()
+
+
+def _log_cosh(derivative=None):
+    """A fresh 06b primitive, given ``derivative`` (``d(ans, x)``) with defderiv when not None."""
+    @primitive
+    def log_cosh(x):
+        return np.logaddexp(x, -x) - np.log(2.0)
+    if derivative is not None:
+        defderiv(log_cosh, derivative)
+    return log_cosh
+
+
 _H = 1e-5
 _ERROR01 = abs(((2 + _H) ** 3 - (2 - _H) ** 3) / (2 * _H) - 12.0)
 def _norms(activation, scale):
@@ -153,11 +185,14 @@ RIGHT = {
     "01-finite-difference": lambda: (_ERROR01,),
     "02-value-exp": lambda: (_exp_right, Value, backward),
     "03-gradient": lambda: (nt.constant([-1.0, 2.0, 8.0]),),
+    "03b-bias-gradient": lambda: (np.sum(_GS, axis=0),),
     "04-third-derivative": lambda: (8 * np.exp(0.6),),
+    "04b-hinge-kink": lambda: (np.array([0.0, -0.5, -1.0]),),
     "05-fixed-loss": lambda: (_fixed,),
     "05b-born-in": lambda: ("np.log",),
     "05b-fixed-loss": lambda: (_finite,),
     "06-round-ste": lambda: (_ste,),
+    "06b-log-cosh": lambda: (_log_cosh(lambda ans, x: np.tanh(x)),),
     "07-chain-paths": lambda: ((1.3 + np.exp(0.7) * 1.3, 0.7 + np.exp(0.7)),),
     "08-hessian-diagonal": lambda: (_hdiag,),
     "09-buggy": lambda: ("softsign",),
@@ -184,6 +219,20 @@ WRONG = [
     ("03-gradient", ([1.0, -2.0, -8.0],), "wrong sign", None),
     ("03-gradient", ([-0.5, 1.0, 4.0],), "half", None),
     ("03-gradient", ([-1.0, 2.0, 7.0],), "entry 2", "8"),
+    ("03b-bias-gradient", (None,), "is still None", None),
+    ("03b-bias-gradient", (_GS,), "the shape of the scores", None),
+    ("03b-bias-gradient", (np.sum(_GS, axis=1),), "not axis 1", None),
+    ("03b-bias-gradient", (np.sum(_GS),), "is one number", None),
+    ("03b-bias-gradient", (np.mean(_GS, axis=0),), "a fifth", f"{_GB[0]:.3}"),
+    ("03b-bias-gradient", (-np.sum(_GS, axis=0),), "wrong sign", None),
+    ("03b-bias-gradient", (_GS[0],), "one row of g_scores", None),
+    ("03b-bias-gradient", (np.array([1.0, 2.0]),), "entries 0 and 1", f"{_GB[0]:.3}"),
+    ("04b-hinge-kink", (None,), "is still None", None),
+    ("04b-hinge-kink", ([0.0, -1.0],), "shape (2,); the exercise asks for shape (3,)", None),
+    ("04b-hinge-kink", ([0.0, 0.0, 1.0],), "wrong sign", None),
+    ("04b-hinge-kink", ([1.0, 0.0, 0.0],), "max(0, s - 1)", None),
+    ("04b-hinge-kink", ([0.0, 0.0, -0.5],), "at s = 0.5", "-1"),
+    ("04b-hinge-kink", ([0.0, 0.5, -1.0],), "not a subgradient", "-1"),
     ("04-third-derivative", (4 * np.exp(0.6),), "the second derivative", "14.5"),
     ("04-third-derivative", (3.0,), "not the third derivative", "14.5"),
     ("05-fixed-loss", (_escapes,), "left the tape through float()", None),
@@ -195,6 +244,14 @@ WRONG = [
     ("06-round-ste", (np.round,), "is zero", None),
     ("06-round-ste", (_ste_zero,), "is zero", None),
     ("06-round-ste", (lambda x: x,), "np.round's values", None),
+    ("06b-log-cosh", (None,), "is still None", None),
+    ("06b-log-cosh", (_log_cosh(),), "no gradient rule yet", "tanh"),
+    ("06b-log-cosh", (_log_cosh(lambda ans, x: -np.tanh(x)),), "wrong sign", "tanh"),
+    ("06b-log-cosh", (_log_cosh(lambda ans, x: 1 - np.tanh(x) ** 2),), "second derivative",
+     "tanh"),
+    ("06b-log-cosh", (_log_cosh(lambda ans, x: np.tanh(ans)),), "function of the input x",
+     "tanh"),
+    ("06b-log-cosh", (_log_cosh(lambda ans, x: x),), "differs from central finite", "tanh"),
     ("07-chain-paths", ((0.7 + np.exp(0.7), 1.3 + np.exp(0.7) * 1.3),), "swapped", None),
     ("07-chain-paths", ((1.3, 0.7 + np.exp(0.7)),), "one path's product", "3.9"),
     ("07-chain-paths", ((1.0, 2.0),), "dg_dx and dg_dy are off", "3.9"),

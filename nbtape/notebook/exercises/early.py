@@ -1,4 +1,4 @@
-"""The checks of tutorials 01 to 06, each with its reference answer.
+"""The checks of tutorials 01 to 06 (03b, 04b and 06b among them), each with its reference answer.
 
 The notebook's data (05's ``data``, 05b's) is repeated here, so a learner who
 changes the notebook's copy is still checked against the exercise as written.
@@ -9,7 +9,7 @@ import numpy as np
 
 import nbtape as nt
 
-from .feedback import (NotYet, array, as_number,
+from .feedback import (NotYet, array, as_number, central_difference,
                        compare, entries, exercise, record, required, story)
 
 EXERCISES = {}
@@ -88,6 +88,49 @@ def gradient(answer):
                  "tape and ask tape.gradient(f, w)")
 
 
+def _scores_gradient():
+    """03b's ``g_scores``, made here as the notebook makes it (same seed, same model)."""
+    rng = np.random.default_rng(1)
+    x = nt.constant(rng.standard_normal((5, 3)))
+    W = nt.Variable(rng.standard_normal((3, 2)))
+    b = nt.Variable([0.1, -0.2])
+    with nt.GradientTape() as tape:
+        scores = x @ W + b
+        loss = np.sum(np.tanh(scores) ** 2)
+    return tape.gradient(loss, scores).numpy()
+
+
+@exercise(EXERCISES, "03b-bias-gradient")
+def bias_gradient(answer):
+    """03b: the bias's gradient, summed from the scores' gradient over the broadcast rows."""
+    required(answer, "answer", "the gradient with respect to b, an array of shape (2,)")
+    shape = np.shape(answer.numpy() if hasattr(answer, "numpy") else answer)
+    if shape == (5, 2):
+        raise NotYet("`answer` has the shape of the scores, (5, 2): b has shape (2,), so "
+                     "the gradients of the rows it was stretched over have to be combined")
+    if shape == (5,):
+        raise NotYet("`answer` has shape (5,), one number per example: b was stretched "
+                     "along the rows (axis 0), so combine along that axis, not axis 1")
+    if shape == ():
+        raise NotYet("`answer` is one number: b has two entries, and each keeps its own "
+                     "gradient; combine along the axis b was stretched over only")
+    got = array(answer, "answer", (2,))
+    g = _scores_gradient()
+    want = np.sum(g, axis=0)
+    if np.allclose(got, want):
+        return
+    if np.allclose(got, np.mean(g, axis=0)):
+        raise NotYet("every entry is a fifth of what it should be: each row's gradient "
+                     "reaches b in full, so the rows add up rather than average")
+    if np.allclose(got, -want):
+        raise NotYet("every entry has the wrong sign")
+    if np.allclose(got, g[0]) or np.allclose(got, g[-1]):
+        raise NotYet("`answer` is one row of g_scores: b was used by all 5 rows, and "
+                     "every row adds its share")
+    raise NotYet(f"{entries(got, want)} of `answer` differ from the gradient the tape gives "
+                 "for b: combine g_scores along the axis that b was broadcast over")
+
+
 @exercise(EXERCISES, "04-third-derivative")
 def third_derivative(answer):
     """04: the third derivative of e^(2x) at 0.3."""
@@ -102,6 +145,30 @@ def third_derivative(answer):
                          "of the one inside, give the third")
     raise NotYet("`answer` is not the third derivative of e^(2x) at 0.3: nest three "
                  "tapes and take the gradient of the gradient of the gradient")
+
+
+@exercise(EXERCISES, "04b-hinge-kink")
+def hinge_kink(answer):
+    """04b: dL/ds of L = sum(max(0, 1 - s)) at s = [2, 1, 0.5]; any subgradient on the kink."""
+    got = array(required(answer, "answer", "dL/ds as an array of shape (3,)"), "answer", (3,))
+    off = [0.0, None, -1.0]                 # the slopes off the kink (s = 2 and s = 0.5)
+    kink_ok = -1.0 <= got[1] <= 0.0         # the subgradients of max(0, 1 - s) at s = 1
+    if np.isclose(got[0], off[0]) and np.isclose(got[2], off[2]) and kink_ok:
+        return
+    if np.isclose(got[0], 0.0) and np.isclose(got[2], 1.0):
+        raise NotYet("the entry at s = 0.5 has the wrong sign: L = sum(max(0, 1 - s)) "
+                     "falls as a score below 1 rises")
+    if np.isclose(got[0], 1.0) and np.isclose(got[2], 0.0):
+        raise NotYet("`answer` looks like the gradient of max(0, s - 1): the hinge is "
+                     "relu(1 - s), which is zero for scores above 1")
+    if not (np.isclose(got[0], off[0]) and np.isclose(got[2], off[2])):
+        bad = [k for k in (0, 2) if not np.isclose(got[k], off[k])]
+        where = " and ".join(f"s = {[2.0, 1.0, 0.5][k]}" for k in bad)
+        raise NotYet(f"off the kink the gradient is the slope of a straight line, and at "
+                     f"{where} `answer` does not agree with a central finite difference of L")
+    raise NotYet(f"at s = 1, on the kink, `answer` holds {got[1]:.4g}: that is not a "
+                 "subgradient of max(0, 1 - s) there, which lies between the slopes on "
+                 "its two sides")
 
 
 _DATA = np.array([1.0, 2.0, 3.0])
@@ -176,3 +243,50 @@ def round_ste(round_ste):
             raise NotYet(f"for loss = sum(weights * round_ste(x)) with x of shape {shape}, "
                          "the gradient is not the arriving dy (the weights): "
                          f"{entries(g, weights)} differ")
+
+
+_POINTS_06B = np.array([-3.0, -0.4, 0.0, 0.7, 2.5])
+
+
+@exercise(EXERCISES, "06b-log-cosh")
+def log_cosh_rule(log_cosh):
+    """06b: ``log_cosh`` (a ``primitive``) has the derivative tanh, in reverse and forward mode."""
+    fn = required(log_cosh, "log_cosh", "the primitive log_cosh, given its derivative")
+    x = nt.Variable(_POINTS_06B)
+    try:
+        with nt.GradientTape() as tape:
+            value = fn(x)
+        g = tape.gradient(value, x)
+    except nt.NoGradientRuleError:
+        raise NotYet("log_cosh has no gradient rule yet: give it its derivative with "
+                     "defderiv(log_cosh, ...)") from None
+    except Exception as error:              # the learner's rule: say what it raised
+        raise NotYet(f"the gradient of log_cosh raised {type(error).__name__}: "
+                     f"{error}") from None
+    got_value = np.asarray(value.numpy(), dtype=float)
+    if not np.allclose(got_value, np.logaddexp(_POINTS_06B, -_POINTS_06B) - np.log(2.0)):
+        raise NotYet("log_cosh no longer computes log(cosh(x)): keep the function as "
+                     "given and only add its rule")
+    if g is None:
+        raise NotYet("no gradient reaches x through log_cosh: " + story(tape, value, x))
+    got = np.asarray(g.numpy(), dtype=float)
+    fd = np.array([central_difference(lambda v: np.logaddexp(v, -v), p)
+                   for p in _POINTS_06B])
+    if np.allclose(got, fd, atol=1e-6):
+        return
+    if np.allclose(got, -fd, atol=1e-6):
+        raise NotYet("the gradient of log_cosh has the wrong sign everywhere: log cosh x "
+                     "rises for x > 0")
+    if np.allclose(got, 1 - fd ** 2, atol=1e-6):
+        raise NotYet("your rule gives the second derivative of log cosh x (the derivative "
+                     "of its derivative): give the first")
+    ans = got_value
+    if np.allclose(got, np.tanh(ans), atol=1e-6):
+        raise NotYet("your rule applies the derivative to `ans` (log cosh x, the output): "
+                     "the derivative is a function of the input x")
+    raise NotYet(f"the gradient of log_cosh at x = {_show_list(_POINTS_06B)} differs from "
+                 f"central finite differences at {entries(got, fd, atol=1e-6)}")
+
+
+def _show_list(values):
+    return "[" + ", ".join(f"{v:g}" for v in values) + "]"
