@@ -16,7 +16,7 @@ from ..render import RenderError, draws_png, layout
 
 ANIMATION_FORMATS = {".gif": "GIF", ".png": "PNG"}
 CAPTION_PX = 18           # caption text height on the slide
-CAPTION_CHARS = 110       # wrap width of the caption, in characters
+SLIDE_CAPTION_CHARS = 110  # wrap width of the caption, in characters
 
 
 def _pillow():
@@ -59,7 +59,7 @@ def frame_image(png, caption, width=None):
     picture = Image.open(io.BytesIO(png)).convert("RGBA")
     font, symbols = _font(ImageFont, CAPTION_PX)
     lines = textwrap.wrap(caption if symbols else caption.translate(PLAIN),
-                          CAPTION_CHARS) or [""]
+                          SLIDE_CAPTION_CHARS) or [""]
     line_h = int(CAPTION_PX * 1.4)
     width = max(width or 0, picture.width, 400)
     text_w = max(ImageDraw.Draw(Image.new("RGB", (1, 1))).textlength(s, font=font)
