@@ -88,6 +88,8 @@ def digits_bench(epochs):
         "steps": len(e),
         "eager_ms": float(np.median(eager["times"])),
         "traced_ms": float(np.median(traced["times"])),
+        "eager_mean_ms": float(np.mean(eager["times"])),
+        "traced_mean_ms": float(np.mean(traced["times"])),
         "trace_ms": traced["traces"],
         "first_eager_call_ms": traced["first_calls"],
         "trace_count": traced["trace_count"],
@@ -181,7 +183,8 @@ def show(where, r):
     trace = ", ".join(f"{ms:.0f}" for ms in r["trace_ms"])
     first = ", ".join(f"{ms:.1f}" for ms in r["first_eager_call_ms"])
     print(f"{where}: {r['steps']} steps; eager {r['eager_ms']:.2f} ms/step, "
-          f"nt.function {r['traced_ms']:.2f} ms/step: {r['ratio']:.2f}x faster; "
+          f"nt.function {r['traced_ms']:.2f} ms/step: {r['ratio']:.2f}x faster (medians; "
+          f"means {r['eager_mean_ms']:.2f} and {r['traced_mean_ms']:.2f} ms); "
           f"tracing calls {trace} ms ({r['trace_count']} traces: the last batch is "
           f"smaller); eager first call {first} ms; whole loop {r['eager_total_s']:.1f} s "
           f"eager, {r['traced_total_s']:.1f} s traced; losses equal bit for bit: "
