@@ -346,7 +346,9 @@ class Adam(Optimizer):
         it = _now(self.iterations)
         step = it + 1 if isinstance(it, TensorLike) else int(it) + 1
         b1, b2 = self.beta_1, self.beta_2
-        alpha = lr * np.sqrt(1.0 - b2 ** step) / (1.0 - b1 ** step)
+        # np.power, not **: a traced replay computes beta**t with np.power on an int64
+        # array, whose result can differ from Python's float ** int in the last bit
+        alpha = lr * np.sqrt(1.0 - np.power(b2, step)) / (1.0 - np.power(b1, step))
         m, v = self.slot(variable, "m"), self.slot(variable, "v")
         m_now, v_now = _now(m), _now(v)
         m_new = m_now + (g - m_now) * (1.0 - b1)
