@@ -21,11 +21,20 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from nbtape.notebook.exercises import exercises
 from nbtape.notebook.exercises.course import given_lines, solution_code
+from gradcheck import no_rules_left_behind
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
 IDS = [p.stem for p in TUTORIALS]
 SUMMARY = "<details>\n<summary>One solution (open it after you have tried)</summary>\n"
+
+
+@pytest.fixture(autouse=True)
+def _forget_the_rules_a_test_gives():
+    # an answer (06b's log_cosh) registers a rule of its own: leave none behind
+    with no_rules_left_behind():
+        yield
+
 
 
 _PRIVATE = [

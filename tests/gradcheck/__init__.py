@@ -15,6 +15,7 @@ the matrix makers ``spd`` and ``lopsided``).  The numpy at hand: ``NUMPY``,
 (errors raised from the user's line), ``run_checked`` and ``fresh_venv`` (environment
 tests).
 """
+import contextlib
 import os
 import subprocess
 import sys
@@ -402,3 +403,16 @@ def log1pexp(x):
     def grad(dy):
         return dy * (1 - 1 / (1 + e))
     return np.log(1 + e), grad
+
+
+@contextlib.contextmanager
+def no_rules_left_behind():
+    """Rules that a test (or a notebook cell it runs) gives functions of its own are
+    forgotten when it ends, so the global registry (and ``nt.coverage()``) sees none."""
+    from nbtape.extend import unregister
+    before = set(RULES)
+    try:
+        yield
+    finally:
+        for key in set(RULES) - before:
+            unregister(key)
