@@ -6,7 +6,7 @@ Every recorded operation, whether it came from an operator (``x * y``), a ufunc
 """
 import numpy as np
 
-from .state import next_id, tls
+from .state import keeps_every_call, next_id, tls
 from .arrays import SCALAR_METAS, is_foreign as _is_foreign
 from .arrays import mixed_backends_error as _mixed_backends_error
 from ..diagnostics.float_warnings import reissue
@@ -182,7 +182,7 @@ def offer_constant(rule, args, kwargs, outs, stack):
     0
     """
     for rec in stack:
-        if getattr(rec, "records_all", False):
+        if keeps_every_call(rec):
             rec.record(rule, args, kwargs, (), (), outs)
 
 
@@ -364,7 +364,7 @@ def apply_unknown(fn, args, kwargs, name=None):
             rule = Rule(fn, name, kind=VARARGS, multi=multi)
             ids = [a._id for a in operands]
             for rec in stack:
-                if getattr(rec, "records_all", False):
+                if keeps_every_call(rec):
                     # the whole call, constants included: a replay calls it again
                     rec.record(rule, args, dict(kwargs), operands, ids, outs)
                 else:

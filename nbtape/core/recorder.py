@@ -29,6 +29,10 @@ class Recorder(Protocol):
     raise for a call it has no interest in, and must not record the work it does
     itself (a recorder that computes on tensors takes itself off the stack first:
     ``state.suspended``, ``state.outer_only``).
+
+    Optional: ``records_all = True`` asks dispatch for the calls no tape keeps too
+    (comparisons, ``argmax``); only ``nt.function``'s tracer sets it, and everyone
+    reads it through ``state.keeps_every_call``.
     """
 
     #: The recorder this entry stands in for while it is paused (a tape inside its

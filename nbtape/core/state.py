@@ -69,6 +69,17 @@ class outer_only:
         return False
 
 
+def keeps_every_call(recorder):
+    """Whether ``recorder`` keeps every call, the ones no tape keeps included (its
+    ``records_all``, an optional attribute of the ``Recorder`` protocol that only
+    ``nt.function``'s tracer sets).
+
+    >>> keeps_every_call(object())
+    False
+    """
+    return getattr(recorder, "records_all", False)
+
+
 class only_recording_all:
     """Run a block with only the recorders that keep every call (``records_all``:
     ``nt.function``'s tracer) on this thread's stack.  An optimizer's update is traced
@@ -83,7 +94,7 @@ class only_recording_all:
 
     def __enter__(self):
         self.saved = tls.stack
-        tls.stack = [r for r in self.saved if getattr(r, "records_all", False)]
+        tls.stack = [r for r in self.saved if keeps_every_call(r)]
 
     def __exit__(self, *exc):
         tls.stack = self.saved
@@ -100,4 +111,4 @@ def tracing():
     False
     """
     stack = tls.stack
-    return bool(stack) and any(getattr(r, "records_all", False) for r in stack)
+    return bool(stack) and any(map(keeps_every_call, stack))

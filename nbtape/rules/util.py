@@ -2,7 +2,7 @@
 "not given" defaults, and a refusal for a keyword a rule does not support."""
 import numpy as np
 
-from ..core.state import tls
+from ..core.state import keeps_every_call, tls
 from ..diagnostics.errors import NoGradientRuleError
 
 NV = np._NoValue            # numpy's default for a keyword that was not given
@@ -228,7 +228,7 @@ def value_of(x):
         # nt.function's tracer (it keeps every call) is told: a value the rule reads in
         # Python would be frozen in the program, so a trace through it is refused
         for rec in stack:
-            if getattr(rec, "records_all", False):
+            if keeps_every_call(rec):
                 rec.note_escape(x, "a rule's reading of its operand's value")
     return np.asarray(getattr(x, "_value", x))
 

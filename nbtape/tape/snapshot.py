@@ -131,16 +131,18 @@ def check_kept(records, k):
     ...
     nbtape.tape.snapshot.ChangedOperandError: The plain numpy array (float64, shape (9000, 3)) ...
     """
-    for a, seen in records.guards.get(k, ()):
-        if fingerprint(a) != seen:
-            raise _changed(records.view(k), a)
+    _check(records.guards.get(k, ()), lambda: records.view(k))
 
 
 def check_op(op):
     """``check_kept`` for one op (an ``Op`` view), for a step taken on its own."""
-    for a, seen in op.guards:
+    _check(op.guards, lambda: op)
+
+
+def _check(guards, view):
+    for a, seen in guards:
         if fingerprint(a) != seen:
-            raise _changed(op, a)
+            raise _changed(view(), a)
 
 
 def _changed(op, a):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..diagnostics.errors import InvalidArgumentError, user_facing
 from ..display.numbers import number
-from ..core.state import only_recording_all, tls, tracing
+from ..core.state import keeps_every_call, only_recording_all, tls, tracing
 from ..core.tensor import TensorLike
 from ..core.variable import Variable
 from .clip import clip_by_global_norm, clip_by_norm
@@ -31,7 +31,7 @@ def _now(slot):
     """A slot variable's value for an update: its plain array, or, while the update is
     traced (only the tracer on the stack), a read the tracer records."""
     stack = tls.stack
-    return slot.value() if stack and getattr(stack[-1], "records_all", False) else slot._value
+    return slot.value() if stack and keeps_every_call(stack[-1]) else slot._value
 
 
 def _takes_step(schedule):

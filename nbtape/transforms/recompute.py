@@ -22,9 +22,8 @@ import functools
 import numpy as np
 
 from ..core.arrays import is_foreign
-from ..core.state import tls
+from ..core.state import keeps_every_call, tls
 from ..core.recorder import Listener
-from ..core.arrays import is_foreign
 from ..diagnostics.errors import InvalidArgumentError, NbtapeError, user_facing
 from ..rules.registry import VARARGS, Rule
 from ..core.structure import flatten, unflatten
@@ -103,7 +102,7 @@ def recompute_grad(f):
         states = _random_states(f, args, kwargs)
         # nothing records f's steps: that is the point (but nt.function's tracer, which
         # keeps every call, sees them: its replay computes them as the first run did)
-        tls.stack = [reads] + [r for r in stack if getattr(r, "records_all", False)]
+        tls.stack = [reads] + [r for r in stack if keeps_every_call(r)]
         try:
             result = f(*args, **kwargs)
             inputs = {id(a) for a in flatten((args, kwargs))}
