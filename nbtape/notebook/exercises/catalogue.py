@@ -6,6 +6,7 @@ beside it, in ``early`` or ``later``, out of the notebook's sight.
 """
 from . import early, later
 from .feedback import Feedback, NotYet
+from .handin import hand_in
 
 
 def exercises():
@@ -38,13 +39,15 @@ def check(id, *args, strict=False, **kwargs):
     """Print whether the answer to exercise ``id`` is right, and if not, what is wrong.
 
     A check cell holds only this call, e.g. ``nt.exercises.check("03-gradient", answer)``.
-    ``strict=True`` (the graded course's test cells) also raises ``AssertionError``
-    with the same words when the answer is not right, which is how nbgrader's
-    autograder sees a failed test.
+    ``strict=True`` (the graded course's test cells) also hands the answer in (an
+    output that the course's grader judges in a fresh Python, see ``handin``) and
+    raises ``AssertionError`` with the same words when the answer is not right.
 
     >>> check("03-gradient", None)
     not yet: `answer` is still None: the exercise asks for the gradient as an array of shape (3,)
     """
+    if strict:
+        hand_in(id, args)
     verdict = feedback(id, *args, **kwargs)
     print(f"{verdict}\n", end="")      # one write: the saved output is one stream
     if strict and not verdict:

@@ -30,6 +30,9 @@ CONFIG = """\
 # Written by `python3 -m nbtape.notebook.exercises.course build`.
 c = get_config()  # noqa: F821 (nbgrader's configuration loader defines it)
 c.CourseDirectory.course_id = "nbtape"
+# Every check cell's verdict comes from a fresh Python, not the learner's kernel:
+from nbtape.notebook.exercises.autograde import configure  # noqa: E402
+configure(c)
 """
 _CODE = re.compile(r"```python\n(.*?)```", re.S)
 

@@ -171,11 +171,11 @@ def hinge_kink(answer):
                  "its two sides")
 
 
-_DATA = np.array([1.0, 2.0, 3.0])
+DATA_05 = np.array([1.0, 2.0, 3.0])
 
 
 def _fixed_loss(w):
-    return np.mean((w * _DATA + 0.5 - 2 * _DATA) ** 2)
+    return np.mean((w * DATA_05 + 0.5 - 2 * DATA_05) ** 2)
 
 
 @exercise(EXERCISES, "05-fixed-loss")
@@ -185,11 +185,11 @@ def fixed_loss(fixed_loss):
     compare(fn, _fixed_loss, [1.3, 0.4, -0.7], "fixed_loss")
 
 
-_DATA_NAN = np.array([2.0, 0.0, 0.5, 3.0])
+DATA_05B = np.array([2.0, 0.0, 0.5, 3.0])
 
 
 def _finite_loss(w):
-    z = w * _DATA_NAN
+    z = w * DATA_05B
     squashed = np.where(z > 1, np.log(np.where(z > 1, z, 1.0)), z - 1)
     return np.mean(squashed ** 2)
 
@@ -245,14 +245,14 @@ def round_ste(round_ste):
                          f"{entries(g, weights)} differ")
 
 
-_POINTS_06B = np.array([-3.0, -0.4, 0.0, 0.7, 2.5])
+POINTS_06B = np.array([-3.0, -0.4, 0.0, 0.7, 2.5])
 
 
 @exercise(EXERCISES, "06b-log-cosh")
 def log_cosh_rule(log_cosh):
     """06b: ``log_cosh`` (a ``primitive``) has the derivative tanh, in reverse and forward mode."""
     fn = required(log_cosh, "log_cosh", "the primitive log_cosh, given its derivative")
-    x = nt.Variable(_POINTS_06B)
+    x = nt.Variable(POINTS_06B)
     try:
         with nt.GradientTape() as tape:
             value = fn(x)
@@ -264,14 +264,14 @@ def log_cosh_rule(log_cosh):
         raise NotYet(f"the gradient of log_cosh raised {type(error).__name__}: "
                      f"{error}") from None
     got_value = np.asarray(value.numpy(), dtype=float)
-    if not np.allclose(got_value, np.logaddexp(_POINTS_06B, -_POINTS_06B) - np.log(2.0)):
+    if not np.allclose(got_value, np.logaddexp(POINTS_06B, -POINTS_06B) - np.log(2.0)):
         raise NotYet("log_cosh no longer computes log(cosh(x)): keep the function as "
                      "given and only add its rule")
     if g is None:
         raise NotYet("no gradient reaches x through log_cosh: " + story(tape, value, x))
     got = np.asarray(g.numpy(), dtype=float)
     fd = np.array([central_difference(lambda v: np.logaddexp(v, -v), p)
-                   for p in _POINTS_06B])
+                   for p in POINTS_06B])
     if np.allclose(got, fd, atol=1e-6):
         return
     if np.allclose(got, -fd, atol=1e-6):
@@ -284,7 +284,7 @@ def log_cosh_rule(log_cosh):
     if np.allclose(got, np.tanh(ans), atol=1e-6):
         raise NotYet("your rule applies the derivative to `ans` (log cosh x, the output): "
                      "the derivative is a function of the input x")
-    raise NotYet(f"the gradient of log_cosh at x = {_show_list(_POINTS_06B)} differs from "
+    raise NotYet(f"the gradient of log_cosh at x = {_show_list(POINTS_06B)} differs from "
                  f"central finite differences at {entries(got, fd, atol=1e-6)}")
 
 
