@@ -16,6 +16,7 @@ import re
 
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
+from traitlets import Bool
 
 from .feedback import Feedback
 from .handin import MIME
@@ -64,6 +65,8 @@ def verdict_outputs(id, verdict):
 
 class GradeHandedIn(Preprocessor):
     """nbconvert step: each graded check cell's outputs become the outside verdict."""
+
+    enabled = Bool(True)        # nbconvert's steps are off until enabled; this one is on
 
     def preprocess_cell(self, cell, resources, index):
         id = exercise_of(cell)
