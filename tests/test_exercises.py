@@ -121,6 +121,16 @@ def _hdiag_cheat(f, w):
     return np.diag(nt.hessian(f)(np.asarray(w)))
 
 
+def _hdiag_tape_jacobian(f, w):
+    with nt.GradientTape() as outer:
+        outer.watch(w)
+        with nt.GradientTape() as inner:
+            inner.watch(w)
+            value = f(w)
+        grad = inner.gradient(value, w)
+    return np.diag(outer.jacobian(grad, w).numpy())
+
+
 def _clip(grads, limit):
     norm = np.sqrt(sum(np.sum(g ** 2) for g in grads))
     return [g * min(1.0, limit / norm) for g in grads]
@@ -241,6 +251,13 @@ WRONG = [
     ("03-gradient", ([1.0, -2.0, -8.0],), "wrong sign", None),
     ("03-gradient", ([-0.5, 1.0, 4.0],), "half", None),
     ("03-gradient", ([-1.0, 2.0, 7.0],), "entry 2", "8"),
+    # what the learner did, not what to do (issue 41): a tape that recorded another f,
+    # and a None that tape.gradient returned
+    ("03-gradient", ([1.0, 4.0, 10.0],), "the `- 1` inside f is missing", None),
+    ("03-gradient", ([1.0, 1.0, 1.0],), "the square inside f is missing", None),
+    ("03-gradient", ([-1 / 3, 2 / 3, 8 / 3],), "np.sum, not np.mean", None),
+    ("03-gradient", ([0.0, 3.0, 9.0],), "your tape recorded another function", "8"),
+    ("03-gradient", (None,), "tape.gradient(f, w) returned None", None),
     ("03b-bias-gradient", (None,), "is still None", None),
     ("03b-bias-gradient", (_GS,), "the shape of the scores", None),
     ("03b-bias-gradient", (np.sum(_GS, axis=1),), "not axis 1", None),
@@ -278,6 +295,9 @@ WRONG = [
     ("07-chain-paths", ((1.3, 0.7 + np.exp(0.7)),), "one path's product", "3.9"),
     ("07-chain-paths", ((1.0, 2.0),), "dg_dx and dg_dy are off", "3.9"),
     ("08-hessian-diagonal", (_hdiag_cheat,), "calls nt.hessian", None),
+    ("08-hessian-diagonal", (lambda f, w: np.diag(nt.jacobian(nt.grad(f))(w)),),
+     "calls nt.jacobian", None),
+    ("08-hessian-diagonal", (_hdiag_tape_jacobian,), "calls tape.jacobian", None),
     ("08-hessian-diagonal", (lambda f, w: np.zeros(5),), "of the diagonal are off", None),
     ("08-hessian-diagonal", (lambda f, w: np.zeros(4),), "shape (4,)", None),
     ("09-buggy", ("swish",), "agrees with central finite differences", "softsign"),
@@ -287,6 +307,13 @@ WRONG = [
     ("12-clip-global", (lambda g, n: g[:2],), "returns 2 arrays for 3", None),
     ("12-clip-global", (_clip_always,), "come back unchanged", None),
     ("12-clip-global", (_clip_each,), "different factors", None),
+    ("12-clip-global", (lambda g, n: nt.clip_by_global_norm(g, n)[0],),
+     "calls nt.clip_by_global_norm", None),
+    ("12-clip-global", (lambda g, n: (x * 1.0 for x in g),), "is a generator: return a list",
+     None),
+    ("12-clip-global", (lambda g, n: map(np.copy, g),), "is a map: return a list", None),
+    ("13-tanh-norms", (map(float, range(20)),), "is a map", None),
+    ("13-tanh-norms", (np.ones(20),), "the way the cells above measure", "gradient_norms("),
     ("13-tanh-norms", (np.ones(19),), "shape (19,)", None),
     ("13-tanh-norms", (None,), "is still None", None),
     ("13-tanh-norms", (_norms(np.tanh, 1.0)[::-1],), "in reverse", None),
@@ -330,7 +357,7 @@ def test_check_prints_and_strict_raises():
             check("03-gradient", [0.0, 0.0, 0.0], strict=True)
         check("03-gradient", [-1.0, 2.0, 8.0], strict=True)
     lines = out.getvalue().splitlines()
-    assert lines[0] == "correct" and lines[1].startswith("not yet: `answer` is still None")
+    assert lines[0] == "correct" and lines[1].startswith("not yet: `answer` is None: either")
     assert lines[-1] == "correct"
 
 

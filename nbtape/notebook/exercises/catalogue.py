@@ -21,8 +21,8 @@ def exercises():
 def feedback(id, *args, **kwargs):
     """The verdict on an answer as a ``Feedback`` (``.passed``, ``.message``); no output.
 
-    >>> feedback("03-gradient", None)
-    not yet: `answer` is still None: the exercise asks for the gradient as an array of shape (3,)
+    >>> feedback("03-gradient", [1.0, 2.0])
+    not yet: `answer` has shape (2,); the exercise asks for shape (3,)
     """
     table = exercises()
     if id not in table:
@@ -32,6 +32,12 @@ def feedback(id, *args, **kwargs):
         table[id].run(*args, **kwargs)
     except NotYet as reason:
         return Feedback(False, str(reason))
+    except TypeError as error:          # the wrong number of answers, or of an odd kind
+        return Feedback(False, f"the check could not read the answer ({error}): pass "
+                               "what the exercise asks for, as the check cell does")
+    except Exception as error:          # never a crash: say what the answer made happen
+        return Feedback(False, f"checking the answer raised {type(error).__name__}: "
+                               f"{error}")
     return Feedback(True)
 
 
@@ -43,8 +49,8 @@ def check(id, *args, strict=False, **kwargs):
     output that the course's grader judges in a fresh Python, see ``handin``) and
     raises ``AssertionError`` with the same words when the answer is not right.
 
-    >>> check("03-gradient", None)
-    not yet: `answer` is still None: the exercise asks for the gradient as an array of shape (3,)
+    >>> check("09-buggy", None)
+    not yet: `buggy` is still None: the exercise asks for a name as a string, such as "swish"
     """
     if strict:
         hand_in(id, args)

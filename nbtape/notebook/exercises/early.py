@@ -71,21 +71,48 @@ def value_exp(value_exp, Value, backward):
                          "look at the backward rule")
 
 
+_W03 = np.array([0.5, 2.0, 5.0])
+# what a gradient of another function than f gives, and what to say (never the answer)
+_OTHER_03 = [
+    (2 * _W03, "`answer` is the gradient of sum(w ** 2): the `- 1` inside f is missing "
+               "from what your tape recorded"),
+    (np.ones(3), "`answer` is the gradient of sum(w - 1): the square inside f is "
+                 "missing from what your tape recorded"),
+    (2 * (_W03 - 1) / 3, "`answer` is a third of df/dw: it is the gradient of a mean, "
+                         "and f is a sum (np.sum, not np.mean)"),
+]
+NONE_03 = ("`answer` is None: either it was never set, or tape.gradient(f, w) returned "
+           "None, which means the tape saw no path from w to f (was f computed outside "
+           "the `with` block, or did a value leave the tape through float() or "
+           "np.asarray()? tape.explain(f, w) says where)")
+
+
 @exercise(EXERCISES, "03-gradient")
 def gradient(answer):
     """03: df/dw for f(w) = sum((w - 1)^2) at w = [0.5, 2, 5]."""
-    got = array(required(answer, "answer", "the gradient as an array of shape (3,)"),
-                "answer", (3,))
-    want = 2 * (np.array([0.5, 2.0, 5.0]) - 1)
+    if answer is None:
+        raise NotYet(NONE_03)
+    got = array(answer, "answer", (3,))
+    want = 2 * (_W03 - 1)
     if np.allclose(got, want):
         return
     if np.allclose(got, -want):
-        raise NotYet("every entry has the wrong sign")
+        raise NotYet("every entry has the wrong sign: the derivative of (w - 1) ** 2 "
+                     "with respect to w is positive where w > 1")
     if np.allclose(got, want / 2):
         raise NotYet("every entry is half of what it should be: the derivative of a "
                      "square brings down a factor")
-    raise NotYet(f"{entries(got, want)} of `answer` differ from df/dw: record f with the "
-                 "tape and ask tape.gradient(f, w)")
+    for other, said in _OTHER_03:
+        if np.allclose(got, other):
+            raise NotYet(said)
+    if np.allclose(got, (_W03 - 1) ** 2):
+        raise NotYet("`answer` holds values of f, not of its gradient: ask the tape for "
+                     "tape.gradient(f, w)")
+    where = entries(got, want)
+    raise NotYet(f"{where} of `answer` {'differs' if where.startswith('entry ') else 'differ'}"
+                 " from df/dw of f(w) = "
+                 "sum((w - 1) ** 2): your tape recorded another function; compare what "
+                 "runs inside your `with` block with f, term by term")
 
 
 def _scores_gradient():

@@ -7,6 +7,7 @@ reference's); ``Feedback`` is what the learner reads.  The helpers here turn a
 learner's value into a number or an array, or say why it is not one, and compare a
 learner's function with the reference on the same inputs, values and gradients.
 """
+import contextlib
 import warnings
 from typing import Callable, NamedTuple
 
@@ -84,6 +85,26 @@ def required(value, name, what):
     return value
 
 
+def listed(value, name, what="a list"):
+    """``value`` as a list when it is a list or a tuple, else ``NotYet`` saying what it is
+    (a generator or a ``map(...)`` is read once and has no length: return a list).
+
+    >>> listed((1, 2), "clip_global(grads, clip_norm)")
+    [1, 2]
+    >>> listed(map(abs, [1]), "clip_global(grads, clip_norm)")
+    Traceback (most recent call last):
+    ...
+    nbtape.notebook.exercises.feedback.NotYet: clip_global(grads, clip_norm) is a map: return a list (wrap it in list(...))
+    """
+    required(value, name, what)
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    kind = type(value).__name__
+    if hasattr(value, "__next__") or kind in ("map", "filter", "zip", "generator"):
+        raise NotYet(f"{name} is a {kind}: return a list (wrap it in list(...))")
+    raise NotYet(f"{name} should be {what}, not a {kind}")
+
+
 def as_number(value, name):
     """``value`` as a float (a Tensor, a numpy scalar, a size-1 array), else ``NotYet``.
 
@@ -115,6 +136,9 @@ def array(value, name, shape):
     nbtape.notebook.exercises.feedback.NotYet: `answer` has shape (2,); the exercise asks for shape (3,)
     """
     required(value, name, f"an array of shape {shape}")
+    if hasattr(value, "__next__"):
+        raise NotYet(f"`{name}` is a {type(value).__name__}: make it an array or a list "
+                     "(wrap it in list(...))")
     try:
         out = np.asarray(value.numpy() if hasattr(value, "numpy") else value, dtype=float)
     except (TypeError, ValueError):
@@ -140,6 +164,35 @@ def entries(got, expected, rtol=1e-5, atol=1e-8):
         return f"entry {bad[0]}"
     shown = ", ".join(str(i) for i in bad[:-1][:5])
     return f"entries {shown} and {bad[-1]}"
+
+
+@contextlib.contextmanager
+def switched_off(places, why):
+    """While the learner's code runs, each ``(owner, name, label)`` in ``places`` refuses
+    with ``NotYet(why.format(name=label))``; put back afterwards, whatever happens.
+
+    >>> import math
+    >>> with switched_off([(math, "sqrt", "math.sqrt")], "{name} is off"):
+    ...     math.sqrt(4.0)
+    Traceback (most recent call last):
+    ...
+    nbtape.notebook.exercises.feedback.NotYet: math.sqrt is off
+    >>> math.sqrt(4.0)
+    2.0
+    """
+    saved = [(owner, name, label, vars(owner)[name]) for owner, name, label in places]
+
+    def refusing(label):
+        def refused(*args, **kwargs):
+            raise NotYet(why.format(name=label))
+        return refused
+    try:
+        for owner, name, label, _ in saved:
+            setattr(owner, name, refusing(label))
+        yield
+    finally:
+        for owner, name, _, original in saved:
+            setattr(owner, name, original)
 
 
 def central_difference(fn, x, h=1e-6):
