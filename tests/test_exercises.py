@@ -131,6 +131,35 @@ def _hdiag_tape_jacobian(f, w):
     return np.diag(outer.jacobian(grad, w).numpy())
 
 
+def _dg(x, y):
+    return (y * 1.0 + np.exp(x) * y * 1.0, x * 1.0 + np.exp(x) * 1.0)
+
+
+def _dg_by_tape(x, y):
+    x, y = nt.Variable(x), nt.Variable(y)
+    with nt.GradientTape() as tape:
+        g = x * y + np.exp(x) * y
+    return [float(v) for v in tape.gradient(g, [x, y])]
+
+
+def _softsign_derivative(x):
+    return 1 / (1 + np.abs(x)) ** 2
+
+
+def _fit_by_descent(x, y):
+    a, b, c = (nt.Variable(0.0) for _ in "abc")
+    optimizer = nt.optimizers.SGD(learning_rate=0.05)
+    for _ in range(500):
+        with nt.GradientTape() as tape:
+            loss = nt.losses.mean_squared_error(y, a * x ** 2 + b * x + c)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [a, b, c]), [a, b, c]))
+    return tuple(float(v.numpy()) for v in (a, b, c))
+
+
+def _orders(norms):
+    return float(np.log10(norms[0] / norms[-1]))
+
+
 def _clip(grads, limit):
     norm = np.sqrt(sum(np.sum(g ** 2) for g in grads))
     return [g * min(1.0, limit / norm) for g in grads]
@@ -225,15 +254,13 @@ RIGHT = {
     "05b-fixed-loss": lambda: (_finite,),
     "06-round-ste": lambda: (_ste,),
     "06b-log-cosh": lambda: (_log_cosh(lambda ans, x: np.tanh(x)),),
-    "07-chain-paths": lambda: ((1.3 + np.exp(0.7) * 1.3, 0.7 + np.exp(0.7)),),
+    "07-chain-paths": lambda: (_dg,),
     "08-hessian-diagonal": lambda: (_hdiag,),
-    "09-buggy": lambda: ("softsign",),
-    "11-quadratic-fit": lambda: (tuple(np.polyfit(np.linspace(-2, 2, 21), np.array(
-        [8.5, 7.16, 5.94, 4.84, 3.86, 3.0, 2.26, 1.64, 1.14, 0.76, 0.5, 0.36, 0.34, 0.44,
-         0.66, 1.0, 1.46, 2.04, 2.74, 3.56, 4.5]), 2)),),
+    "09-buggy": lambda: ("softsign", _softsign_derivative),
+    "11-quadratic-fit": lambda: (_fit_by_descent,),
     "12-clip-global": lambda: (_clip,),
     "13-tanh-norms": lambda: (_norms(np.tanh, 1.0),),
-    "13-closer-to": lambda: ("relu",),
+    "13-closer-to": lambda: ("relu", _orders(_norms(np.tanh, 1.0))),
     "14-tape-magic": lambda: (6 * np.pi,) + _disc(True),
 }
 
@@ -291,19 +318,30 @@ WRONG = [
     ("06b-log-cosh", _LogCosh(lambda ans, x: np.tanh(ans)), "function of the input x",
      "tanh"),
     ("06b-log-cosh", _LogCosh(lambda ans, x: x), "differs from central finite", "tanh"),
-    ("07-chain-paths", ((0.7 + np.exp(0.7), 1.3 + np.exp(0.7) * 1.3),), "swapped", None),
-    ("07-chain-paths", ((1.3, 0.7 + np.exp(0.7)),), "one path's product", "3.9"),
-    ("07-chain-paths", ((1.0, 2.0),), "dg_dx and dg_dy are off", "3.9"),
+    ("07-chain-paths", (lambda x, y: (x + np.exp(x), y + np.exp(x) * y),), "swapped", None),
+    ("07-chain-paths", (lambda x, y: (y, x + np.exp(x)),), "one path's product", None),
+    ("07-chain-paths", (lambda x, y: (1.0, 2.0),), "dg_dx and dg_dy are off", None),
+    ("07-chain-paths", (lambda x, y: (1.3 + np.exp(0.7) * 1.3, 0.7 + np.exp(0.7)),),
+     "the picture's numbers", None),
+    ("07-chain-paths", (_dg_by_tape,), "dg calls nt.GradientTape", None),
+    ("07-chain-paths", ((4.0, 2.7),), "should be a function", None),
     ("08-hessian-diagonal", (_hdiag_cheat,), "calls nt.hessian", None),
     ("08-hessian-diagonal", (lambda f, w: np.diag(nt.jacobian(nt.grad(f))(w)),),
      "calls nt.jacobian", None),
     ("08-hessian-diagonal", (_hdiag_tape_jacobian,), "calls tape.jacobian", None),
     ("08-hessian-diagonal", (lambda f, w: np.zeros(5),), "of the diagonal are off", None),
     ("08-hessian-diagonal", (lambda f, w: np.zeros(4),), "shape (4,)", None),
-    ("09-buggy", ("swish",), "agrees with central finite differences", "softsign"),
-    ("09-buggy", ("sin",), "should be one of", None),
-    ("11-quadratic-fit", ((0.5, -1.0, 1.0),), "its gradient there is", None),
-    ("11-quadratic-fit", ((1.0, 2.0),), "shape (2,)", None),
+    ("09-buggy", ("swish", None), "agrees with central finite differences", "softsign"),
+    ("09-buggy", ("sin", None), "should be one of", None),
+    ("09-buggy", ("softsign", None), "`derivative` is still None", None),
+    ("09-buggy", ("softsign", lambda x: 1 / (1 + x ** 2)), "is the buggy one", None),
+    ("09-buggy", ("softsign", lambda x: 1 / (1 + x) ** 2), "disagrees with a central", None),
+    ("11-quadratic-fit", (lambda x, y: np.polyfit(x, y, 2),), "calls np.polyfit", None),
+    ("11-quadratic-fit", (lambda x, y: np.linalg.lstsq(np.stack([x ** 2, x, x ** 0], 1), y)[0],),
+     "calls np.linalg.lstsq", None),
+    ("11-quadratic-fit", (lambda x, y: (0.5, -1.0, 1.0),), "its gradient there is", None),
+    ("11-quadratic-fit", (lambda x, y: (1.0, 2.0),), "shape (2,)", None),
+    ("11-quadratic-fit", ((0.5, -1.0, 1.0),), "should be a function", None),
     ("12-clip-global", (lambda g, n: g[:2],), "returns 2 arrays for 3", None),
     ("12-clip-global", (_clip_always,), "come back unchanged", None),
     ("12-clip-global", (_clip_each,), "different factors", None),
@@ -319,8 +357,11 @@ WRONG = [
     ("13-tanh-norms", (_norms(np.tanh, 1.0)[::-1],), "in reverse", None),
     ("13-tanh-norms", (_norms(np.tanh, 2.0),), "ReLU's weights", None),
     ("13-tanh-norms", (_norms(nt.nn.sigmoid, 1.0),), "sigmoid stack's norms", None),
-    ("13-closer-to", ("sigmoid",), "not that one", "relu\""),
-    ("13-closer-to", ("tanh",), "should be \"sigmoid\" or \"relu\"", None),
+    ("13-closer-to", ("sigmoid", _orders(_norms(np.tanh, 1.0))), "not that one", "relu\""),
+    ("13-closer-to", ("tanh", _orders(_norms(np.tanh, 1.0))), "should be \"sigmoid\" or", None),
+    ("13-closer-to", ("relu", None), "`tanh_orders` is still None", None),
+    ("13-closer-to", ("relu", -_orders(_norms(np.tanh, 1.0))), "wrong sign", None),
+    ("13-closer-to", ("relu", 1.0), "is not log10(first / last)", None),
     ("14-tape-magic", (None,) + _disc(False), "never watched", None),
     ("14-tape-magic", (None,) + _disc(False), "recorded no ops where the reference", None),
     ("14-tape-magic", (1.0,) + _disc(True), "not the gradient that the tape disc gives", "18.8"),

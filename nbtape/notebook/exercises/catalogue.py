@@ -49,7 +49,7 @@ def check(id, *args, strict=False, **kwargs):
     output that the course's grader judges in a fresh Python, see ``handin``) and
     raises ``AssertionError`` with the same words when the answer is not right.
 
-    >>> check("09-buggy", None)
+    >>> check("09-buggy", None, None)
     not yet: `buggy` is still None: the exercise asks for a name as a string, such as "swish"
     """
     if strict:

@@ -7,33 +7,60 @@ import numpy as np
 
 import nbtape as nt
 
-from .feedback import (NotYet, array, as_number, entries, exercise,
+from .feedback import (NotYet, array, as_number, central_difference, entries, exercise,
                        first_difference, listed, required, story, switched_off)
 
 EXERCISES = {}
 
 
+def _no_autodiff():
+    """What 07 and 11 switch off while the learner's function runs: nbtape's tapes and
+    transforms (07: read the paths yourself), and least-squares solvers (11)."""
+    return [(nt, name, f"nt.{name}") for name in
+            ("GradientTape", "ForwardAccumulator", "grad", "value_and_grad", "jacobian",
+             "hessian")]
+
+
+_POINTS_07 = [(0.7, 1.3), (-0.4, 2.1), (1.2, -0.6)]
+
+
 @exercise(EXERCISES, "07-chain-paths")
-def chain_paths(answer):
-    """07: (dg/dx, dg/dy) of g = x y + e^x y at (0.7, 1.3), read off the chain picture."""
-    required(answer, "answer", "the pair (dg_dx, dg_dy)")
-    got = array(answer, "answer", (2,))
-    x, y, e = 0.7, 1.3, np.exp(0.7)
-    want = np.array([y + e * y, x + e])
-    close = np.isclose(got, want, atol=2e-3, rtol=0)
-    if close.all():
-        return
-    if np.allclose(got[::-1], want, atol=2e-3, rtol=0):
-        raise NotYet("the two numbers are swapped: answer = (dg_dx, dg_dy)")
-    wrong = [n for n, ok in zip(["dg_dx", "dg_dy"], close) if not ok]
-    paths = {"dg_dx": (y, e * y), "dg_dy": (x, e)}
-    for name in wrong:
-        got_one = got[0 if name == "dg_dx" else 1]
-        if any(np.isclose(got_one, p, atol=2e-3, rtol=0) for p in paths[name]):
-            raise NotYet(f"{name} is one path's product: there are two paths to g, and "
-                         "their products add up")
-    raise NotYet(f"{' and '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} off: multiply "
-                 "the edge labels along each path to g and add the paths")
+def chain_paths(dg):
+    """07: ``dg(x, y)`` gives (dg/dx, dg/dy) of g = x y + e^x y from the chain picture's
+    paths, at points other than the picture's, with nbtape's tapes switched off."""
+    fn = required(dg, "dg", "a function of x and y that returns (dg_dx, dg_dy)")
+    if not callable(fn):
+        raise NotYet(f"`dg` should be a function of x and y, not a {type(fn).__name__}")
+    for x, y in _POINTS_07:
+        try:
+            with switched_off(_no_autodiff(), "dg calls {name}: the exercise asks for the "
+                              "products along the picture's paths, written out"):
+                got = fn(x, y)
+        except NotYet:
+            raise
+        except Exception as error:          # the learner's code: say what it raised
+            raise NotYet(f"dg({x}, {y}) raised {type(error).__name__}: {error}") from None
+        got = array(got, f"dg({x}, {y})", (2,))
+        e = np.exp(x)
+        want = np.array([y + e * y, x + e])
+        close = np.isclose(got, want, atol=2e-3, rtol=0)
+        if close.all():
+            continue
+        at = f"at x = {x}, y = {y}"
+        if np.allclose(got[::-1], want, atol=2e-3, rtol=0):
+            raise NotYet(f"{at} the two numbers are swapped: return (dg_dx, dg_dy)")
+        wrong = [n for n, ok in zip(["dg_dx", "dg_dy"], close) if not ok]
+        paths = {"dg_dx": (y, e * y), "dg_dy": (x, e)}
+        for name in wrong:
+            got_one = got[0 if name == "dg_dx" else 1]
+            if any(np.isclose(got_one, p, atol=2e-3, rtol=0) for p in paths[name]):
+                raise NotYet(f"{at}, {name} is one path's product: there are two paths "
+                             "to g, and their products add up")
+        if np.allclose(got, [1.3 + np.exp(0.7) * 1.3, 0.7 + np.exp(0.7)], atol=2e-3):
+            raise NotYet(f"{at} dg gives the picture's numbers, at x = 0.7 and y = 1.3: "
+                         "write each edge's label as a function of x and y")
+        raise NotYet(f"{at} {' and '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} off: "
+                     "multiply the edge labels along each path to g and add the paths")
 
 
 def _f08(w):
@@ -90,9 +117,14 @@ _FUNCTIONS_09 = {
 }
 
 
+def _softsign(x):
+    return x / (1 + np.abs(x))
+
+
 @exercise(EXERCISES, "09-buggy")
-def buggy(buggy):
-    """09: the one custom gradient that disagrees with finite differences."""
+def buggy(buggy, derivative):
+    """09: the one custom gradient that disagrees with finite differences, and its right
+    derivative (a function: not a 1-in-3 guess)."""
     names = ["log_cosh", "swish", "softsign"]
     name = required(buggy, "buggy", "a name as a string, such as \"swish\"")
     if name not in names:
@@ -103,33 +135,78 @@ def buggy(buggy):
         worst = nt.check_gradients(_FUNCTIONS_09[name], points)
         raise NotYet(f"{name}'s gradient agrees with central finite differences at random "
                      f"points (the largest difference is {worst:.1e}): it is right")
+    fn = required(derivative, "derivative", "a function of x: softsign's right derivative")
+    points = np.round(np.random.default_rng(90).uniform(-3, 3, 7), 3)
+    try:
+        got = np.asarray([float(np.asarray(fn(p))) for p in points])
+    except Exception as error:              # the learner's code: say what it raised
+        raise NotYet(f"derivative raised {type(error).__name__}: {error}") from None
+    fd = np.array([central_difference(_softsign, p) for p in points])
+    bad = ~np.isclose(got, fd, rtol=1e-4, atol=1e-6)
+    if bad.any():
+        at = ", ".join(f"{p:g}" for p in points[bad][:3])
+        if np.allclose(got, 1 / (1 + points ** 2)):
+            raise NotYet("`derivative` is the buggy one, 1 / (1 + x ** 2): differentiate "
+                         "x / (1 + |x|) again (the quotient rule, with d|x|/dx = sign(x))")
+        raise NotYet(f"`derivative` disagrees with a central finite difference of "
+                     f"softsign at x = {at}")
 
 
-_X11 = np.linspace(-2.0, 2.0, 21)
-_Y11 = np.array([8.5, 7.16, 5.94, 4.84, 3.86, 3.0, 2.26, 1.64, 1.14, 0.76, 0.5,
-                 0.36, 0.34, 0.44, 0.66, 1.0, 1.46, 2.04, 2.74, 3.56, 4.5])
+def _least_squares():
+    """The solvers 11 switches off while the learner's fit runs (the check's own
+    least-squares answer is computed before)."""
+    import numpy.polynomial.polynomial as polynomial
+    return ([(np, "polyfit", "np.polyfit"), (np.linalg, "lstsq", "np.linalg.lstsq"),
+             (np.linalg, "solve", "np.linalg.solve"), (np.linalg, "inv", "np.linalg.inv"),
+             (np.linalg, "pinv", "np.linalg.pinv"),
+             (polynomial, "polyfit", "np.polynomial.polynomial.polyfit")])
+
+
+def _data11():
+    """The check's own noisy points from another quadratic (not the notebook's)."""
+    rng = np.random.default_rng(11)
+    x = np.linspace(-2.0, 2.0, 25)
+    return x, 0.8 * x ** 2 - 1.2 * x + 0.5 + rng.normal(0.0, 0.3, x.shape)
 
 
 @exercise(EXERCISES, "11-quadratic-fit")
-def quadratic_fit(answer):
-    """11: (a, b, c) of the least-squares quadratic through the points."""
-    got = array(required(answer, "answer", "the tuple (a, b, c) of floats"), "answer", (3,))
-    want = np.polyfit(_X11, _Y11, 2)
+def quadratic_fit(fit_quadratic):
+    """11: ``fit_quadratic(x, y)`` finds (a, b, c) by gradient descent, on the check's own
+    noisy data, with least-squares solvers switched off."""
+    fn = required(fit_quadratic, "fit_quadratic", "a function of (x, y) that returns (a, b, c)")
+    if not callable(fn):
+        raise NotYet(f"`fit_quadratic` should be a function of x and y, not a "
+                     f"{type(fn).__name__}")
+    x, y = _data11()
+    want = np.polyfit(x, y, 2)
+    try:
+        with switched_off(_least_squares(), "fit_quadratic calls {name}: the exercise asks "
+                          "for the training loop (a tape and an optimizer), not a solver"):
+            got = fn(x.copy(), y.copy())
+    except NotYet:
+        raise
+    except Exception as error:              # the learner's code: say what it raised
+        raise NotYet(f"fit_quadratic raised {type(error).__name__}: {error}") from None
+    got = array(got, "fit_quadratic(x, y)", (3,))
     close = np.isclose(got, want, atol=1e-2, rtol=0)
     if close.all():
         return
     if np.allclose(got[::-1], want, atol=1e-2, rtol=0):
         raise NotYet("the order is (a, b, c): a goes with x ** 2, c is the constant")
+    if np.allclose(got, [0.8, -1.2, 0.5], atol=1e-2):
+        raise NotYet("on the check's points fit_quadratic returns round numbers: it should "
+                     "return what the loop finds on the x and y it is given")
     coefficients = nt.Variable(got)
     with nt.GradientTape() as tape:
         a, b, c = coefficients[0], coefficients[1], coefficients[2]
-        loss = np.mean((a * _X11 ** 2 + b * _X11 + c - _Y11) ** 2)
+        loss = np.mean((a * x ** 2 + b * x + c - y) ** 2)
     slope = tape.gradient(loss, coefficients).numpy()
     off = ", ".join(n for n, ok in zip("abc", close) if not ok)
-    raise NotYet(f"{off} {'is' if off.count(',') == 0 else 'are'} off by more than 0.01: the "
-                 f"mean squared error at your (a, b, c) is {float(loss):.4g} and its gradient "
-                 f"there is {np.array2string(slope, precision=3)}, not zero (more steps, "
-                 "or a different learning rate?)")
+    raise NotYet(f"on the check's own noisy points, {off} {'is' if ',' not in off else 'are'} "
+                 f"off by more than 0.01: the mean squared error at the (a, b, c) returned is "
+                 f"{float(loss):.4g} and its gradient there is "
+                 f"{np.array2string(slope, precision=3)}, not zero (more steps, or a "
+                 "different learning rate? does it fit the x and y it is given?)")
 
 
 @exercise(EXERCISES, "12-clip-global")
@@ -210,17 +287,29 @@ def tanh_norms(tanh_norms):
 
 
 @exercise(EXERCISES, "13-closer-to")
-def closer_to(closer_to):
-    """13, part 2: which stack's first-to-last ratio tanh's is closer to."""
+def closer_to(closer_to, tanh_orders):
+    """13, part 2: how many orders of magnitude tanh's first-to-last ratio spans (a number),
+    and which stack's it is closer to."""
+    got = as_number(required(tanh_orders, "tanh_orders", "log10(first / last) of tanh's "
+                             "norms, a float"), "tanh_orders")
+    tanh, sigmoid, relu = (np.log10(n[0] / n[-1]) for n in
+                           (_norms13(np.tanh, 1.0), _norms13(nt.nn.sigmoid, 1.0),
+                            _norms13(nt.nn.relu, 2.0)))
+    if not np.isclose(got, tanh, atol=0.05, rtol=0):
+        if np.isclose(got, -tanh, atol=0.05, rtol=0):
+            raise NotYet("`tanh_orders` has the wrong sign: log10(first / last), the first "
+                         "layer's norm over the last's")
+        if np.isclose(got, tanh * np.log(10), atol=0.05, rtol=0):
+            raise NotYet("`tanh_orders` is a natural logarithm: use np.log10")
+        raise NotYet("`tanh_orders` is not log10(first / last) of tanh's norms (the first "
+                     "layer's over the last layer's)")
     name = required(closer_to, "closer_to", "\"sigmoid\" or \"relu\"")
     if name not in ("sigmoid", "relu"):
         raise NotYet(f"`closer_to` should be \"sigmoid\" or \"relu\", not {name!r}")
-    orders = [abs(np.log10(n[0] / n[-1])) for n in
-              (_norms13(np.tanh, 1.0), _norms13(nt.nn.sigmoid, 1.0), _norms13(nt.nn.relu, 2.0))]
-    nearer = "sigmoid" if abs(orders[0] - orders[1]) < abs(orders[0] - orders[2]) else "relu"
+    nearer = "sigmoid" if abs(tanh - sigmoid) < abs(tanh - relu) else "relu"
     if name != nearer:
-        raise NotYet("not that one: compare log10(first / last) of tanh's norms with the "
-                     "sigmoid's and ReLU's")
+        raise NotYet("not that one: compare tanh_orders with log10(first / last) of the "
+                     "sigmoid's and ReLU's norms")
 
 
 def _reference_disc():
