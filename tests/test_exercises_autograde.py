@@ -40,6 +40,16 @@ CHEATS = {
     "a forged hand-in": ("from nbtape.notebook.exercises import handin as _h\n"
                          "_h.hand_in = lambda id, args: None"),
 }
+# what JupyterLite's and Colab's downloads put in a notebook's metadata
+BROWSERS = {
+    "jupyterlite": {"kernelspec": {"name": "python", "display_name": "Python (Pyodide)",
+                                   "language": "python"},
+                    "language_info": {"name": "python", "version": "3.12.1",
+                                      "mimetype": "text/x-python",
+                                      "file_extension": ".py"}},
+    "colab": {"kernelspec": {"name": "python3", "display_name": "Python 3"},
+              "colab": {"provenance": [], "toc_visible": True}},
+}
 # assignment: (the wrong answer, its points)
 WRONG = {
     "13_vanishing_gradients": ("tanh_norms = gradient_norms(np.tanh, weights(2.0))\n"
@@ -97,10 +107,21 @@ def test_cheats_with_a_wrong_answer_get_nothing_and_the_references_everything(co
         submissions[(name, "reference")] = nbformat.read(
             root / "source" / name / f"{name}.ipynb", 4)
         submissions[(name, "wrong")] = _with_answer(root, name, wrong)
+    # a notebook worked in JupyterLite or Colab and downloaded: its own kernelspec and
+    # metadata, the same assignment
+    for where, metadata in BROWSERS.items():
+        nb = nbformat.read(root / "source" / "05_why_is_my_gradient_none"
+                           / "05_why_is_my_gradient_none.ipynb", 4)
+        nb.metadata.update(metadata)
+        for c in nb.cells:
+            c.metadata.update({"id": f"{where}-{id(c)}"} if where == "colab" else {})
+        submissions[("05_why_is_my_gradient_none", where)] = nb
     for i, cheat in enumerate(CHEATS.values()):
         for name, (wrong, _) in WRONG.items():
             submissions[(name, f"cheat{i}")] = _with_answer(root, name, cheat + "\n" + wrong)
     scores = _scores(root, api, submissions)
+    for where in BROWSERS:
+        assert scores[("05_why_is_my_gradient_none", where)] == 1, where
     for name, (_, points) in WRONG.items():
         assert scores[(name, "reference")] == points, name
         assert scores[(name, "wrong")] == 0, name

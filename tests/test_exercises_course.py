@@ -66,13 +66,13 @@ def test_the_command_builds_one_assignment_per_tutorial_with_exercises(tmp_path,
 def course(tmp_path_factory):
     """The course, generated for every tutorial, and graded for GRADED."""
     from nbgrader.apps import NbGraderAPI
-    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
 
     root = tmp_path_factory.mktemp("course")
     names = build(root, NOTEBOOKS)
-    config = Config()
+    # the configuration the builder writes (the empty code stub, the outside verdicts)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     config.CourseDirectory.root = str(root)
-    config.CourseDirectory.course_id = "nbtape"
     api = NbGraderAPI(config=config)
     with pytest.MonkeyPatch.context() as patch:
         # the kernels that nbgrader starts import this checkout's nbtape
@@ -101,7 +101,14 @@ def test_student_versions_hold_no_solution_text(course):
         secret = solution_code(next(c for c in tutorial.cells if _is_solution(c)))
         released = _code(nbformat.read(root / "release" / name / f"{name}.ipynb", 4))
         assert "BEGIN SOLUTION" not in released and "<details>" not in released, name
-        assert "raise NotImplementedError()" in released, name
+        assert "below it is one solution" not in released, name
+        assert "raise NotImplementedError()" not in released, name
+        # the released answer cell is the tutorial's: its stub and signature kept
+        stub = [c.source for c in tutorial.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        given = [c.source for c in nbformat.read(root / "release" / name / f"{name}.ipynb",
+                                                  4).cells
+                 if c.metadata.get("nbgrader", {}).get("solution")]
+        assert [g.rstrip() for g in given] == [t.rstrip() for t in stub], name
         # no line of the solution that the tutorial does not already show elsewhere
         shown = _code(nbformat.read(root / "source" / name / f"{name}.ipynb", 4)).split(
             "### BEGIN SOLUTION")[0]
@@ -156,3 +163,29 @@ def test_the_course_module_runs_as_a_command(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "01_what_is_autodiff" in out.stdout
     assert (tmp_path / "source" / "01_what_is_autodiff" / "01_what_is_autodiff.ipynb").is_file()
+
+
+@pytest.mark.slow
+def test_the_wheel_holds_no_solution_of_the_course(tmp_path):
+    """What students install has no answer key: no line of a tutorial's solution that the
+    tutorial does not show elsewhere is in any file of the built wheel."""
+    import zipfile
+    from gradcheck import build_dist
+
+    wheel = build_dist(tmp_path / "dist")
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {name: archive.read(name).decode("utf-8", "replace")
+                   for name in archive.namelist()}
+    assert not [name for name in shipped if name.endswith(".ipynb")]
+    secrets = []
+    for path in TUTORIALS:
+        nb = nbformat.read(path, 4)
+        shown = "\n".join(c.source for c in nb.cells if not _is_solution(c))
+        for cell in nb.cells:
+            if _is_solution(cell):
+                secrets += [line.strip() for line in solution_code(cell).splitlines()
+                            if len(line.strip()) > 12 and line.strip() not in shown]
+    assert len(secrets) > 20
+    found = [(line, name) for line in secrets for name, text in shipped.items()
+             if line in text]
+    assert not found, found

@@ -84,7 +84,10 @@ class GradeHandedIn(Preprocessor):
 
 
 def configure(c):
-    """Put ``GradeHandedIn`` into nbgrader's autograde steps, right after ``Execute``."""
+    """Put ``GradeHandedIn`` into nbgrader's autograde steps, right after ``Execute``, and
+    make nbgrader's code stub empty: a released answer cell keeps the tutorial's stub
+    (``def fixed_loss(w): return None``), not ``raise NotImplementedError()``."""
+    c.ClearSolutions.code_stub = {"python": ""}
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute,
                                         IgnorePattern, LimitOutput, SaveAutoGrades)

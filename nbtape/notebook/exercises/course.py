@@ -7,10 +7,14 @@ stub after ``# your code here``, the check cell calls ``nt.exercises.check``, an
 solution sits in a collapsed ``<details>`` markdown cell that Run All never runs.
 Their answer and check cells already carry nbgrader's metadata (``grade_id``,
 ``points``, ``schema_version`` 3).  The course version, one assignment per tutorial,
-puts the solution into the answer cell between ``### BEGIN SOLUTION`` and
-``### END SOLUTION`` (the stub goes), drops the ``<details>`` cell, and makes each
-check strict (``strict=True`` raises when the answer is wrong, which is what the
-autograder counts).  Then, in COURSE_DIR::
+appends the solution to the answer cell between ``### BEGIN SOLUTION`` and
+``### END SOLUTION`` (after the stub, so the released cell keeps the stub's signature),
+drops the ``<details>`` cell and the sentence that points at it, and makes each check
+strict (``strict=True`` hands the answer in and raises when it is wrong).  The
+``nbgrader_config.py`` it writes makes nbgrader's code stub empty and puts the
+``autograde`` step in, which judges each handed-in answer outside the student's kernel.
+The course's ``source/`` folder is the TA's answer key: keep it from students.
+Then, in COURSE_DIR::
 
     nbgrader generate_assignment 03_gradient_tape_basics   # release/: solutions out
     nbgrader autograde 03_gradient_tape_basics             # grades submitted/
@@ -35,6 +39,9 @@ from nbtape.notebook.exercises.autograde import configure  # noqa: E402
 configure(c)
 """
 _CODE = re.compile(r"```python\n(.*?)```", re.S)
+# the tutorials' pointer to the folded solution, which the course leaves out
+_FOLDED = re.compile(r";\s+below it is one solution,\s+folded\s+\(open it after you have "
+                     r"tried\)")
 
 
 def nbgrader_meta(cell):
@@ -108,9 +115,15 @@ def instructor_version(nb):
     if len(answers) != len(solutions):
         raise ValueError(f"{len(answers)} answer cells but {len(solutions)} solution cells")
     for answer, solution in zip(answers, solutions):
-        answer.source = (given_lines(answer.source) + "### BEGIN SOLUTION\n"
+        given_lines(answer.source)          # (checks the cell has its marker line)
+        # the learner's cell as it is (its stub runs first, then the solution replaces
+        # it); nbgrader cuts the solution region out and, with the course's empty code
+        # stub, the released cell is the tutorial's again, signature and all
+        answer.source = (answer.source.rstrip("\n") + "\n### BEGIN SOLUTION\n"
                          + solution_code(solution) + "\n### END SOLUTION")
     for cell in out.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _FOLDED.sub("", cell.source)
         if nbgrader_meta(cell).get("grade") and cell.cell_type == "code":
             cell.source = strict(cell.source)
         if cell.cell_type == "code":

@@ -40,6 +40,8 @@ def chain_paths(dg):
             raise
         except Exception as error:          # the learner's code: say what it raised
             raise NotYet(f"dg({x}, {y}) raised {type(error).__name__}: {error}") from None
+        if got is None:
+            raise NotYet("dg returns None: make it return the pair (dg_dx, dg_dy)")
         got = array(got, f"dg({x}, {y})", (2,))
         e = np.exp(x)
         want = np.array([y + e * y, x + e])
@@ -138,7 +140,12 @@ def buggy(buggy, derivative):
     fn = required(derivative, "derivative", "a function of x: softsign's right derivative")
     points = np.round(np.random.default_rng(90).uniform(-3, 3, 7), 3)
     try:
-        got = np.asarray([float(np.asarray(fn(p))) for p in points])
+        values = [fn(p) for p in points]
+        if any(v is None for v in values):
+            raise NotYet("derivative returns None: make it return softsign's derivative at x")
+        got = np.asarray([float(np.asarray(v)) for v in values])
+    except NotYet:
+        raise
     except Exception as error:              # the learner's code: say what it raised
         raise NotYet(f"derivative raised {type(error).__name__}: {error}") from None
     fd = np.array([central_difference(_softsign, p) for p in points])
@@ -187,6 +194,8 @@ def quadratic_fit(fit_quadratic):
         raise
     except Exception as error:              # the learner's code: say what it raised
         raise NotYet(f"fit_quadratic raised {type(error).__name__}: {error}") from None
+    if got is None:
+        raise NotYet("fit_quadratic returns None: make it return (a, b, c)")
     got = array(got, "fit_quadratic(x, y)", (3,))
     close = np.isclose(got, want, atol=1e-2, rtol=0)
     if close.all():
