@@ -40,7 +40,7 @@ configure(c)
 """
 _CODE = re.compile(r"```python\n(.*?)```", re.S)
 # the tutorials' pointer to the folded solution, which the course leaves out
-_FOLDED = re.compile(r";\s+below it is one solution,\s+folded\s+\(open it after you have "
+FOLDED = re.compile(r";\s+below it is one solution,\s+folded\s+\(open it after you have "
                      r"tried\)")
 
 
@@ -123,7 +123,7 @@ def instructor_version(nb):
                          + solution_code(solution) + "\n### END SOLUTION")
     for cell in out.cells:
         if cell.cell_type == "markdown":
-            cell.source = _FOLDED.sub("", cell.source)
+            cell.source = FOLDED.sub("", cell.source)
         if nbgrader_meta(cell).get("grade") and cell.cell_type == "code":
             cell.source = strict(cell.source)
         if cell.cell_type == "code":
@@ -134,8 +134,10 @@ def instructor_version(nb):
 
 def build(course_dir, notebooks_dir, prefixes=()):
     """Write ``course_dir/source/<stem>/<stem>.ipynb`` for every tutorial with exercises
-    (those whose names start with one of ``prefixes``, if given) and a minimal
-    ``nbgrader_config.py``; returns the assignment names."""
+    (those whose names start with one of ``prefixes``, if given), the same tutorial as an
+    Otter-Grader master notebook in ``course_dir/otter/<stem>/<stem>.ipynb``, and the
+    course's ``nbgrader_config.py``; returns the assignment names."""
+    from .otter_assignment import otter_version
     course = pathlib.Path(course_dir)
     names = []
     for path in sorted(pathlib.Path(notebooks_dir).glob("[0-9]*.ipynb")):
@@ -147,6 +149,9 @@ def build(course_dir, notebooks_dir, prefixes=()):
         target = course / "source" / path.stem / path.name
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(version, target)
+        otter = course / "otter" / path.stem / path.name
+        otter.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(otter_version(nbformat.read(path, as_version=4), path.stem), otter)
         names.append(path.stem)
     config = course / "nbgrader_config.py"
     if not config.exists():
