@@ -160,6 +160,40 @@ def _orders(norms):
     return float(np.log10(norms[0] / norms[-1]))
 
 
+def _softmax(z):
+    e = np.exp(z - np.max(z))
+    return e / np.sum(e)
+
+
+def _jvp(x1, x2, t1, t2):
+    return t1 / x1 + (t1 * x2 + x1 * t2) - np.cos(x2) * t2
+
+
+def _jvp_by_accumulator(x1, x2, t1, t2):
+    p = [nt.Variable(x1), nt.Variable(x2)]
+    with nt.ForwardAccumulator(p, [t1, t2]) as acc:
+        f = np.log(p[0]) + p[0] * p[1] - np.sin(p[1])
+    return float(acc.jvp(f))
+
+
+def _segment(length, memory):
+    peaks = {s: math.ceil(length / s) + s for s in range(1, length + 1)}
+    best = min(peaks, key=lambda s: (peaks[s], s))
+    return best if peaks[best] <= memory else None
+
+
+def _segment_never_none(length, memory):
+    return math.isqrt(length)
+
+
+def _noisy_loss(x, noise):
+    return np.sum((x + 0.1 * noise) ** 2)
+
+
+def _noisy_inside(x, noise):                 # draws its own noise: no trace
+    return np.sum((x + 0.1 * np.random.normal(size=x.shape)) ** 2)
+
+
 def _clip(grads, limit):
     norm = np.sqrt(sum(np.sum(g ** 2) for g in grads))
     return [g * min(1.0, limit / norm) for g in grads]
@@ -262,6 +296,12 @@ RIGHT = {
     "13-tanh-norms": lambda: (_norms(np.tanh, 1.0),),
     "13-closer-to": lambda: ("relu", _orders(_norms(np.tanh, 1.0))),
     "14-tape-magic": lambda: (6 * np.pi,) + _disc(True),
+    "05c-stable-softmax": lambda: (_softmax,),
+    "07b-jvp-by-hand": lambda: (_jvp,),
+    "07b-predict-passes": lambda: ((1000, 1),),
+    "10-checkpoint-segment": lambda: (_segment,),
+    "10-predict-calls": lambda: (800,),
+    "15-traceable-step": lambda: (_noisy_loss,),
 }
 
 # (id, the wrong answer, words the feedback must hold, text it must not hold: the answer)
@@ -362,6 +402,33 @@ WRONG = [
     ("13-closer-to", ("relu", None), "`tanh_orders` is still None", None),
     ("13-closer-to", ("relu", -_orders(_norms(np.tanh, 1.0))), "wrong sign", None),
     ("13-closer-to", ("relu", 1.0), "is not log10(first / last)", None),
+    ("05c-stable-softmax", (lambda z: np.exp(z) / np.sum(np.exp(z)),), "subtract the largest",
+     None),
+    ("05c-stable-softmax", (lambda z: np.exp(z - np.max(z)),), "does not sum to 1", None),
+    ("05c-stable-softmax", (lambda z: np.exp(z - 1000.0) / np.sum(np.exp(z - 1000.0)),),
+     "not finite", None),
+    ("05c-stable-softmax", (lambda z: nt.constant(_softmax(np.asarray(z))),),
+     "no gradient reaches", None),
+    ("05c-stable-softmax", (3.0,), "should be a function", None),
+    ("07b-jvp-by-hand", (lambda x1, x2, t1, t2: t1 * x2 + x1 * t2 - np.cos(x2) * t2,),
+     "misses the tangent of ln x1", None),
+    ("07b-jvp-by-hand", (lambda x1, x2, t1, t2: t1 / x1 + t1 * x2 + x1 * t2 + np.cos(x2) * t2,),
+     "wrong sign", None),
+    ("07b-jvp-by-hand", (_jvp_by_accumulator,), "jvp calls nt.ForwardAccumulator", None),
+    ("07b-jvp-by-hand", (lambda x1, x2, t1, t2: None,), "returns None", None),
+    ("07b-predict-passes", ((1, 1000),), "swapped", None),
+    ("07b-predict-passes", ((2, 2),), "along one input direction", "1000"),
+    ("10-checkpoint-segment", (lambda n, m: 30,), "more than the memory", None),
+    ("10-checkpoint-segment", (lambda n, m: 20,), "another length keeps fewer", None),
+    ("10-checkpoint-segment", (lambda n, m: 1,), "more than the memory", None),
+    ("10-checkpoint-segment", (lambda n, m: None,), "a segment fits", None),
+    ("10-checkpoint-segment", (_segment_never_none,), "return None", None),
+    ("10-checkpoint-segment", (lambda n, m: 20.0,), "a whole number", None),
+    ("10-predict-calls", (400,), "forward pass alone", "800"),
+    ("10-predict-calls", (7,), "count the forward pass", "800"),
+    ("15-traceable-step", (_noisy_inside,), "draw the noise outside", None),
+    ("15-traceable-step", (lambda x, noise: np.sum(x ** 2),), "use its noise argument", None),
+    ("15-traceable-step", (lambda x: np.sum(x ** 2),), "second argument", None),
     ("14-tape-magic", (None,) + _disc(False), "never watched", None),
     ("14-tape-magic", (None,) + _disc(False), "recorded no ops where the reference", None),
     ("14-tape-magic", (1.0,) + _disc(True), "not the gradient that the tape disc gives", "18.8"),

@@ -52,7 +52,9 @@ BROWSERS = {
 }
 # assignment: (the wrong answer, its points)
 WRONG = {
-    "13_vanishing_gradients": ("tanh_norms = gradient_norms(np.tanh, weights(2.0))\n"
+    "13_vanishing_gradients": ("_right = gradient_norms(np.tanh, weights(1.0))\n"
+                               "tanh_orders = np.log10(_right[0] / _right[-1])\n"
+                               "tanh_norms = gradient_norms(np.tanh, weights(2.0))\n"
                                'closer_to = "sigmoid"', 2),
     "05_why_is_my_gradient_none": ("def fixed_loss(w):\n"
                                    "    return np.mean((w * data - targets) ** 2)", 1),
@@ -131,8 +133,8 @@ def test_cheats_with_a_wrong_answer_get_nothing_and_the_references_everything(co
     graded = nbformat.read(root / "autograded" / "cheat2" / "13_vanishing_gradients"
                            / "13_vanishing_gradients.ipynb", 4)
     said = [o.get("evalue", "") for c in graded.cells for o in c.get("outputs", [])]
-    assert "13-closer-to: not yet: not that one: compare log10(first / last) of tanh's " \
-           "norms with the sigmoid's and ReLU's" in said
+    assert "13-closer-to: not yet: not that one: compare tanh_orders with log10(first / " \
+           "last) of the sigmoid's and ReLU's norms" in said
 
 
 def test_a_check_cell_is_known_by_its_source_and_its_metadata():

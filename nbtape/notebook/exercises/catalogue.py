@@ -4,9 +4,16 @@ Each exercise is a function that takes what the learner made (a value, a functio
 a tape) and raises ``NotYet`` saying what is still wrong; its reference answer lives
 beside it, in ``early`` or ``later``, out of the notebook's sight.
 """
-from . import early, later
+from . import early, further, later
 from .feedback import Feedback, NotYet
 from .handin import hand_in
+
+
+def _tutorial(id):
+    """The sort key of an exercise id: its tutorial's number, then its letter."""
+    number = id.split("-")[0]
+    digits = "".join(c for c in number if c.isdigit())
+    return int(digits), number[len(digits):]
 
 
 def exercises():
@@ -15,7 +22,8 @@ def exercises():
     >>> list(exercises())[:2]
     ['01-finite-difference', '02-value-exp']
     """
-    return {**early.EXERCISES, **later.EXERCISES}
+    order = {**early.EXERCISES, **later.EXERCISES, **further.EXERCISES}
+    return dict(sorted(order.items(), key=lambda item: _tutorial(item[0])))
 
 
 def feedback(id, *args, **kwargs):
