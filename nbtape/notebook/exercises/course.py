@@ -22,14 +22,15 @@ Then, in COURSE_DIR::
 import argparse
 import copy
 import pathlib
-import re
 import sys
 
 import nbformat
 
 from ...diagnostics.user_line import PACKAGE_DIR
+from .otter_assignment import otter_version
+from .tutorial_cells import (FOLDED, given_lines, is_solution, nbgrader_meta,
+                             solution_code, strict)
 
-MARKER = "# your code here"
 CONFIG = """\
 # Written by `python3 -m nbtape.notebook.exercises.course build`.
 c = get_config()  # noqa: F821 (nbgrader's configuration loader defines it)
@@ -38,68 +39,6 @@ c.CourseDirectory.course_id = "nbtape"
 from nbtape.notebook.exercises.autograde import configure  # noqa: E402
 configure(c)
 """
-_CODE = re.compile(r"```python\n(.*?)```", re.S)
-# the tutorials' pointer to the folded solution, which the course leaves out
-FOLDED = re.compile(r";\s+below it is one solution,\s+folded\s+\(open it after you have "
-                     r"tried\)")
-
-
-def nbgrader_meta(cell):
-    """The cell's nbgrader metadata (``{}`` for a cell nbgrader does not grade).
-
-    >>> nbgrader_meta(nbformat.v4.new_code_cell("x = 1"))
-    {}
-    """
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
-def is_solution(cell):
-    """A learner-facing solution: a markdown cell tagged ``solution`` (a <details> block).
-
-    >>> cell = nbformat.v4.new_markdown_cell("<details>...</details>")
-    >>> cell.metadata["tags"] = ["solution"]
-    >>> is_solution(cell)
-    True
-    """
-    return cell.cell_type == "markdown" and "solution" in cell.get("metadata", {}).get("tags", [])
-
-
-def solution_code(cell):
-    """The code a solution cell gives for the answer cell: its last ``python`` block
-    (an earlier block may show a change to another cell, such as a ``%%tape`` line).
-
-    >>> solution_code(nbformat.v4.new_markdown_cell("<details>\\n\\n```python\\nx = 1\\n```\\n"))
-    'x = 1'
-    """
-    blocks = _CODE.findall(cell.source)
-    if not blocks:
-        raise ValueError(f"a solution cell has no ```python block:\n{cell.source}")
-    return blocks[-1].strip("\n")
-
-
-def given_lines(source):
-    """The lines of an answer cell before its ``# your code here`` line (kept as given).
-
-    >>> given_lines("w = 1\\n# your code here\\nanswer = None")
-    'w = 1\\n'
-    """
-    lines = source.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if line.lstrip().lower().startswith(MARKER):
-            return "".join(lines[:i])
-    raise ValueError(f"an answer cell has no {MARKER!r} line:\n{source}")
-
-
-def strict(source):
-    """A check call made strict: ``check(...)`` becomes ``check(..., strict=True)``.
-
-    >>> strict('nt.exercises.check("03-gradient", answer)')
-    'nt.exercises.check("03-gradient", answer, strict=True)'
-    """
-    body = source.rstrip()
-    if not re.fullmatch(r"nt\.exercises\.check\(.*\)", body, re.S):
-        raise ValueError(f"a check cell should end with the check call:\n{source}")
-    return body[:-1] + ", strict=True)"
 
 
 def instructor_version(nb):
@@ -137,7 +76,6 @@ def build(course_dir, notebooks_dir, prefixes=()):
     (those whose names start with one of ``prefixes``, if given), the same tutorial as an
     Otter-Grader master notebook in ``course_dir/otter/<stem>/<stem>.ipynb``, and the
     course's ``nbgrader_config.py``; returns the assignment names."""
-    from .otter_assignment import otter_version
     course = pathlib.Path(course_dir)
     names = []
     for path in sorted(pathlib.Path(notebooks_dir).glob("[0-9]*.ipynb")):

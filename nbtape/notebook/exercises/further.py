@@ -60,8 +60,13 @@ def stable_softmax(softmax):
                 warnings.simplefilter("ignore")
                 with nt.check_numerics(), nt.GradientTape() as tape:
                     p = fn(x)
+                    if p is None:
+                        raise NotYet("softmax returns None: make it return the "
+                                     "probabilities")
                     loss = -np.log(p[-1])
                 grad = tape.gradient(loss, x)
+        except NotYet:
+            raise
         except FloatingPointError as error:     # check_numerics stopped at a NaN or an inf
             raise NotYet(f"for the logits {at} your softmax makes a value that is not "
                          f"finite ({str(error).split('.')[0]}): subtract the largest "
@@ -214,6 +219,8 @@ def traceable_step(noisy_loss):
         v = nt.Variable(x)
         try:
             got = traced(x, noise)          # (under a tape, nt.function runs eagerly)
+            if got is None:
+                raise NotYet("noisy_loss returns None: make it return the loss")
             with nt.GradientTape() as tape:
                 grad = tape.gradient(fn(v, noise), v)
         except NotYet:
@@ -226,8 +233,6 @@ def traceable_step(noisy_loss):
             raise NotYet(f"nt.function cannot trace noisy_loss ({type(error).__name__}: "
                          f"{said[:160]}...): draw the noise outside the step and pass it "
                          "in") from None
-        if got is None:
-            raise NotYet("noisy_loss returns None: make it return the loss")
         value = as_number(got, "noisy_loss(x, noise)")
         want = float(np.sum((x + 0.1 * noise) ** 2))
         if not math.isclose(value, want, rel_tol=1e-9):

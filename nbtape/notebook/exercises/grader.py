@@ -6,7 +6,7 @@ exercise's own data, never the notebook's) and runs the exercise's check on it.
 ``grade_elsewhere(data)`` does that in a new ``python -I`` process started from this
 installation (the teacher's), from an empty folder, and reads the verdict back: what
 the learner's kernel did to the checker, numpy, builtins or the import system stays
-in that kernel.  ``python -m nbtape.notebook.exercises.grader`` is that process: JSON
+in that kernel.  ``python -m nbtape.notebook.exercises.grader`` (``judge_stdin``) is that process: JSON
 in on stdin, the verdict out as one JSON line.
 """
 import contextlib
@@ -185,7 +185,7 @@ def grade_elsewhere(data, timeout=TIMEOUT):
     """
     root = os.path.dirname(os.path.dirname(os.path.abspath(nt.__file__)))
     start = ("import sys; sys.path.insert(0, sys.argv[1]); "
-             "from nbtape.notebook.exercises.grader import main; sys.exit(main())")
+             "from nbtape.notebook.exercises.grader import judge_stdin; sys.exit(judge_stdin())")
     with tempfile.TemporaryDirectory() as empty:
         try:
             done = subprocess.run([sys.executable, "-I", "-c", start, root],
@@ -203,7 +203,7 @@ def grade_elsewhere(data, timeout=TIMEOUT):
         return Feedback(False, f"the grader could not judge this answer ({tail or 'no verdict'})")
 
 
-def main():
+def judge_stdin():
     """Read one handed-in answer (JSON) on stdin, write its verdict as one JSON line."""
     data = json.loads(sys.stdin.read())
     out = os.fdopen(os.dup(1), "w")
@@ -221,4 +221,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(judge_stdin())

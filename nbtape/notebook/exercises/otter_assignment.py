@@ -18,8 +18,8 @@ import copy
 
 from nbformat.v4 import new_code_cell, new_output, new_raw_cell
 
-from .course import (FOLDED, given_lines, is_solution, nbgrader_meta, solution_code,
-                     strict)
+from .tutorial_cells import (FOLDED, given_lines, is_solution, nbgrader_meta,
+                             solution_code, strict)
 
 
 def _config(name):
