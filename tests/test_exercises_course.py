@@ -189,3 +189,10 @@ def test_the_wheel_holds_no_solution_of_the_course(tmp_path):
     found = [(line, name) for line in secrets for name, text in shipped.items()
              if line in text]
     assert not found, found
+
+
+def test_without_tutorials_the_command_says_where_they_are(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["build", str(tmp_path / "course"), "--notebooks", str(tmp_path / "none")])
+    said = capsys.readouterr().err
+    assert "not part of the installed package" in said and "--notebooks DIR" in said

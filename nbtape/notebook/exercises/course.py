@@ -109,7 +109,10 @@ def main(argv=None):
     b.add_argument("prefixes", nargs="*", help="only tutorials whose names start so")
     args = parser.parse_args(argv)
     if not pathlib.Path(args.notebooks).is_dir():
-        parser.error(f"no tutorials at {args.notebooks}: give --notebooks DIR")
+        parser.error(f"no tutorials at {args.notebooks}: the tutorials are not part of the "
+                     "installed package (their folded solutions would put the answer key in "
+                     "every student's install); give --notebooks DIR, the notebooks/ folder "
+                     "of a checkout of nbtape")
     names = build(args.course_dir, args.notebooks, args.prefixes)
     print(f"{len(names)} assignments in {pathlib.Path(args.course_dir) / 'source'}: "
           + ", ".join(names))
