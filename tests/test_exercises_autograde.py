@@ -40,6 +40,10 @@ CHEATS = {
     "a forged hand-in": ("from nbtape.notebook.exercises import handin as _h\n"
                          "_h.hand_in = lambda id, args: None"),
 }
+FUNCTION_CHEAT = ("def fixed_loss(w):\n"
+                  "    import nbtape.notebook.exercises.early as _e\n"
+                  "    _e.compare = lambda *a, **k: None\n"
+                  "    return w\n")
 # what JupyterLite's and Colab's downloads put in a notebook's metadata
 BROWSERS = {
     "jupyterlite": {"kernelspec": {"name": "python", "display_name": "Python (Pyodide)",
@@ -118,12 +122,16 @@ def test_cheats_with_a_wrong_answer_get_nothing_and_the_references_everything(co
         for c in nb.cells:
             c.metadata.update({"id": f"{where}-{id(c)}"} if where == "colab" else {})
         submissions[("05_why_is_my_gradient_none", where)] = nb
+    # the answer's own code reaching into the judge, in the fresh Python
+    submissions[("05_why_is_my_gradient_none", "cheat-in-the-function")] = _with_answer(
+        root, "05_why_is_my_gradient_none", FUNCTION_CHEAT)
     for i, cheat in enumerate(CHEATS.values()):
         for name, (wrong, _) in WRONG.items():
             submissions[(name, f"cheat{i}")] = _with_answer(root, name, cheat + "\n" + wrong)
     scores = _scores(root, api, submissions)
     for where in BROWSERS:
         assert scores[("05_why_is_my_gradient_none", where)] == 1, where
+    assert scores[("05_why_is_my_gradient_none", "cheat-in-the-function")] == 0
     for name, (_, points) in WRONG.items():
         assert scores[(name, "reference")] == points, name
         assert scores[(name, "wrong")] == 0, name

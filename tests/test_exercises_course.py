@@ -56,8 +56,8 @@ def test_strict_needs_a_call():
 
 
 def test_the_command_builds_one_assignment_per_tutorial_with_exercises(tmp_path, capsys):
-    assert main(["build", str(tmp_path), "03_", "10", "--notebooks", str(NOTEBOOKS)]) == 0
-    assert "1 assignments" in capsys.readouterr().out   # 10 has no exercise; "03_" leaves out 03b
+    assert main(["build", str(tmp_path), "03_", "11b", "--notebooks", str(NOTEBOOKS)]) == 0
+    assert "1 assignments" in capsys.readouterr().out   # 11b has no exercise; "03_" leaves out 03b
     assert (tmp_path / "source" / "03_gradient_tape_basics" / "03_gradient_tape_basics.ipynb").is_file()
     assert "CourseDirectory" in (tmp_path / "nbgrader_config.py").read_text()
 

@@ -69,3 +69,23 @@ def test_a_check_that_never_ends_runs_out_of_time():
     endless = _code("def fixed_loss(w):\n    while True:\n        pass\n", "fixed_loss")
     verdict = grade_elsewhere({"id": "05-fixed-loss", "args": [endless]}, timeout=5)
     assert "did not finish in 5 s" in verdict.message
+
+
+@pytest.mark.parametrize("body, said", [
+    ("import nbtape.notebook.exercises.early as e\n    e.compare = print", "imports nbtape.notebook"),
+    ("np.allclose = lambda *a, **k: True", "changes np.allclose"),
+    ("import sys", "imports sys"),
+    ("w.__class__.__add__ = None", "reads __"),
+    ("__builtins__['abs'] = None", "uses __builtins__"),
+    ("setattr(np, 'isclose', None)", "uses setattr"),
+])
+def test_an_answer_that_reaches_into_the_judge_is_refused(body, said):
+    source = f"def fixed_loss(w):\n    {body}\n    return w\n"
+    verdict = grade({"id": "05-fixed-loss", "args": [_code(source, "fixed_loss")]})
+    assert not verdict.passed and said in verdict.message, verdict.message
+
+
+def test_a_class_may_set_its_own_attributes():
+    value = _code("class Value:\n    def __init__(self, data):\n        self.data = data\n",
+                  "Value")
+    assert unpack(value, {})(2.0).data == 2.0

@@ -82,11 +82,66 @@ def _library(module, name):
     return found
 
 
+# What an answer's code may import, and the names and attributes it may not touch: code
+# that computes an answer needs none of them, and code that reaches into the judge does.
+IMPORTABLE = {"numpy", "math", "nbtape", "functools", "itertools", "collections", "typing"}
+FORBIDDEN = {"__import__", "eval", "exec", "compile", "globals", "locals", "vars", "open",
+             "setattr", "delattr", "getattr", "breakpoint", "input", "__builtins__",
+             "builtins", "sys", "os", "importlib", "gc", "inspect", "ctypes", "subprocess"}
+
+
+def screen(source, name):
+    """``NotYet`` when the answer's code imports beyond numpy and math, touches the
+    interpreter (``sys``, ``builtins``, ``setattr``, a dunder attribute) or assigns to a
+    module's attribute (``np.allclose = ...``); else nothing.
+
+    >>> screen("def f(w):\\n    return np.sum(w ** 2)", "f")
+    >>> screen("def f(w):\\n    np.allclose = lambda *a: True\\n    return w", "f")
+    Traceback (most recent call last):
+    ...
+    nbtape.notebook.exercises.feedback.NotYet: the code of f changes np.allclose: the graded course accepts code that computes the answer, and nothing else
+    """
+    import ast
+    tree = ast.parse(textwrap.dedent(source))
+    modules = {"np", "nt", "math", "numpy", "nbtape"}
+    for node in ast.walk(tree):
+        said = None
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names]
+            bad = [n for n in names if n.split(".")[0] not in IMPORTABLE
+                   or n.startswith("nbtape.notebook")]
+            if bad:
+                said = f"imports {bad[0]}"
+            modules.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and node.id in FORBIDDEN:
+            said = f"uses {node.id}"
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("__") \
+                and node.attr not in ("__init__", "__name__"):
+            said = f"reads {node.attr}"
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) \
+                else [node.target]
+            for target in targets:
+                root = target
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if target is not root and isinstance(root, ast.Name) and root.id in modules:
+                    said = f"changes {ast.unparse(target)}"
+        if said:
+            raise NotYet(f"the code of {name} {said}: the graded course accepts code that "
+                         "computes the answer, and nothing else")
+
+
 def _code(data, namespace):
     """A function or a class from its source, its notebook names put in first."""
     for key, value in data.get("names", {}).items():
         namespace.setdefault(key, unpack(value, namespace))
     name = data["$code"]
+    try:
+        screen(data["source"], name)
+    except SyntaxError:
+        pass                                # said below, when the source is run
     before = dict(namespace)
     try:
         exec(compile(textwrap.dedent(data["source"]), f"<{name}>", "exec"), namespace)
