@@ -196,7 +196,11 @@ def hand_in(id, args):
     [{'$array': [1.0, 2.0, 8.0], 'dtype': 'float64'}]
     """
     probe = PROBES.get(id)
-    data = {"id": id, "args": probe(*args) if probe else [pack(a) for a in args]}
+    try:
+        packed = probe(*args) if probe else [pack(a) for a in args]
+    except Exception as error:              # an odd answer: the grader says it got none
+        packed = [{"$other": f"answer that could not be handed in ({type(error).__name__})"}]
+    data = {"id": id, "args": packed}
     try:
         from IPython import get_ipython
         from IPython.display import display
