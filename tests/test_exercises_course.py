@@ -177,10 +177,12 @@ def test_the_wheel_holds_no_solution_of_the_course(tmp_path):
         shipped = {name: archive.read(name).decode("utf-8", "replace")
                    for name in archive.namelist()}
     assert not [name for name in shipped if name.endswith(".ipynb")]
+    # a line that some tutorial shows outside its solutions is no secret (API idioms)
+    shown = "\n".join(c.source for path in TUTORIALS for c in nbformat.read(path, 4).cells
+                      if not _is_solution(c))
     secrets = []
     for path in TUTORIALS:
         nb = nbformat.read(path, 4)
-        shown = "\n".join(c.source for c in nb.cells if not _is_solution(c))
         for cell in nb.cells:
             if _is_solution(cell):
                 secrets += [line.strip() for line in solution_code(cell).splitlines()

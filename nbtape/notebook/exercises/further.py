@@ -44,8 +44,8 @@ _LOGITS_05C = [np.array([1000.0, 1001.0, 1002.0]), np.array([-1000.0, 0.0, 5.0])
 
 
 def _softmax(z):
-    e = np.exp(z - np.max(z))
-    return e / np.sum(e)
+    shifted = np.exp(z - np.max(z))
+    return shifted / shifted.sum()
 
 
 @exercise(EXERCISES, "05c-stable-softmax")

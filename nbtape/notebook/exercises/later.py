@@ -50,7 +50,7 @@ def chain_paths(dg):
             continue
         at = f"at x = {x}, y = {y}"
         if np.allclose(got[::-1], want, atol=2e-3, rtol=0):
-            raise NotYet(f"{at} the two numbers are swapped: return (dg_dx, dg_dy)")
+            raise NotYet(f"{at} the two numbers are swapped: dg_dx comes first")
         wrong = [n for n, ok in zip(["dg_dx", "dg_dy"], close) if not ok]
         paths = {"dg_dx": (y, e * y), "dg_dy": (x, e)}
         for name in wrong:
