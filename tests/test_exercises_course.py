@@ -154,6 +154,27 @@ def test_autograde_full_none_and_partial(course):
     assert "13-closer-to: not yet: not that one" in text
 
 
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")   # nbgrader's own sessions
+def test_every_reference_answer_gets_every_mark(course):
+    """Every source notebook (the TA's answer key), autograded with the outside judge:
+    values, functions, classes (02), decorated functions (06), a rule (06b), a tape (14)."""
+    from nbgrader.api import Gradebook
+
+    root, names, api = course
+    for name in names:
+        nb = nbformat.read(root / "source" / name / f"{name}.ipynb", 4)
+        _submit(root, "reference", name, nb)
+        result = api.autograde(name, "reference", force=True, create=True)
+        assert result["success"], result.get("error")
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        got = {name: (gradebook.find_submission(name, "reference").score,
+                      gradebook.find_submission(name, "reference").max_score)
+               for name in names}
+    assert all(score == top for score, top in got.values()), got
+    assert sum(top for _, top in got.values()) == sum(e.points for e in exercises().values())
+
+
 def test_the_course_module_runs_as_a_command(tmp_path):
     import subprocess
     out = subprocess.run([sys.executable, "-m", "nbtape.notebook.exercises.course", "build",
