@@ -1,0 +1,154 @@
+"""The tutorials name what they quote, and state the facts a teacher is asked about correctly.
+
+Two examples come from blog posts: the wrong-sign toy (w = [0.25, 0.15], y = 0.75) of
+*Gradient Tape with Tensorflow* (its section "Coding from scratch"), and the fit with
+|y - y_hat| of Gowri Shankar's *Automatic Differentiation Using Gradient Tapes* (14 December
+2020).  Every notebook that quotes them names them, neutrally (no "well-known guide");
+notebook 12 credits the digits as ``nbtape/training/data/README.md`` does.  Then a few
+sentences of mathematics (each test names the notebook), and sentences short enough to
+read aloud: one idea each, not chains of colons.
+"""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+TUTORIALS = sorted(NOTEBOOKS.glob("[0-9]*.ipynb"))
+
+TOY_POST = "*Gradient Tape with Tensorflow*"
+TOY_SECTION = '"Coding from scratch"'
+FIT_POST = "*Automatic Differentiation Using Gradient Tapes*"
+FIT_AUTHOR = "Gowri Shankar"
+FIT_DATE = "14 December 2020"
+
+
+def _markdown_cells(name):
+    cells = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
+    return [" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown"]
+
+
+def _markdown(name):
+    return "\n".join(_markdown_cells(name))
+
+
+def _cell(name, words):
+    """The one markdown cell of ``name`` holding ``words`` (whitespace as in a paragraph)."""
+    found = [c for c in _markdown_cells(name) if words in c]
+    assert len(found) == 1, f"{name}: {len(found)} markdown cells hold {words!r}"
+    return found[0]
+
+
+@pytest.mark.parametrize("name", ["11_fitting_a_line.ipynb", "14_the_tape_magic.ipynb"])
+def test_the_wrong_sign_toy_names_its_blog_post(name):
+    text = _markdown(name)
+    assert TOY_POST in text and TOY_SECTION in text, name
+
+
+def test_notebook_11_quotes_the_posts_printout_of_the_toy():
+    assert "`[[0.39999998], [0.79999995]]`" in _markdown("11_fitting_a_line.ipynb")
+
+
+@pytest.mark.parametrize("name", ["11_fitting_a_line.ipynb",
+                                  "11b_appendix_the_guides_printout.ipynb"])
+def test_the_absolute_error_fit_names_its_blog_post(name):
+    text = _markdown(name)
+    assert FIT_POST in text and FIT_AUTHOR in text and FIT_DATE in text, name
+
+
+def test_the_contents_name_the_post_of_the_appendix():
+    cells = json.loads((NOTEBOOKS / "contents.ipynb").read_text(encoding="utf-8"))["cells"]
+    lines = "".join("".join(c["source"]) for c in cells).splitlines()
+    [entry] = [line for line in lines if "(11b_appendix_the_guides_printout.ipynb)" in line]
+    assert FIT_POST in entry and FIT_AUTHOR in entry
+
+
+@pytest.mark.parametrize("path", TUTORIALS + [NOTEBOOKS / "contents.ipynb"],
+                         ids=lambda p: p.stem)
+def test_a_source_is_named_not_described(path):
+    text = _markdown(path.name).lower()
+    for vague in ("well-known guide", "widely read guide", "published guide", "the guide's signs"):
+        assert vague not in text, f"{path.name} says {vague!r}: name the source instead"
+
+
+def test_notebook_12_credits_the_digits_as_the_data_readme_does():
+    readme = " ".join((ROOT / "nbtape" / "training" / "data" / "README.md").read_text(
+        encoding="utf-8").split())
+    text = _markdown("12_training_a_network.ipynb")
+    for credit in ("E. Alpaydin", "C. Kaynak", "*Optical Recognition of Handwritten Digits*",
+                   "UCI Machine Learning Repository", "CC BY 4.0",
+                   "https://doi.org/10.24432/C50P49"):
+        assert credit in readme, f"the data README no longer says {credit!r}"
+        assert credit in text, f"notebook 12 does not credit the digits with {credit!r}"
+
+
+def test_01_the_central_difference_error_is_the_third_derivatives():
+    cell = _cell("01_what_is_autodiff.ipynb", "**truncation error**")
+    assert "h^2 f'''(x)/6" in cell and "third derivative" in cell
+    assert "exact for a quadratic" in cell
+    assert "curvature" not in cell          # the second derivative cancels
+
+
+def test_04_the_loss_is_quadratic_only_for_a_model_linear_in_its_weights():
+    cell = _cell("04_control_flow_and_higher_order.ipynb", "### A Newton step")
+    assert "only when the model is linear in them" in cell
+    assert "For a small model with a squared-error loss" not in cell
+
+
+def test_04b_the_subgradient_guarantee_is_for_convex_losses_only():
+    cell = _cell("04b_kinks.ipynb", "*subgradient method*")
+    assert "A ReLU network's loss is not convex" in cell
+    assert "one reason gradient descent copes with ReLU networks" not in cell
+
+
+def test_06b_sends_forward_mode_to_7b():
+    cell = _cell("06b_your_own_derivative.ipynb", "in forward mode")
+    assert "[notebook 7b](07b_forward_mode.ipynb)" in cell and "notebook 7)" not in cell
+    assert (NOTEBOOKS / "07b_forward_mode.ipynb").is_file()
+
+
+def test_06b_defines_a_vjp_where_it_first_uses_one():
+    first = next(c for c in _markdown_cells("06b_your_own_derivative.ipynb")
+                 if re.search(r"\bVJP\b", c))
+    assert "vector-Jacobian product" in first and "$g^T J$" in first
+    assert "(08_vjp_jvp_and_hvp.ipynb)" in first and (NOTEBOOKS / "08_vjp_jvp_and_hvp.ipynb").is_file()
+
+
+def _sentences(markdown):
+    """The sentences of a markdown cell's prose, code and math each one word, headings left out."""
+    text = re.sub(r"<!--.*?-->", "", markdown, flags=re.S)       # a quote marker is no prose
+    text = re.sub(r"`[^`]*`", "CODE", text)
+    text = re.sub(r"\$[^$]*\$", "MATH", text)
+    text = text.replace("**Goal:**", "GOAL")                      # the label is no colon
+    sentences = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        if not paragraph.lstrip().startswith("#"):
+            sentences += re.split(r"(?<=[.!?])\s+", " ".join(paragraph.split()))
+    return [s for s in sentences if s]
+
+
+@pytest.mark.parametrize("name, words", [
+    ("06b_your_own_derivative.ipynb", "**Goal:**"),
+    ("14b_more_of_the_tape_magic.ipynb", "140 ops"),
+    ("15_tracing_a_step.ipynb", "**Goal:**"),
+])
+def test_one_idea_per_sentence(name, words):
+    cells = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
+    [cell] = ["".join(c["source"]) for c in cells
+              if c["cell_type"] == "markdown" and words in "".join(c["source"])]
+    for sentence in _sentences(cell):
+        length = len(sentence.split())
+        # a goal lists what the notebook teaches, so it may run a little longer
+        assert length <= (40 if sentence.startswith("GOAL") else 30), (name, sentence)
+        if ":" in sentence:
+            assert length <= 20, f"{name}: a long sentence chained with a colon: {sentence}"
+
+
+def test_the_sentence_splitter_sees_a_chain_of_colons():
+    long_chain = ("The replay is a plain Python function that calls numpy on plain arrays, one line "
+                  "per call: no tape, no dispatch, and the same numbers as eager, bit for bit.")
+    assert _sentences("# A title\n\nShort one. " + long_chain) == ["Short one.", long_chain]
+    assert _sentences("**Goal:** learn `a: b`\nand $x$. <!-- quote: 1 -->Done.") == [
+        "GOAL learn CODE and MATH.", "Done."]
