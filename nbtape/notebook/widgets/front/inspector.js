@@ -11,7 +11,7 @@ function el(tag, style, text) {
 
 function render({ model, el: root }) {
   const ui = el("div", "font-family:sans-serif");
-  ui.className = "nbtape-inspector";
+  ui.className = "nbtape-widget nbtape-inspector";
   const header = el("div");
   header.className = "nbtape-header";
   const table = el("div", "max-width:100%;overflow-x:auto");

@@ -13,7 +13,7 @@ function el(tag, style) {
 
 function render({ model, el: root }) {
   const ui = el("div", "font-family:sans-serif");
-  ui.className = "nbtape-monitor-live";
+  ui.className = "nbtape-widget nbtape-monitor-live";
   const head = el("div");
   head.className = "nbtape-head";
   const line = el("div", "display:flex;gap:8px;align-items:center;margin:4px 0");

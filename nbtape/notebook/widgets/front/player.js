@@ -55,7 +55,7 @@ function el(tag, style, text) {
 
 function render({ model, el: root }) {
   const ui = el("div", "font-family:sans-serif;font-size:15px;line-height:1.4");
-  ui.className = "nbtape-player";
+  ui.className = "nbtape-widget nbtape-player";
   const title = el("div", "font-size:15px;margin:2px 0 6px 0");
   title.className = "nbtape-title";
   const bar = el("div", "display:flex;flex-wrap:wrap;gap:4px;align-items:center");
