@@ -1,5 +1,8 @@
 """nbtape's pictures and widgets in a real browser, with small purpose-built notebooks.
 
+Each test runs in JupyterLab and in Notebook 7 (``open_in_each_front_end``; the
+screenshots of Notebook 7 are named ``notebook7_*``).
+
 * a tape picture (``tape.graph()`` and ``%%tape --graph``) appears as a decoded SVG
   carrying the tape's labels (JupyterLab draws image/svg+xml as an <img> of the SVG);
 * the live inspector's value visibly changes more than once *while* a loop runs
@@ -28,8 +31,8 @@ FRAME = re.compile(r"frame\s+(\d+)\s+of\s+(\d+)")
 
 
 # helpers ---------------------------------------------------------------------------------
-def run(open_notebook, name):
-    nb = open_notebook(f"purpose-built/{name}")
+def run(open_in_each_front_end, name):
+    nb = open_in_each_front_end(f"purpose-built/{name}")
     nb.run_all()
     return nb, nb.cells()
 
@@ -53,7 +56,7 @@ def assert_clean(nb, cells, shots):
     problems = checks.notebook_problems(cells)
     if nb.console.uncaught:
         problems.append(f"uncaught JavaScript errors: {nb.console.uncaught[:3]}")
-    assert not problems, checks.report(f"{nb.path} in JupyterLab shows problems:",
+    assert not problems, checks.report(f"{nb.path} in {nb.front_end} shows problems:",
                                        problems, shots, nb.console, nb.shots.folder)
 
 
@@ -124,8 +127,8 @@ def picture_problem(cell, what, labels):
     return None
 
 
-def test_tape_pictures_appear_as_svg(open_notebook):
-    nb, cells = run(open_notebook, "tape_pictures.ipynb")
+def test_tape_pictures_appear_as_svg(open_in_each_front_end):
+    nb, cells = run(open_in_each_front_end, "tape_pictures.ipynb")
     shots = [nb.shot(nb.cell(k), f"picture_cell_{k}") for k, _, _ in PICTURES]
     assert_kernel_is_ours(nb, cells, shots)
     assert_clean(nb, cells, shots)
@@ -136,8 +139,8 @@ def test_tape_pictures_appear_as_svg(open_notebook):
 
 
 # the live inspector ------------------------------------------------------------------------
-def test_inspector_values_change_while_the_loop_runs(open_notebook):
-    nb = open_notebook("purpose-built/live_inspector.ipynb")
+def test_inspector_values_change_while_the_loop_runs(open_in_each_front_end):
+    nb = open_in_each_front_end("purpose-built/live_inspector.ipynb")
     nb.start_sampling(cell=1, marker=LOOP_END, column="value", row="w")
     nb.start_run_all()
     mid = shoot_mid_loop(nb, 1, "inspector_during_loop")
@@ -165,8 +168,8 @@ def test_inspector_values_change_while_the_loop_runs(open_notebook):
 
 
 # the training monitor ----------------------------------------------------------------------
-def test_training_monitor_updates_while_the_loop_runs(open_notebook):
-    nb = open_notebook("purpose-built/live_monitor.ipynb")
+def test_training_monitor_updates_while_the_loop_runs(open_in_each_front_end):
+    nb = open_in_each_front_end("purpose-built/live_monitor.ipynb")
     nb.start_sampling(cell=1, marker=LOOP_END)
     nb.start_run_all()
     mid = shoot_mid_loop(nb, 1, "monitor_during_loop")
@@ -224,8 +227,8 @@ CURRENT_STEP = """w => {
 }"""
 
 
-def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
-    nb, cells = run(open_notebook, "tape_player.ipynb")
+def test_tape_player_steps_when_its_buttons_are_clicked(open_in_each_front_end):
+    nb, cells = run(open_in_each_front_end, "tape_player.ipynb")
     widget = nb.widget(2)
     shots = [nb.shot(nb.cell(2), "player_frame_0")]
     assert_kernel_is_ours(nb, cells, shots)
