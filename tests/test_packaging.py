@@ -245,6 +245,7 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
     assert {"nbtape/training/data/digits.csv.gz", "nbtape/training/data/README.md"} <= names
     assert {f"nbtape/notebook/widgets/front/{w}.js" for w in ("player", "inspector",
                                                              "monitor")} <= names
+    assert "nbtape/notebook/widgets/front/widgets.css" in names
     assert not any(n.startswith(("tests/", "notebooks/", "bench/")) for n in names)
     assert "License-Expression: MIT" in meta and "Classifier: Framework :: Jupyter" in meta
     assert re.search(r"Requires-Dist: graphviz-pure>=0\.2; .*sys_platform == \"darwin\"", meta)

@@ -44,13 +44,13 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 FRONT = pathlib.Path(__file__).with_name("front")
 
 
-def front_end(name):
+def front_end(name, suffix=".js"):
     """The ES module that draws widget ``name`` (``front/<name>.js``), as text.
 
     >>> "export default" in front_end("player")
     True
     """
-    return (FRONT / f"{name}.js").read_text(encoding="utf-8")
+    return (FRONT / f"{name}{suffix}").read_text(encoding="utf-8")
 
 
 def weak_callback(method):
@@ -178,6 +178,8 @@ class LiveView(anywidget.AnyWidget):
     (True, True, True)
     >>> row.close()
     """
+
+    _css = front_end("widgets", ".css")     # the style every front end shares
 
     def __init__(self, interval=0.1, clock=None, schedule=None, snapshot=True):
         super().__init__()
