@@ -58,9 +58,12 @@ TUTORIAL_PACKAGES = ("numpy", "matplotlib")
 # pure-Python wheels for the site's own index, next to nbtape's
 INDEX_PACKAGES = ("ipywidgets>=8,<9", "comm>=0.1.3", "graphviz>=0.20",
                   "jupyterlab_widgets>=3,<4")
-# the live widgets' front end (nbtape[notebook] needs anywidget, which imports these two);
-# `jupyter lite build` ships anywidget's JupyterLab extension, installed beside this build
-INDEX_PACKAGES += ("anywidget>=0.9", "psygnal", "typing_extensions")
+# the live widgets' front end (nbtape[notebook] needs anywidget, which imports psygnal and
+# typing_extensions: micropip takes the latter from Pyodide's own packages, so the site
+# ships that file); `jupyter lite build` ships anywidget's JupyterLab extension, installed
+# beside this build
+INDEX_PACKAGES += ("anywidget>=0.9", "psygnal")
+TUTORIAL_PACKAGES += ("typing-extensions",)
 
 
 class BuildError(RuntimeError):

@@ -69,3 +69,16 @@ def test_it_asks_the_same_exercise_as_the_jupyter_tutorial():
     nb = nbformat.read(ROOT / "notebooks" / "03_gradient_tape_basics.ipynb", as_version=4)
     jupyter = "".join(c.source for c in nb.cells if "exercises.check" in c.source)
     assert '"03-gradient"' in jupyter and '"03-gradient"' in TUTORIAL.read_text()
+
+
+def test_marimo_shows_nbtape_objects_through_its_display_protocols():
+    import nbtape as nt
+    w = nt.Variable(2.0, name="w")
+    with nt.GradientTape(persistent=True) as tape:
+        y = w * w
+    insp = nt.inspect(w, display=False)         # a widget as a cell's last expression
+    assert "<marimo-anywidget" in mo.as_html(insp).text
+    picture = mo.as_html(tape.graph(target=y)).text    # through TapeDigraph._mime_
+    assert "svg" in picture and "np.multiply" in picture
+    assert "nbtape-tape" in mo.as_html(tape).text      # engine reprs: _repr_html_
+    insp.close()
