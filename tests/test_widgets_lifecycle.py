@@ -448,3 +448,15 @@ def test_in_a_real_kernel_updates_flow_while_the_cell_runs():
     assert updates and updates[0] < displays[1]     # shown before the cell ended
     n_updates = sum(1 for k in kinds if k == "comm_msg")
     assert n_updates < 200                         # 2000 changes, throttled
+
+
+def test_without_anywidget_the_error_says_what_to_install():
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['anywidget'] = None\n"
+            "import nbtape as nt\n"
+            "try:\n    nt.inspect\nexcept ModuleNotFoundError as e:\n"
+            "    print(e.name, '|', e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert out.startswith("anywidget | nbtape's live widgets") and 'pip install "nbtape[notebook]"' in out

@@ -34,8 +34,15 @@ import time
 import uuid
 import weakref
 
-import anywidget
 import ipywidgets as W
+
+try:
+    import anywidget
+except ImportError as exc:      # nbtape installed without its notebook extra
+    raise ModuleNotFoundError(
+        "nbtape's live widgets (nt.inspect, nt.TrainingMonitor, nt.TapePlayer) are anywidget "
+        "widgets, and anywidget is not installed here: pip install \"nbtape[notebook]\" "
+        "(or pip install anywidget), then restart the kernel.", name="anywidget") from exc
 
 from .cells import CellWidgets, get_shell, in_kernel
 from .throttle import Throttle, default_schedule
