@@ -11,7 +11,6 @@ import re
 
 import pytest
 
-from . import chromium
 from .marimo_app import MarimoApp, Offline
 from .server import REPO
 
@@ -40,12 +39,14 @@ def frame_of(player):
     return (int(m[1]), int(m[2])) if m else (None, None)
 
 
-def test_the_marimo_tutorial_shows_its_pictures_and_plays_the_tape(marimo_app, screenshots):
+def test_the_marimo_tutorial_shows_its_pictures_and_plays_the_tape(marimo_app, browser,
+                                                                  screenshots):
     offline = Offline()
-    with chromium.running() as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 1000},
-                                      service_workers="block")
-        context.route("**/*", offline.route)
+    # the package's Chromium (one Playwright per thread), in a context of its own
+    context = browser.new_context(viewport={"width": 1280, "height": 1000},
+                                  service_workers="block")
+    context.route("**/*", offline.route)
+    try:
         page = context.new_page()
         uncaught = []
         page.on("pageerror", lambda exc: uncaught.append(str(exc)))
@@ -83,6 +84,9 @@ def test_the_marimo_tutorial_shows_its_pictures_and_plays_the_tape(marimo_app, s
             shots.append(screenshots.take(page, f"marimo_player_after_{title.replace(' ', '_')}"
                                                 f"_frame_{want}"))
         assert uncaught == [], uncaught
+        summary = page.locator(".nbtape-cell-report").first
+        shots.append(screenshots.take(summary, "marimo_tape_cell_summary"))
+    finally:
         context.close()
     assert offline.blocked == [], \
         f"the marimo app tried to reach addresses outside 127.0.0.1: {offline.blocked[:5]}"
