@@ -14,7 +14,8 @@ from . import page_js as js
 # settings schema of a plugin that the settings registry no longer holds (JupyterLab,
 # from the same server and extensions, throws nothing).  Only this error, thrown from that bundle,
 # is set aside (in ``Notebook7Console.upstream``); any other uncaught error fails the tests.
-UPSTREAM = ("Cannot read properties of undefined (reading 'schema')", "/static/notebook/notebook_core.")
+UPSTREAM = ("Cannot read properties of undefined (reading 'schema')",
+            "/static/notebook/notebook_core.")
 
 
 class Notebook7Console(Console):

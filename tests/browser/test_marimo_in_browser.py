@@ -18,6 +18,11 @@ pytestmark = pytest.mark.slow
 
 TUTORIAL = REPO / "notebooks" / "marimo" / "03_gradient_tape_basics.py"
 LOAD_TIMEOUT = 120_000      # ms: the app's kernel imports nbtape and draws the pictures
+# whether a player's title says "frame WANT of LAST" (marimo draws widgets in shadow roots)
+SHOWS_FRAME = """([want, last]) => [...document.querySelectorAll('*')]
+  .flatMap(e => e.shadowRoot ? [...e.shadowRoot.querySelectorAll('.nbtape-title')] : [])
+  .concat([...document.querySelectorAll('.nbtape-title')])
+  .some(t => t.innerText.includes(`frame ${want} of ${last}`))"""
 
 
 @pytest.fixture(scope="module")
@@ -73,12 +78,7 @@ def test_the_marimo_tutorial_shows_its_pictures_and_plays_the_tape(marimo_app, b
         for title, want in (("one frame on", 1), ("one frame on", 2), ("one frame back", 1),
                             ("last frame", last)):
             player.locator(f'button[title="{title}"]').click()
-            page.wait_for_function(
-                "([want, last]) => [...document.querySelectorAll('*')]"
-                ".flatMap(e => e.shadowRoot ? [...e.shadowRoot.querySelectorAll('.nbtape-title')] : [])"
-                ".concat([...document.querySelectorAll('.nbtape-title')])"
-                ".some(t => t.innerText.includes(`frame ${want} of ${last}`))",
-                arg=[want, last], timeout=30_000)
+            page.wait_for_function(SHOWS_FRAME, arg=[want, last], timeout=30_000)
             assert frame_of(player) == (want, last)
             page.get_by_text(f"The player is at frame {want} of {last}").wait_for(timeout=30_000)
             shots.append(screenshots.take(page, f"marimo_player_after_{title.replace(' ', '_')}"

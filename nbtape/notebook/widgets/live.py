@@ -160,7 +160,8 @@ class LiveView(anywidget.AnyWidget):
 
     >>> import ipywidgets as W, traitlets
     >>> class Counter(LiveView):           # a live label counting calls of click()
-    ...     _esm = "export default { render({ model, el }) { el.textContent = model.get('label'); } }"
+    ...     _esm = ("export default { render({ model, el }) "
+    ...             "{ el.textContent = model.get('label'); } }")
     ...     label = traitlets.Unicode("").tag(sync=True)
     ...     def __init__(self):
     ...         super().__init__(interval=0.0)

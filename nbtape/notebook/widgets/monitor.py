@@ -153,8 +153,8 @@ class TrainingMonitor(LiveView):
     """
 
     _esm = front_end("monitor")
-    total = T.Any(None, help="Steps expected (None: unknown, no bar); settable.").tag(
-        sync=True)
+    total = T.Any(None, help="How many steps are expected, None when unknown (then no "
+                             "bar).").tag(sync=True)
     # what the front end shows, drawn here; _bar: the progress bar's shown, value,
     # max and style ("", "success" or "warning")
     _head = T.Unicode("").tag(sync=True)
