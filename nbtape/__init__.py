@@ -52,6 +52,7 @@ _LAZY = {
     "inspect": ("nbtape.notebook.widgets", "inspect"),
     "TrainingMonitor": ("nbtape.notebook.widgets", "TrainingMonitor"),
     "TapePlayer": ("nbtape.notebook.widgets", "TapePlayer"),
+    "tape_cell": ("nbtape.notebook.tape_cell", "tape_cell"),   # %%tape where no magics are
     "render": ("nbtape.notebook.graph", "render"),     # the package's public entry
     "exercises": ("nbtape.notebook.exercises", None),  # the tutorials' check cells
 }

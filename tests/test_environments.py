@@ -52,8 +52,9 @@ ENVIRONMENTS = {
 # tests an environment runs besides INSIDE: Colab's runs the tutorials (a minute or two)
 EXTRA_INSIDE = {"colab": ["tests/colab_tutorials.py"]}
 # What the tests below need besides IPython and ipywidgets (the tutorials draw with
-# matplotlib); nothing else of the development extras.
-TOOLS = ["ipykernel", "nbclient", "nbformat", "pytest", "matplotlib"]
+# matplotlib; the widgets' front ends are anywidget's, which nbtape[notebook] brings and
+# which supports ipywidgets 7.6 and later); nothing else of the development extras.
+TOOLS = ["ipykernel", "nbclient", "nbformat", "pytest", "matplotlib", "anywidget"]
 # nbtape's own requirements, so that its wheel installs offline too
 NBTAPE = ["numpy>=1.26,<3", "graphviz>=0.20", "graphviz-pure>=0.2"]
 WHEELHOUSE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache",

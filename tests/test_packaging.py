@@ -103,7 +103,7 @@ def test_this_machine_has_graphviz_pure_when_the_marker_says_so():
 def test_the_extras_hold_what_the_code_and_tutorials_import():
     extras = PROJECT["optional-dependencies"]
     notebook = {Requirement(r).name for r in extras["notebook"]}
-    assert {"ipython", "ipywidgets", "matplotlib"} <= notebook
+    assert {"ipython", "ipywidgets", "anywidget", "matplotlib"} <= notebook
     lab = [Requirement(r) for r in extras["lab"]]
     assert {r.name for r in lab} == {"nbtape", "jupyterlab"}
     assert [r.extras for r in lab if r.name == "nbtape"] == [{"notebook"}]
@@ -243,6 +243,9 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
         meta = zf.read(f"nbtape-{version}.dist-info/METADATA").decode()
     assert f"nbtape-{version}.dist-info/licenses/LICENSE" in names
     assert {"nbtape/training/data/digits.csv.gz", "nbtape/training/data/README.md"} <= names
+    assert {f"nbtape/notebook/widgets/front/{w}.js" for w in ("player", "inspector",
+                                                             "monitor")} <= names
+    assert "nbtape/notebook/widgets/front/widgets.css" in names
     assert not any(n.startswith(("tests/", "notebooks/", "bench/")) for n in names)
     assert "License-Expression: MIT" in meta and "Classifier: Framework :: Jupyter" in meta
     assert re.search(r"Requires-Dist: graphviz-pure>=0\.2; .*sys_platform == \"darwin\"", meta)

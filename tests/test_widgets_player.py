@@ -30,6 +30,12 @@ def player(*args, **kw):
     return nt.TapePlayer(*args, display=False, **kw)
 
 
+def from_the_front_end(widget, **state):
+    """What a click in the browser does: the front end sends new trait values, which
+    ipywidgets applies with ``set_state`` (the comm's "update" message)."""
+    widget.set_state(state)
+
+
 def test_frames_tell_the_forward_then_the_reverse_pass():
     tape, w, loss, names = toy_graph()
     p = player(tape, loss, names=names)
@@ -64,27 +70,20 @@ def test_a_variable_used_twice_accumulates_its_gradient():
 def test_stepping_from_python_and_from_the_buttons():
     tape, w, loss, names = toy_graph()
     p = player(tape, loss, names=names)
-    assert p.frame == 0 and "frame 0 of 9" in p._title.value
+    assert p.frame == 0 and "frame 0 of 9" in p._title
     p.step()
-    assert p.frame == 1 and p._slider.value == 1 and "forward pass" in p._title.value
-    assert "yhat = np.matmul" in p._caption.value
+    assert p.frame == 1 and "forward pass" in p._title
+    assert "yhat = np.matmul" in p._caption
     p.step(100)
-    assert p.frame == 9 and "gradients" in p._title.value
+    assert p.frame == 9 and "gradients" in p._title
     p.step(-3)
     assert p.frame == 6
-    buttons = {b.description: b for b in p.widget.children[1].children[2:]}
-    buttons["|◀"].click()
-    assert p.frame == 0
-    buttons["▶"].click()
-    buttons["▶"].click()
-    assert p.frame == 2
-    buttons["◀"].click()
-    assert p.frame == 1
-    buttons["⇤ reverse pass"].click()
-    assert p.frames[p.frame].phase == "backward" and p.frame == 5
-    buttons["▶|"].click()
-    assert p.frame == 9
-    p._slider.value = 3                     # what the Play button does, through the link
+    from_the_front_end(p, frame=0)          # |◀, ◀, ▶, the slider: each sends a frame
+    assert p.frame == 0 and "frame 0 of 9" in p._title
+    from_the_front_end(p, frame=2)
+    assert p.frame == 2 and p.caption.startswith("Forward 2/4") and "err = " in p._caption
+    assert p.reverse == 5 and p.frames[p.reverse].phase == "backward" and p.last == 9
+    from_the_front_end(p, frame=3)
     assert p.frame == 3 and p.caption.startswith("Forward 3/4")
     with pytest.raises(ValueError, match="frame must be"):
         p.frame = 10
@@ -96,11 +95,11 @@ def test_pictures_highlight_the_current_op_and_are_cached():
     tape, w, loss, names = toy_graph()
     p = player(tape, loss, names=names)
     p.frame = 2
-    svg = p._picture.value
+    svg = p._picture
     assert "<svg" in svg and "err = np.subtract" in svg
     assert p.svg(2) is p.svg(2)             # drawn once, then kept
     p.frame = 6
-    assert "Reverse pass, 1 of 4 steps done: next, step 2," in p._picture.value
+    assert "Reverse pass, 1 of 4 steps done: next, step 2," in p._picture
     assert "\\u003csvg" in p.snapshot().html         # the frames, inside the player's data
     p.close()
 
@@ -111,7 +110,7 @@ def test_without_a_layout_program_the_captions_carry_on(monkeypatch):
     tape, w, loss, names = toy_graph()
     p = player(tape, loss, names=names)
     p.step(6)
-    assert "No picture" in p._picture.value and "Backward 2/4" in p._caption.value
+    assert "No picture" in p._picture and "Backward 2/4" in p._caption
     assert "No picture" in p.snapshot().html
     p.close()
 
@@ -119,12 +118,52 @@ def test_without_a_layout_program_the_captions_carry_on(monkeypatch):
 def test_playing_to_the_end_shows_play_again():
     tape, w, loss, names = toy_graph()
     p = player(tape, loss, names=names)
-    playing = "playing" if p._play.has_trait("playing") else "_playing"
-    setattr(p._play, playing, True)
-    p._slider.value = 5                     # Play steps the slider (linked in the browser)
-    assert getattr(p._play, playing) is True
-    p._slider.value = 9
-    assert p.frame == 9 and getattr(p._play, playing) is False
+    from_the_front_end(p, playing=True)
+    from_the_front_end(p, frame=5)          # the front end's timer steps the frame
+    assert p.playing is True
+    from_the_front_end(p, frame=9)
+    assert p.frame == 9 and p.playing is False
+    p.close()
+
+
+def test_the_traits_link_to_a_slider_both_ways():
+    import ipywidgets as W
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    slider = W.IntSlider(min=0, max=p.last)
+    link = W.link((p, "frame"), (slider, "value"))
+    slider.value = 4
+    assert p.frame == 4 and p.caption.startswith("Forward 4/4") and "Forward 4/4" in p._caption
+    p.step()
+    assert slider.value == 5 and "reverse pass" in p._title
+    from_the_front_end(p, frame=7)          # a click in the player moves the slider too
+    assert slider.value == 7
+    other = player(tape, loss, names=names)   # two players in step
+    both = W.link((p, "frame"), (other, "frame"))
+    slider.value = 2
+    assert other.frame == 2 and other._caption == p._caption
+    seen = []
+    p.observe(lambda change: seen.append(change["new"]), names="interval")
+    p.interval = 0.25
+    assert seen == [0.25] and "\"interval\":250" in p.static_html()
+    with pytest.raises(ValueError, match="interval is the seconds per frame"):
+        p.interval = 0
+    with pytest.raises(ValueError, match="frame must be"):
+        p.frame = -1
+    assert p.frame == 2 and slider.value == 2          # a refused value changes nothing
+    link.unlink(); both.unlink()
+    for x in (slider, other, p):
+        x.close()
+
+
+def test_the_front_end_is_one_es_module_holding_the_state_in_traits():
+    tape, w, loss, names = toy_graph()
+    p = player(tape, loss, names=names)
+    state = p.get_state()
+    assert "export default" in state["_esm"] and "import " not in state["_esm"]
+    assert {"frame", "interval", "playing", "last", "reverse", "_picture", "_caption",
+            "_story", "_title"} <= set(state)
+    assert state["_model_module"] == "anywidget"
     p.close()
 
 
@@ -233,7 +272,7 @@ def test_a_long_tape_sends_a_window_of_the_story():
     p = player(tape, loss)
     assert len(p.frames) == 1 + 301 + 301 + 1
     p.frame = 400
-    story = p._story.value
+    story = p._story
     # the current frame near the top (the list cannot scroll itself), then what comes next
     assert story.count("<li") == 11 and "… 399 earlier frames" in story
     assert "… 194 more frames" in story and '<ol start="399"' in story
@@ -248,7 +287,7 @@ def test_a_long_tape_sends_a_window_of_the_story():
 def test_a_short_tape_lists_every_frame():
     tape, w, loss, names = toy_graph()
     p = player(tape, loss, names=names)
-    assert p._story.value.count("<li") == 10 and "earlier" not in p._story.value
+    assert p._story.count("<li") == 10 and "earlier" not in p._story
     p.close()
 
 
@@ -261,14 +300,16 @@ def test_the_playback_alone_needs_no_widgets():
 
 
 def test_it_is_a_widget_to_put_beside_others():
-    from ipywidgets import HBox, HTML, VBox
+    import anywidget
+    from ipywidgets import DOMWidget, HBox, HTML
     tape, w, loss, names = toy_graph()
     p = player(tape, loss, names=names)
     note = HTML("<b>watch the adjoints</b>")
     row = HBox([p, note])
-    assert isinstance(p, VBox) and row.children == (p, note)
+    assert isinstance(p, anywidget.AnyWidget) and isinstance(p, DOMWidget)
+    assert row.children == (p, note)
     p.frame = 2
-    assert p._slider.value == 2 and p.caption == p.frames[2].caption
+    assert "frame 2 of 9" in p._title and p.caption == p.frames[2].caption
     p.close()
     assert p.comm is None and repr(p).startswith("nt.TapePlayer: 10 frames")
     row.close()

@@ -149,7 +149,7 @@ def test_an_inspector_without_threads_shows_the_final_value_when_the_cell_ends()
         ns = shell.user_ns
         assert ns["shown_in_loop"]            # the loop outran the throttle
         assert not ns["insp"]._throttle.pending   # post_run_cell sent the final state
-        assert "<code>5.0</code>" in ns["insp"]._table.value   # w = 5, as the loop left it
+        assert "<code>5.0</code>" in ns["insp"]._table   # w = 5, as the loop left it
         ns["insp"].close()
     finally:
         InteractiveShell.clear_instance()

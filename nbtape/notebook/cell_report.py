@@ -162,8 +162,9 @@ class CellReport:
     """
 
     def __init__(self, name, tape, watched, results, status=None, notes=(),
-                 target=None, rows=None):
+                 target=None, rows=None, kind="%%tape"):
         self.name = name
+        self.kind = kind                  # what made the tape: "%%tape", "nt.tape_cell"
         self.tape = tape
         self.watched = list(watched)      # [(label, tensor_or_variable)]
         self.results = list(results)      # [(name, tensor_or_variable)]
@@ -237,7 +238,7 @@ class CellReport:
         parts.extend(f"<div style='margin-top:4px'>{html.escape(n)}</div>" for n in self.notes)
         n = len(self.tape)
         chips = [f"{n:,} op" + ("" if n == 1 else "s")] + tape_state(self.tape)
-        return html_card(f"%%tape \u2192 {self.name}", chips, "".join(parts), "nbtape-cell-report")
+        return html_card(f"{self.kind} \u2192 {self.name}", chips, "".join(parts), "nbtape-cell-report")
 
 
 def _listed(items):

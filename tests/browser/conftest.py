@@ -9,6 +9,8 @@
   fresh again whenever a test left it unwell;
 * ``open_notebook``: opens a notebook in that page; afterwards the notebook is closed
   and the kernels shut down, so the 2 CI cores serve one kernel at a time.
+* ``open_in_each_front_end``: the same, once in JupyterLab and once in Notebook 7 (a
+  page of its own, served by the same server), for the widget tests.
 
 Teardown runs on every path (failure, Ctrl-C, SIGTERM from a CI timeout): fixture
 finalizers for the normal ones, SIGTERM turned into KeyboardInterrupt so pytest
@@ -25,6 +27,7 @@ import pytest
 
 from . import chromium
 from .lab import LabPage, Notebook
+from .notebook7 import Notebook7
 from .notebooks import copy_tutorials, write_purpose_built
 from .server import LabServer, ServerError
 from .shots import Screenshots
@@ -125,6 +128,28 @@ def open_notebook(lab_page, lab_server, screenshots):
     try:
         yield opener
     finally:
+        lab_page.close_documents()
+        lab_server.shutdown_kernels()
+
+
+@pytest.fixture(params=["jupyterlab", "notebook7"])
+def open_in_each_front_end(request, lab_page, lab_server, browser, screenshots):
+    """``open_notebook``, in JupyterLab and then in Notebook 7 (``nb.front_end``)."""
+    opened = []
+
+    def opener(path):
+        if request.param == "jupyterlab":
+            page, console = lab_page.fresh()
+            return Notebook(page, lab_server, path, screenshots, console).open()
+        nb = Notebook7(browser, lab_server, path, screenshots, VIEWPORT)
+        opened.append(nb)
+        return nb.open()
+
+    try:
+        yield opener
+    finally:
+        for nb in opened:
+            nb.close()
         lab_page.close_documents()
         lab_server.shutdown_kernels()
 

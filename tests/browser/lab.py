@@ -23,11 +23,13 @@ class LabError(AssertionError):
 
 
 class Notebook:
-    """One notebook in the Lab page.
+    """One notebook in the Lab page (``front_end`` names where it is open).
 
     ``open()`` opens it (File > Open) and waits for an idle kernel; ``run_all()`` runs
     every cell and waits for the kernel to finish; ``cells()`` reads back each cell.
     """
+
+    front_end = "JupyterLab"
 
     def __init__(self, page, server, path, shots, console):
         self.page = page

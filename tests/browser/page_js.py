@@ -120,8 +120,10 @@ CELLS = PRELUDE + """
   };
   const describeWidget = (el, out) => {
     const text = el.innerText.trim();
+    // core ipywidgets draw into .jupyter-widgets, nbtape's anywidget front ends into
+    // .nbtape-widget
     const inner = el.classList.contains('jupyter-widgets') ? el
-      : el.querySelector('.jupyter-widgets');
+      : el.querySelector('.jupyter-widgets, .nbtape-widget');
     const box = el.getBoundingClientRect();
     out.width = Math.round(box.width); out.height = Math.round(box.height);
     if (text.includes('Error displaying widget')

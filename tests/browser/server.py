@@ -140,6 +140,8 @@ class LabServer:
                f"--IdentityProvider.token={self.token}",
                "--ServerApp.open_browser=False",
                "--LabApp.expose_app_in_browser=True",   # window.jupyterapp for the tests
+               # and in Notebook 7's pages (served by this server too: tests/browser/notebook7.py)
+               "--JupyterNotebookApp.expose_app_in_browser=True",
                "--LabApp.news_url=None",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:

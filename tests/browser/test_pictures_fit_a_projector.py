@@ -83,7 +83,7 @@ WIDGET_TEXT_JS = """
   const panel = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.context);
   const cell = panel.content.widgets[k];
   const out = [];
-  for (const area of cell.node.querySelectorAll('.widget-html-content')) {
+  for (const area of cell.node.querySelectorAll('.widget-html-content, .nbtape-widget')) {
     const walker = document.createTreeWalker(area, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const node = walker.currentNode, el = node.parentElement;

@@ -1,5 +1,8 @@
 """nbtape's pictures and widgets in a real browser, with small purpose-built notebooks.
 
+Each test runs in JupyterLab and in Notebook 7 (``open_in_each_front_end``; the
+screenshots of Notebook 7 are named ``notebook7_*``).
+
 * a tape picture (``tape.graph()`` and ``%%tape --graph``) appears as a decoded SVG
   carrying the tape's labels (JupyterLab draws image/svg+xml as an <img> of the SVG);
 * the live inspector's value visibly changes more than once *while* a loop runs
@@ -28,8 +31,8 @@ FRAME = re.compile(r"frame\s+(\d+)\s+of\s+(\d+)")
 
 
 # helpers ---------------------------------------------------------------------------------
-def run(open_notebook, name):
-    nb = open_notebook(f"purpose-built/{name}")
+def run(open_in_each_front_end, name):
+    nb = open_in_each_front_end(f"purpose-built/{name}")
     nb.run_all()
     return nb, nb.cells()
 
@@ -53,7 +56,7 @@ def assert_clean(nb, cells, shots):
     problems = checks.notebook_problems(cells)
     if nb.console.uncaught:
         problems.append(f"uncaught JavaScript errors: {nb.console.uncaught[:3]}")
-    assert not problems, checks.report(f"{nb.path} in JupyterLab shows problems:",
+    assert not problems, checks.report(f"{nb.path} in {nb.front_end} shows problems:",
                                        problems, shots, nb.console, nb.shots.folder)
 
 
@@ -124,8 +127,8 @@ def picture_problem(cell, what, labels):
     return None
 
 
-def test_tape_pictures_appear_as_svg(open_notebook):
-    nb, cells = run(open_notebook, "tape_pictures.ipynb")
+def test_tape_pictures_appear_as_svg(open_in_each_front_end):
+    nb, cells = run(open_in_each_front_end, "tape_pictures.ipynb")
     shots = [nb.shot(nb.cell(k), f"picture_cell_{k}") for k, _, _ in PICTURES]
     assert_kernel_is_ours(nb, cells, shots)
     assert_clean(nb, cells, shots)
@@ -136,8 +139,8 @@ def test_tape_pictures_appear_as_svg(open_notebook):
 
 
 # the live inspector ------------------------------------------------------------------------
-def test_inspector_values_change_while_the_loop_runs(open_notebook):
-    nb = open_notebook("purpose-built/live_inspector.ipynb")
+def test_inspector_values_change_while_the_loop_runs(open_in_each_front_end):
+    nb = open_in_each_front_end("purpose-built/live_inspector.ipynb")
     nb.start_sampling(cell=1, marker=LOOP_END, column="value", row="w")
     nb.start_run_all()
     mid = shoot_mid_loop(nb, 1, "inspector_during_loop")
@@ -165,8 +168,8 @@ def test_inspector_values_change_while_the_loop_runs(open_notebook):
 
 
 # the training monitor ----------------------------------------------------------------------
-def test_training_monitor_updates_while_the_loop_runs(open_notebook):
-    nb = open_notebook("purpose-built/live_monitor.ipynb")
+def test_training_monitor_updates_while_the_loop_runs(open_in_each_front_end):
+    nb = open_in_each_front_end("purpose-built/live_monitor.ipynb")
     nb.start_sampling(cell=1, marker=LOOP_END)
     nb.start_run_all()
     mid = shoot_mid_loop(nb, 1, "monitor_during_loop")
@@ -195,7 +198,7 @@ def player_button(widget, title, text):
     by_title = widget.locator(f'button[title="{title}"]')
     if by_title.count() == 1:
         return by_title
-    by_text = widget.locator("button.widget-button", has_text=text)
+    by_text = widget.locator("button", has_text=text)
     if by_text.count() == 1:
         return by_text
     labels = widget.locator("button").evaluate_all(
@@ -216,7 +219,7 @@ def player_view(widget):
 CURRENT_STEP = """w => {
   const li = [...w.querySelectorAll('li')].find(e => e.style.fontWeight === '600');
   if (!li) return null;
-  const box = li.closest('.widget-html, .jupyter-widget-html').getBoundingClientRect();
+  const box = li.closest('.nbtape-story').getBoundingClientRect();
   const r = li.getBoundingClientRect();
   const size = parseFloat(getComputedStyle(li).fontSize);
   return {value: li.value, visible: r.top >= box.top - 1 && r.bottom <= box.bottom + 1,
@@ -224,8 +227,8 @@ CURRENT_STEP = """w => {
 }"""
 
 
-def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
-    nb, cells = run(open_notebook, "tape_player.ipynb")
+def test_tape_player_steps_when_its_buttons_are_clicked(open_in_each_front_end):
+    nb, cells = run(open_in_each_front_end, "tape_player.ipynb")
     widget = nb.widget(2)
     shots = [nb.shot(nb.cell(2), "player_frame_0")]
     assert_kernel_is_ours(nb, cells, shots)
@@ -265,25 +268,26 @@ def test_tape_player_steps_when_its_buttons_are_clicked(open_notebook):
             nb.shots.folder)
         before = (now[0], now[2], now[3])
 
-    # Play: the browser advances the slider itself; each frame must show in turn.
+    # Play: the browser's timer steps the frame itself; each frame must show in turn.
     nb.start_sampling(cell=2, marker="(never printed)")
-    widget.locator(".widget-play button").first.click()
+    play = widget.locator("button.nbtape-play").first
+    play.click()
     try:
         nb.wait_for_text(widget, rf"frame\s+{last}\s+of\s+{last}\b", 20 + last,
                          f"the tape player to play through to frame {last}")
     finally:
         samples, ticks = nb.stop_sampling()
     # played to the end, the button offers "play" again (not "pause")
-    icon = widget.locator(".widget-play button i").first
     try:
-        nb.page.wait_for_function("i => i.classList.contains('fa-play')",
-                                  arg=icon.element_handle(), timeout=5_000)
+        nb.page.wait_for_function("b => b.title === 'play'", arg=play.element_handle(),
+                                  timeout=5_000)
     except Exception:                       # noqa: BLE001 - reported below with its picture
         pass
     shots.append(nb.shot(nb.cell(2), "player_after_play"))
-    assert "fa-play" in (icon.get_attribute("class") or ""), checks.report(
-        f"After playing to frame {last} the Play button should show play again; its icon "
-        f"is {icon.get_attribute('class')!r}", [], shots, nb.console, nb.shots.folder)
+    assert play.get_attribute("title") == "play", checks.report(
+        f"After playing to frame {last} the Play button should show play again; it reads "
+        f"{play.inner_text()!r} ({play.get_attribute('title')!r})", [], shots, nb.console,
+        nb.shots.folder)
     frames = [int(m[1]) for m in (FRAME.search(s["text"] or "") for s in samples) if m]
     shown = distinct(frames)
     assert shown == sorted(shown) and len(shown) >= 3, checks.report(

@@ -79,3 +79,21 @@ def test_the_pages_workflow_is_valid_and_builds_with_the_readme_command(tmp_path
     broken = tmp_path / "broken.yml"           # the lint must be able to fail
     broken.write_text(text.replace("runs-on: ubuntu-latest", "runs_on: ubuntu-latest"))
     assert lint(broken).returncode != 0
+
+
+def test_the_shipped_lock_can_leave_a_package_to_the_sites_index(tmp_path):
+    import json
+    lock = tmp_path / "pyodide-lock.json"
+    (tmp_path / "a.whl").write_bytes(b"shipped")
+    packages = {"a": {"depends": [], "file_name": "a.whl"},
+                "b": {"depends": [], "file_name": "b.whl"},
+                "c": {"depends": ["b"], "file_name": "c.whl"}}      # c is not shipped
+    lock.write_text(json.dumps({"packages": packages}))
+    lite_build.lock_without(lock, ["b"])
+    assert sorted(json.loads(lock.read_text())["packages"]) == ["a", "c"]
+    with pytest.raises(lite_build.BuildError, match="no package 'b'"):
+        lite_build.lock_without(lock, ["b"])
+    packages["a"]["depends"] = ["b"]                # a shipped package needs it: refused
+    lock.write_text(json.dumps({"packages": packages}))
+    with pytest.raises(lite_build.BuildError, match=r"\['a'\] need \['b'\]"):
+        lite_build.lock_without(lock, ["b"])

@@ -132,3 +132,17 @@ def test_pictures_inspector_and_player_in_the_browser(open_lite_notebook, lite_p
     assert svg.first.evaluate("e => e.outerHTML") != picture, \
         "stepping the tape player did not change its picture"
     assert not offline_problems(lite_page, before)
+
+
+def test_the_site_carries_the_widgets_front_end(lite_site):
+    # nbtape's widgets are anywidget widgets: the site ships anywidget's JupyterLab
+    # extension (the front end that loads each widget's ES module) and its wheels
+    extensions = json.loads((lite_site / "jupyter-lite.json").read_text())[
+        "jupyter-config-data"]["federated_extensions"]
+    assert "anywidget" in {e["name"] for e in extensions}
+    assert (lite_site / "extensions" / "anywidget" / "package.json").is_file()
+    index = {p.name.split("-")[0].lower() for p in (lite_site / "pypi").glob("*.whl")}
+    assert {"anywidget", "psygnal", "typing_extensions"} <= index
+    # ... from the index: the shipped Pyodide lock leaves typing-extensions out
+    lock = json.loads((lite_site / "static" / "pyodide" / "pyodide-lock.json").read_text())
+    assert "typing-extensions" not in lock["packages"] and "numpy" in lock["packages"]

@@ -106,6 +106,19 @@ class TapeDigraph(graphviz.Digraph):
     def _repr_svg_(self):
         return self._repr_mimebundle_().get("image/svg+xml")
 
+    def _mime_(self):
+        """marimo's display protocol: the picture as SVG (else what the bundle offers).
+
+        >>> g = TapeDigraph(); g.node("a")
+        >>> g._mime_()[0]
+        'image/svg+xml'
+        """
+        bundle = self._repr_mimebundle_()
+        for mime in ("image/svg+xml", "text/html", "text/plain"):
+            if bundle.get(mime):
+                return mime, bundle[mime]
+        return "text/plain", repr(self)
+
     def _display_when_drawable(self):
         # In the browser the first picture may be asked for while Graphviz is still
         # loading: show a note, and replace it with the picture once it can be drawn.

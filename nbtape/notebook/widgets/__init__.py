@@ -1,8 +1,10 @@
-"""Live ipywidgets for the classroom: ``nt.inspect``, ``nt.TrainingMonitor``, ``nt.TapePlayer``.
+"""Live widgets for the classroom: ``nt.inspect``, ``nt.TrainingMonitor``, ``nt.TapePlayer``.
 
-Each is an ``ipywidgets.VBox`` of core ipywidgets (no custom JavaScript), so it
-goes into any layout beside a teacher's own widgets, and works in JupyterLab,
-Notebook 7, VS Code and Colab (ipywidgets 7.7 and 8).  They listen to the
+Each is an anywidget widget (an ipywidgets ``DOMWidget`` whose front end is one
+ES module in ``front/``; its state in traitlets that link to other widgets), so
+it goes into any layout beside a teacher's own widgets, and works in JupyterLab,
+Notebook 7, VS Code, Colab (ipywidgets 7.7 and 8), JupyterLite and marimo
+(``mo.ui.anywidget(nt.inspect(w))``).  They listen to the
 engine's observation hooks (``Variable.observe``, ``GradientTape.observe``),
 redraw at most a few times a second from the loop's own thread, show a static
 snapshot beside themselves for saved notebooks, are closed when the cell that

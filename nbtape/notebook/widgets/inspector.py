@@ -5,15 +5,18 @@ updates the row's data at once (a few float operations); the table itself is
 redrawn at most ``max_rate`` times a second, and always once more after the
 last change.  Only the visible page is drawn, so hundreds of variables cost
 what ``page_size`` of them cost.
+
+An anywidget widget (``front/inspector.js`` draws it): the page shown is the
+trait ``page`` (the pager's buttons set it; link it to a slider), ``pages`` says
+how many there are, and the table itself is HTML drawn here.
 """
-import contextlib
 import threading
 
-import ipywidgets as W
+import traitlets as T
 
 from ...display.palette import check_scale, text_px
 from .array_stats import SAMPLE
-from .live import LiveView, weak_callback
+from .live import LiveView, front_end, weak_callback
 from .sources import Sources, namespace_names
 from .table import VariableRow, inspector_html, row_html, text_table
 from .throttle import interval_of
@@ -27,18 +30,27 @@ POLL = 0.5
 class Inspector(LiveView):
     """The widget ``nt.inspect`` returns; see ``inspect`` for the options.
 
-    It is an ``ipywidgets.VBox`` (put it in any layout); ``.page`` (0-based) and
-    ``.pages`` page through long tables; ``.close()`` releases everything.
+    It is a widget (put it in any layout); the traits ``page`` (0-based, settable)
+    and ``pages`` page through long tables; ``.close()`` releases everything.
 
     >>> import nbtape as nt
     >>> ws = [nt.Variable(float(k), name=f"w{k}") for k in range(45)]
     >>> insp = Inspector(ws, page_size=20, display=False)
-    >>> insp.pages, insp.page, insp._where.value
+    >>> insp.pages, insp.page, insp._where
     (3, 0, 'variables 1–20 of 45 (page 1 of 3)')
-    >>> insp.page = 2; insp._where.value
+    >>> insp.page = 2; insp._where
     'variables 41–45 of 45 (page 3 of 3)'
     >>> insp.close()
     """
+
+    _esm = front_end("inspector")
+    page = T.Int(0, help="The page shown, counted from 0; set it to turn the page.").tag(
+        sync=True)
+    pages = T.Int(1, read_only=True, help="How many pages the table has.").tag(sync=True)
+    # what the front end shows, drawn here
+    _header = T.Unicode("").tag(sync=True)
+    _table = T.Unicode("").tag(sync=True)
+    _where = T.Unicode("").tag(sync=True)
 
     def __init__(self, objects, max_rate=10, page_size=20, history=200, display=None,
                  snapshot=True, clock=None, schedule=None, scale=1.0):
@@ -55,16 +67,7 @@ class Inspector(LiveView):
         self._rows = []
         self._by_id = {}
         self._cache = {}                    # variable id -> (row version, name, <tr> html)
-        self._page = 0
-        self._header = self._add(W.HTML())
-        self._table = self._add(W.HTML())
-        self._prev = self._add(W.Button(description="◀ previous", layout=W.Layout(width="auto")))
-        self._next = self._add(W.Button(description="next ▶", layout=W.Layout(width="auto")))
-        self._where = self._add(W.Label())
-        self._pager = self._add(W.HBox([self._prev, self._where, self._next]))
-        self._prev.on_click(weak_callback(self._go_back))
-        self._next.on_click(weak_callback(self._go_on))
-        self.children = [self._header, self._table, self._pager]
+        self.observe(weak_callback(self._turned), names="page")
         for tape in self._sources.tapes:
             self._subscribe(tape)
         self._sync_variables()
@@ -126,31 +129,18 @@ class Inspector(LiveView):
         self._changed()
 
     # paging --------------------------------------------------------------------------------
-    @property
-    def pages(self):
-        """How many pages the table has (``page_size`` rows each)."""
+    def _page_count(self):
         return max(1, -(-len(self._rows) // self._page_size))
 
-    @property
-    def page(self):
-        """The page shown, counted from 0; set it to turn the page."""
-        return self._page
+    @T.validate("page")
+    def _valid_page(self, proposal):
+        k, n = proposal["value"], self._page_count() if "_rows" in self.__dict__ else 1
+        if not 0 <= k < n:
+            raise ValueError(f"page must be a whole number from 0 to {n - 1}, not {k!r}.")
+        return k
 
-    @page.setter
-    def page(self, k):
-        if not isinstance(k, int) or not 0 <= k < self.pages:
-            raise ValueError(f"page must be a whole number from 0 to {self.pages - 1}, "
-                             f"not {k!r}.")
-        self._page = k
+    def _turned(self, _change=None):
         self.refresh()
-
-    def _go_back(self, _button=None):
-        if self._page > 0:
-            self.page = self._page - 1
-
-    def _go_on(self, _button=None):
-        if self._page + 1 < self.pages:
-            self.page = self._page + 1
 
     # drawing -------------------------------------------------------------------------------
     def _states(self, rows):
@@ -176,7 +166,7 @@ class Inspector(LiveView):
 
     def _render(self):
         self._sync_variables()
-        lo = self._page * self._page_size
+        lo = self.page * self._page_size
         rows = self._rows[lo:lo + self._page_size]
         states = self._states(rows)
         htmls = []
@@ -189,20 +179,15 @@ class Inspector(LiveView):
             htmls.append(cached[2])
         notes = self._notes(states, len(rows))
         table = inspector_html(htmls, "", notes[:1], self._scale)
-        many = len(self._rows) > self._page_size
+        pages = self._page_count()
         where = (f"variables {lo + 1}–{lo + len(rows)} of {len(self._rows)} "
-                 f"(page {self._page + 1} of {self.pages})")
-        with contextlib.ExitStack() as stack:
-            for w in (self._header, self._table, self._prev, self._next, self._where,
-                      self._pager.layout):
-                stack.enter_context(w.hold_sync())
-            self._header.value = (f"<b style='font-size:{text_px(17, self._scale)}'>"
-                                  f"{self._header_text()}</b>")
-            self._table.value = table
-            self._where.value = where if many else ""
-            self._prev.disabled = self._page == 0
-            self._next.disabled = self._page + 1 >= self.pages
-            self._pager.layout.display = "flex" if many else "none"
+                 f"(page {self.page + 1} of {pages})")
+        with self.hold_sync():
+            self.set_trait("pages", pages)
+            self._header = (f"<b style='font-size:{text_px(17, self._scale)}'>"
+                            f"{self._header_text()}</b>")
+            self._table = table
+            self._where = where if pages > 1 else ""
 
     def _snapshot_states(self):
         return self._states(self._rows[:SNAPSHOT_ROWS])

@@ -1,8 +1,16 @@
 """What every nbtape widget shares: throttled refresh, display, static snapshot, closing.
 
-A ``LiveView`` is an ``ipywidgets.VBox`` of core ipywidgets, so it goes into any
-layout (``HBox([nt.inspect(model), my_slider])``), and it owns the engine
-subscriptions that feed it (held weakly by the engine).  Like every ipywidget
+A ``LiveView`` is an anywidget widget (``anywidget.AnyWidget``, an ipywidgets
+``DOMWidget``): its state lives in traitlets, synced with one ES module front end
+(``front/<name>.js``) that draws it, so it goes into any layout
+(``HBox([nt.inspect(model), my_slider])``), its traits link to other widgets
+(``ipywidgets.link((player, "frame"), (slider, "value"))``), and it runs wherever
+anywidget does: JupyterLab, Notebook 7, VS Code, Colab, JupyterLite and marimo
+(``mo.ui.anywidget(view)``, or the view as a cell's last expression).  Python
+computes every picture and sentence (the pictures and captions are the same
+everywhere, and tested here); the front end lays them out and sends the
+reader's clicks back as trait changes.  A view owns the engine subscriptions
+that feed it (held weakly by the engine).  Like every ipywidget
 it stays open until it is closed: ipywidgets keeps each open widget in its
 registry (and a kernel's comm manager keeps its comm), so being unreferenced
 does not end it.  ``close()`` releases the widgets and the subscriptions; inside
@@ -21,16 +29,35 @@ shows where the widget state is gone, and what nbval compares (both are
 deterministic: no ids, addresses or timings).  Elsewhere (a terminal, plain
 Python) a view is its text snapshot.
 """
+import pathlib
 import time
 import uuid
 import weakref
 
 import ipywidgets as W
 
+try:
+    import anywidget
+except ImportError as exc:      # nbtape installed without its notebook extra
+    raise ModuleNotFoundError(
+        "nbtape's live widgets (nt.inspect, nt.TrainingMonitor, nt.TapePlayer) are anywidget "
+        "widgets, and anywidget is not installed here: pip install \"nbtape[notebook]\" "
+        "(or pip install anywidget), then restart the kernel.", name="anywidget") from exc
+
 from .cells import CellWidgets, get_shell, in_kernel
 from .throttle import Throttle, default_schedule
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+FRONT = pathlib.Path(__file__).with_name("front")
+
+
+def front_end(name, suffix=".js"):
+    """The ES module that draws widget ``name`` (``front/<name>.js``), as text.
+
+    >>> "export default" in front_end("player")
+    True
+    """
+    return (FRONT / f"{name}{suffix}").read_text(encoding="utf-8")
 
 
 def weak_callback(method):
@@ -108,45 +135,43 @@ class Snapshot:
         return {"text/plain": self.text, "text/html": self._repr_html_()}
 
 
-def _release(subscriptions, widgets, throttle):
+def _release(subscriptions, layout, throttle):
     throttle.cancel()
     for sub in subscriptions:
         sub.remove()
     del subscriptions[:]
-    for w in widgets:
-        # a widget's Layout and Style are widgets of their own, which close() leaves open
-        for part in (getattr(w, "layout", None), getattr(w, "style", None)):
-            if part is not None and hasattr(part, "close"):
-                part.close()
-        w.close()
+    # a DOMWidget's Layout is a widget of its own, which close() leaves open
+    if layout is not None and hasattr(layout, "close"):
+        layout.close()
 
 
-class LiveView(W.VBox):
-    """Base of the inspector, the training monitor and the tape player: a ``VBox``.
+class LiveView(anywidget.AnyWidget):
+    """Base of the inspector, the training monitor and the tape player: an anywidget.
 
-    Subclasses build their widgets with ``_add``, make the top ones the box's
-    ``children``, then call ``_open(display)``;
-    they implement ``_render()`` (set widget values; runs under the throttle's
-    lock), ``_text()``, ``_html()`` and ``_descriptor()``, and call
+    Subclasses set ``_esm`` (their front end) and declare their state as synced
+    traits, then call ``_open(display)`` at the end of ``__init__``; they
+    implement ``_render()`` (set the traits the front end draws; runs under the
+    throttle's lock), ``_text()``, ``_html()`` and ``_descriptor()``, and call
     ``_changed()`` whenever their data changes.
 
     ``interval`` is the minimum time between refreshes in seconds; ``clock``
     and ``schedule`` replace ``time.monotonic`` and the trailing-edge timer
     (tests and scripted demos drive time by hand with them).
 
-    >>> import ipywidgets as W
+    >>> import ipywidgets as W, traitlets
     >>> class Counter(LiveView):           # a live label counting calls of click()
+    ...     _esm = ("export default { render({ model, el }) "
+    ...             "{ el.textContent = model.get('label'); } }")
+    ...     label = traitlets.Unicode("").tag(sync=True)
     ...     def __init__(self):
     ...         super().__init__(interval=0.0)
     ...         self.n = 0
-    ...         self._label = self._add(W.Label())
-    ...         self.children = [self._label]
     ...         self._open(display=False)
     ...     def click(self):
     ...         self.n += 1
     ...         self._changed()
     ...     def _render(self):
-    ...         self._label.value = f"{self.n} clicks"
+    ...         self.label = f"{self.n} clicks"
     ...     def _text(self):
     ...         return f"Counter: {self.n} clicks"
     ...     def _html(self):
@@ -154,13 +179,15 @@ class LiveView(W.VBox):
     ...     def _descriptor(self):
     ...         return "Counter live widget"
     >>> c = Counter(); c.click(); c.click()
-    >>> c._label.value, c
+    >>> c.label, c
     ('2 clicks', Counter: 2 clicks)
     >>> row = W.HBox([c, W.IntSlider()])     # a widget among widgets
-    >>> c.close(); c.closed, c.comm is None, c._label.comm is None
+    >>> c.close(); c.closed, c.comm is None, c.layout.comm is None
     (True, True, True)
     >>> row.close()
     """
+
+    _css = front_end("widgets", ".css")     # the style every front end shares
 
     def __init__(self, interval=0.1, clock=None, schedule=None, snapshot=True):
         super().__init__()
@@ -169,7 +196,6 @@ class LiveView(W.VBox):
         self._throttle = Throttle(weak_callback(self._flush), interval, self._clock,
                                   self._schedule)
         self._subs = []
-        self._widgets = []
         self._closed = False
         self._snapshot_at_end = bool(snapshot)
         self._shown_in = None
@@ -179,15 +205,10 @@ class LiveView(W.VBox):
 
     @property
     def widget(self):
-        """The view itself (it is the ``VBox``); kept for code written when it was not."""
+        """The view itself (it is the widget); kept for code written when it was not."""
         return self
 
     # building -----------------------------------------------------------------------
-    def _add(self, widget):
-        """Remember ``widget`` so that closing the view closes it too."""
-        self._widgets.append(widget)
-        return widget
-
     def _subscribe(self, observable):
         """Follow ``observable``'s events with ``self._on_event`` (held weakly by the engine)."""
         self._subs.append(observable.observe(self._on_event))
@@ -313,7 +334,7 @@ class LiveView(W.VBox):
         if self._closed:
             return
         self._closed = True
-        _release(self._subs, self._widgets + [self.layout], self._throttle)
+        _release(self._subs, self.layout, self._throttle)
         super().close()
         # ipywidgets blanks its display methods on close (7: _ipython_display_,
         # 8: _repr_mimebundle_); a closed view still shows its text and HTML

@@ -11,20 +11,24 @@ Each metric gets its own chart (a loss and a gradient norm rarely share a
 scale) with axes, ticks and labels, redrawn at most ``max_rate`` times a second
 and always after the last step.  The progress line reads like tqdm's, which is
 what learners already know.
+
+An anywidget widget (``front/monitor.js`` draws it): ``total`` is a trait; the
+headline, the progress bar's state and the charts (SVG drawn here) are the
+traits the front end shows.
 """
 import html
 import math
 import threading
 
-import ipywidgets as W
 import numpy as np
+import traitlets as T
 
 from ...display import palette as P
 from ...display.numbers import number
 from ...core.structure import flatten
 from ...core.tensor import TensorLike
 from .chart import axis_number, line_chart
-from .live import LiveView
+from .live import LiveView, front_end, weak_callback
 from .svg import blocks
 from .throttle import interval_of
 
@@ -148,6 +152,16 @@ class TrainingMonitor(LiveView):
     >>> mon.close()
     """
 
+    _esm = front_end("monitor")
+    total = T.Any(None, help="How many steps are expected, None when unknown (then no "
+                             "bar).").tag(sync=True)
+    # what the front end shows, drawn here; _bar: the progress bar's shown, value,
+    # max and style ("", "success" or "warning")
+    _head = T.Unicode("").tag(sync=True)
+    _bar = T.Dict({"shown": False, "value": 0, "max": 1, "style": ""}).tag(sync=True)
+    _rate = T.Unicode("").tag(sync=True)
+    _charts = T.Unicode("").tag(sync=True)
+
     def __init__(self, total=None, title="Training", log_y=(), max_rate=10, width=520,
                  height=200, display=None, snapshot=True, clock=None, schedule=None,
                  scale=1.0):
@@ -160,32 +174,25 @@ class TrainingMonitor(LiveView):
         self._lock = threading.Lock()
         self._series = {}
         self._logged = 0
-        self._total = None
         self._done = 0              # iterations finished (tracked loop, else log calls)
         self._tracking = 0          # how many track() loops are running
         self._stopped = False
         self._start = self._clock()
-        self._head = self._add(W.HTML())
-        self._bar = self._add(W.IntProgress(min=0, max=1, value=0,
-                                            layout=W.Layout(width="50%")))
-        self._rate = self._add(W.HTML())
-        self._charts = self._add(W.HTML())
-        self.children = [self._head, self._add(W.HBox([self._bar, self._rate])), self._charts]
         self.total = total
+        self.observe(weak_callback(self._new_total), names="total")
         self._open(display)
 
     # feeding ---------------------------------------------------------------------------
-    @property
-    def total(self):
-        """Steps expected (``None``: unknown, no bar); settable."""
-        return self._total
-
-    @total.setter
-    def total(self, n):
-        if n is not None and not (isinstance(n, (int, np.integer)) and n >= 0):
+    @T.validate("total")
+    def _valid_total(self, proposal):
+        n = proposal["value"]
+        if n is not None and (isinstance(n, bool) or not (isinstance(n, (int, np.integer))
+                                                          and n >= 0)):
             raise ValueError(f"total is the number of steps expected, a whole number >= 0 "
                              f"(or None), not {n!r}.")
-        self._total = None if n is None else int(n)
+        return None if n is None else int(n)
+
+    def _new_total(self, _change):
         self._changed()
 
     def log(self, step=None, grads=None, **metrics):
@@ -254,14 +261,14 @@ class TrainingMonitor(LiveView):
 
     def cell_ended(self):
         with self._lock:
-            if self._tracking and self._total is not None and self._done < self._total:
+            if self._tracking and self.total is not None and self._done < self.total:
                 # the cell ended with the loop still suspended: a break or an interrupt
                 self._stopped = True
         super().cell_ended()
 
     # drawing ----------------------------------------------------------------------------
     def _progress_text(self, timing):
-        n, total = self._done, self._total
+        n, total = self._done, self.total
         text = f"{n}/{total}" if total is not None else f"{n} steps"
         if self._stopped:
             text += " (stopped early)"
@@ -295,25 +302,23 @@ class TrainingMonitor(LiveView):
             latest = " · ".join(f"{name} {number(s.values[-1])}"
                                 for name, s in self._series.items() if s.n)
             progress = self._progress_text(timing=True)
-            total, done, stopped = self._total, self._done, self._stopped
-        with self._head.hold_sync(), self._bar.hold_sync(), self._rate.hold_sync(), \
-                self._charts.hold_sync(), self._bar.layout.hold_sync():
-            self._head.value = (f"<span style='font-size:{self._px()}'>"
-                                f"<b>{html.escape(self._headline())}</b>"
-                                + (f" · {html.escape(latest)}" if latest else "") + "</span>")
-            self._bar.layout.display = "none" if total is None else "flex"
+            total, done, stopped = self.total, self._done, self._stopped
+        with self.hold_sync():
+            self._head = (f"<span style='font-size:{self._px()}'>"
+                          f"<b>{html.escape(self._headline())}</b>"
+                          + (f" · {html.escape(latest)}" if latest else "") + "</span>")
+            bar = {"shown": total is not None, "value": 0, "max": 1, "style": ""}
             if total is not None:
-                self._bar.max = max(total, 1)
-                self._bar.value = min(done, max(total, 1))
-                self._bar.bar_style = ("warning" if stopped else
-                                       "success" if done >= total else "")
-            self._rate.value = f"<code style='font-size:{self._px()}'>{progress}</code>"
-            self._charts.value = charts
+                bar.update(max=max(total, 1), value=min(done, max(total, 1)),
+                           style="warning" if stopped else "success" if done >= total else "")
+            self._bar = bar
+            self._rate = f"<code style='font-size:{self._px()}'>{progress}</code>"
+            self._charts = charts
 
     def _text(self):
         with self._lock:
             head = self._headline()
-            if self._total is not None:
+            if self.total is not None:
                 head += ", " + self._progress_text(timing=False)
             width = max((len(n) for n in self._series), default=0)
             rows = [f"{name.ljust(width)}  {s.summary()}" for name, s in self._series.items()]
@@ -328,7 +333,7 @@ class TrainingMonitor(LiveView):
             summary = "".join(f"<li><b>{html.escape(n)}</b>: {html.escape(s.summary())}</li>"
                               for n, s in self._series.items())
             head = self._headline()
-            if self._total is not None:
+            if self.total is not None:
                 head += ", " + self._progress_text(timing=False)
         return (f'<div class="nbtape-monitor" style="font-family:sans-serif;'
                 f'font-size:{self._px()}">'

@@ -1,12 +1,16 @@
 """``nt.TapePlayer``: the VHS-tape picture, played forward op by op and then backwards.
 
-Core widgets only: a ``Play`` button and a slider (linked in the browser, so
-playing needs no Python thread) choose the frame; step buttons move one frame;
-the picture is the tape's graph (``tape_graph`` with ``highlight`` during the
-forward pass and ``backward_step`` during the reverse pass) as inline SVG in an
-``HTML`` widget, and a large caption states what the frame shows, including
-the chain-rule product that produced each adjoint.  Frames are drawn on first
-view and kept, so scrubbing back and forth is instant.
+An anywidget widget (``front/player.js`` draws it): its state is the traits
+``frame`` (the frame shown), ``interval`` (seconds per frame while playing) and
+``playing``, so a slider or another player links to it
+(``ipywidgets.link((player, "frame"), (slider, "value"))``).  The front end's
+Play button, slider and step buttons set ``frame`` (playing needs no Python
+thread: the browser's timer steps the frame); Python answers each new frame
+with its picture, the tape's graph (``tape_graph`` with ``highlight`` during
+the forward pass and ``backward_step`` during the reverse pass) as inline SVG,
+and a large caption stating what the frame shows, including the chain-rule
+product that produced each adjoint.  Frames are drawn on first view and kept,
+so scrubbing back and forth is instant.
 
 Without a kernel: the static copy a saved notebook keeps, and ``save("x.html")``,
 are the same player in plain HTML and JavaScript (``static_player``);
@@ -15,20 +19,20 @@ are the same player in plain HTML and JavaScript (``static_player``);
 import html
 import os
 
-import ipywidgets as W
+import traitlets as T
 
 from ..graph import tape_graph
 from ..render import (DRAWING, HOW_TO_GET_PICTURES, RenderError, draws_png, drawing_soon, inline_svg, layout,
                       when_drawable)
 from . import animation, static_player
-from .live import LiveView, Snapshot, weak_callback
+from .live import LiveView, Snapshot, front_end, weak_callback
 from .playback import Playback
 
-# The list of steps under the picture shows the current frame near its top (it
-# cannot scroll itself: ipywidgets' HTML runs no script), one frame before it
-# and STORY_AFTER after; the text snapshot lists at most STORY_LINES frames (and
-# the last).  The static player keeps pictures of at most STATIC_PICTURES frames
-# (a long tape's other frames show the latest picture kept before them).
+# The list of steps under the picture shows the current frame near its top, one
+# frame before it and STORY_AFTER after (a long tape's list is not sent whole); the
+# text snapshot lists at most STORY_LINES frames (and the last).  The static player
+# keeps pictures of at most STATIC_PICTURES frames (a long tape's other frames show
+# the latest picture kept before them).
 STORY_BEFORE = 1
 STORY_AFTER = 9
 STORY_LINES = 120
@@ -43,7 +47,8 @@ class TapePlayer(LiveView):
     ``sources`` (default: those of the tape's latest ``gradient`` call with this
     target, else every watched value) and ``names`` (``{tensor: "y"}``) are as
     for ``tape.graph``; ``interval`` is the seconds per frame while playing;
-    ``rankdir`` and ``max_nodes`` shape the picture.  ``.frame`` (settable),
+    ``rankdir`` and ``max_nodes`` shape the picture.  ``.frame``, ``.interval``
+    and ``.playing`` are traits (set them, link them, observe them);
     ``.step(n)``, ``.frames`` (captions and options) and ``.close()`` work from
     Python too.  ``display`` and ``snapshot`` are as for ``nt.inspect``.
 
@@ -52,56 +57,53 @@ class TapePlayer(LiveView):
     >>> with nt.GradientTape(persistent=True) as tape:
     ...     y = x * x
     >>> player = nt.TapePlayer(tape, y, names={y: "y"})
-    >>> len(player.frames), player.frame
-    (4, 0)
+    >>> len(player.frames), player.frame, player.last
+    (4, 0, 3)
     >>> player.step(); player.caption
     'Forward 1/1 (line 2): y = np.multiply(x, x) = 9.0'
     >>> player.close()
     """
 
+    _esm = front_end("player")
+    frame = T.Int(0, help="The frame shown (0 is the whole tape); set it to jump.").tag(
+        sync=True)
+    interval = T.Float(1.0, help="Seconds per frame while playing.").tag(sync=True)
+    playing = T.Bool(False, help="True while the front end plays the frames.").tag(sync=True)
+    last = T.Int(0, read_only=True, help="The last frame's number.").tag(sync=True)
+    reverse = T.Int(0, read_only=True, help="The frame the reverse pass starts at.").tag(
+        sync=True)
+    # what the front end shows, as HTML drawn here (the same pictures everywhere)
+    _title = T.Unicode("").tag(sync=True)
+    _picture = T.Unicode("").tag(sync=True)
+    _caption = T.Unicode("").tag(sync=True)
+    _story = T.Unicode("").tag(sync=True)
+
     def __init__(self, tape, target=None, sources=None, names=None, interval=1.0,
                  rankdir="LR", max_nodes=60, display=None, snapshot=True):
-        if not (isinstance(interval, (int, float)) and interval > 0):
-            raise ValueError(f"interval is the seconds per frame while playing, a number "
-                             f"> 0, not {interval!r}.")
+        _check_interval(interval)
         super().__init__(0.0, None, None, snapshot)
         self._playback = Playback(tape, target, sources, names)
         self.tape = tape
         self._draw_options = dict(rankdir=rankdir, max_nodes=max_nodes)
         tape_graph(tape, **self._options(0))      # bad options fail here, not mid-play
         self._svgs = {}
-        self._frame = 0
-        last = len(self.frames) - 1
-        self._title = self._add(W.HTML())
-        self._picture = self._add(W.HTML(layout=W.Layout(overflow="auto")))
-        self._caption = self._add(W.HTML())
-        self._interval = interval
-        self._play = self._add(W.Play(value=0, min=0, max=last, step=1,
-                                      interval=int(interval * 1000), description="play",
-                                      show_repeat=False))
-        # ipywidgets 8 calls the state "playing", 7 "_playing"
-        self._playing = "playing" if self._play.has_trait("playing") else "_playing"
-        self._slider = self._add(W.IntSlider(value=0, min=0, max=last, readout=False,
-                                             continuous_update=True,
-                                             layout=W.Layout(width="40%")))
-        self._add(W.jslink((self._play, "value"), (self._slider, "value")))
-        buttons = []
-        # glyphs every common font has (⏮/⏭ draw as empty boxes with DejaVu)
-        for label, tip, fn in (("|◀", "first frame", self._to_start),
-                               ("◀", "one frame back", self._back),
-                               ("▶", "one frame on", self._on),
-                               ("⇤ reverse pass", "jump to the reverse pass", self._to_back),
-                               ("▶|", "last frame", self._to_end)):
-            b = self._add(W.Button(description=label, tooltip=tip,
-                                   layout=W.Layout(width="auto")))
-            b.on_click(weak_callback(fn))
-            buttons.append(b)
-        self._slider.observe(weak_callback(self._slid), names="value")
-        controls = self._add(W.HBox([self._play, self._slider] + buttons))
-        self._story = self._add(W.HTML(layout=W.Layout(max_height="16em", overflow="auto",
-                                                       width="100%")))
-        self.children = [self._title, controls, self._picture, self._caption, self._story]
+        self.set_trait("last", len(self.frames) - 1)
+        self.set_trait("reverse", self._reverse_start())
+        self.interval = float(interval)
+        self.observe(weak_callback(self._moved), names="frame")
         self._open(display)
+
+    @T.validate("frame")
+    def _valid_frame(self, proposal):
+        k = proposal["value"]
+        n = len(self.frames) if "_playback" in self.__dict__ else 1
+        if not 0 <= k < n:
+            raise ValueError(f"frame must be a whole number from 0 to {n - 1}, not {k!r}.")
+        return k
+
+    @T.validate("interval")
+    def _valid_interval(self, proposal):
+        return _check_interval(proposal["value"])
 
     # frames ---------------------------------------------------------------------------
     @property
@@ -112,52 +114,21 @@ class TapePlayer(LiveView):
     @property
     def caption(self):
         """What the current frame says."""
-        return self.frames[self._frame].caption
-
-    @property
-    def frame(self):
-        """The frame shown (0 is the whole tape); set it to jump."""
-        return self._frame
-
-    @frame.setter
-    def frame(self, k):
-        if not isinstance(k, int) or not 0 <= k < len(self.frames):
-            raise ValueError(f"frame must be a whole number from 0 to {len(self.frames) - 1}, "
-                             f"not {k!r}.")
-        self._slider.value = k          # the slider's observer shows it
-        if self._frame != k:            # (no observer call when the slider already had k)
-            self._frame = k
-            self._changed()
+        return self.frames[self.frame].caption
 
     def step(self, n=1):
         """Move ``n`` frames (negative: back), stopping at either end."""
-        self.frame = max(0, min(len(self.frames) - 1, self._frame + n))
+        self.frame = max(0, min(len(self.frames) - 1, self.frame + n))
 
-    def _slid(self, change):
-        self._frame = change["new"]
-        if self._frame == len(self.frames) - 1 and getattr(self._play, self._playing, False):
+    def _moved(self, change):
+        if change["new"] == len(self.frames) - 1 and self.playing:
             # played to the end: the button shows "play" again, not "pause"
-            setattr(self._play, self._playing, False)
+            self.playing = False
         self._changed()
-
-    def _to_start(self, _b=None):
-        self.frame = 0
-
-    def _back(self, _b=None):
-        self.step(-1)
-
-    def _on(self, _b=None):
-        self.step(1)
 
     def _reverse_start(self):
         return next((k for k, f in enumerate(self.frames) if f.phase in ("backward", "done")),
                     len(self.frames) - 1)
-
-    def _to_back(self, _b=None):
-        self.frame = self._reverse_start()
-
-    def _to_end(self, _b=None):
-        self.frame = len(self.frames) - 1
 
     # drawing ----------------------------------------------------------------------------
     def _options(self, k):
@@ -168,7 +139,7 @@ class TapePlayer(LiveView):
 
         ``None`` when no layout program is available (the caption still tells all).
         """
-        k = self._frame if k is None else k
+        k = self.frame if k is None else k
         if k not in self._svgs:
             svg = inline_svg(tape_graph(self.tape, **self._options(k)))
             if svg is None and drawing_soon():
@@ -211,27 +182,24 @@ class TapePlayer(LiveView):
                 f"{tail}</div>")
 
     def _render(self):
-        k = self._frame
+        k = self.frame
         f = self.frames[k]
-        with self._title.hold_sync(), self._picture.hold_sync(), \
-                self._caption.hold_sync(), self._story.hold_sync():
-            self._title.value = (f"<b>Tape player</b> · frame {k} of {len(self.frames) - 1}"
-                                 f" · {PHASES[f.phase]}")
-            self._picture.value = self._picture_html(k)
-            self._caption.value = (f'<div style="font-size:18px;line-height:1.4;'
-                                   f'padding:6px 0;white-space:normal">'
-                                   f"{html.escape(f.caption)}</div>")
-            self._story.value = self._story_html(k)
+        with self.hold_sync():
+            self._title = (f"<b>Tape player</b> · frame {k} of {len(self.frames) - 1}"
+                           f" · {PHASES[f.phase]}")
+            self._picture = self._picture_html(k)
+            self._caption = html.escape(f.caption)
+            self._story = self._story_html(k)
 
     def _text(self):
         lines = [f"nt.TapePlayer: {len(self.frames)} frames"]
         ks = self._window(0, 0, STORY_LINES - 1)
         for k in ks:
-            lines.append(f"{'▶' if k == self._frame else ' '} {k:>2}. {self.frames[k].caption}")
+            lines.append(f"{'▶' if k == self.frame else ' '} {k:>2}. {self.frames[k].caption}")
         if ks[-1] < len(self.frames) - 1:
             last = len(self.frames) - 1
             lines.append(f"   … {last - ks[-1] - 1} more frames …")
-            lines.append(f"{'▶' if last == self._frame else ' '} {last:>2}. "
+            lines.append(f"{'▶' if last == self.frame else ' '} {last:>2}. "
                          f"{self.frames[last].caption}")
         return "\n".join(lines)
 
@@ -268,13 +236,13 @@ class TapePlayer(LiveView):
         where scripts do not run, every caption and (with ``fallback_picture``)
         the last frame as a PNG image.
         """
-        key = (self._frame, fallback_picture)
+        key = (self.frame, self.interval, fallback_picture)
         if getattr(self, "_static", None) and self._static[0] == key:
             return self._static[1]
         svgs = self._static_svgs()
         block = static_player.player_block(
             [f.caption for f in self.frames], [PHASES[f.phase] for f in self.frames], svgs,
-            start=self._frame, interval_ms=self._interval * 1000,
+            start=self.frame, interval_ms=self.interval * 1000,
             reverse=self._reverse_start(),
             fallback_picture=self._fallback_picture() if fallback_picture else None,
             nopicture="No picture: install graphviz-pure (pip install graphviz-pure) or "
@@ -311,12 +279,12 @@ class TapePlayer(LiveView):
                                   + HOW_TO_GET_PICTURES)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(animation.animated_svg(svgs, [f.caption for f in self.frames],
-                                               self._interval))
+                                               self.interval))
         elif suffix in animation.ANIMATION_FORMATS:
             graphs = [tape_graph(self.tape, **self._options(k))
                       for k in range(len(self.frames))]
             animation.save_animation(path, graphs, [f.caption for f in self.frames],
-                                     self._interval, suffix)
+                                     self.interval, suffix)
         else:
             raise ValueError(f"player.save writes .html (a player that needs no kernel), "
                              f".gif, .png or .svg (an animation); {path!r} ends in "
@@ -324,3 +292,10 @@ class TapePlayer(LiveView):
 
     def _descriptor(self):
         return f"nt.TapePlayer live widget: {len(self.frames)} frames"
+
+
+def _check_interval(interval):
+    if isinstance(interval, bool) or not (isinstance(interval, (int, float)) and interval > 0):
+        raise ValueError(f"interval is the seconds per frame while playing, a number "
+                         f"> 0, not {interval!r}.")
+    return float(interval)
