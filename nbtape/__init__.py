@@ -22,7 +22,7 @@ from .transforms.function import function
 from .diagnostics.errors import NbtapeError, NoGradientRuleError
 from .display import pictures as _pictures
 from .diagnostics import float_warnings as _float_warnings
-from .diagnostics.check_numerics import check_numerics, NumericsError
+from .tape.check_numerics import check_numerics, NumericsError
 
 # numpy's floating-point warnings from a recorded op are said at the user's line
 _float_warnings.install()

@@ -47,10 +47,10 @@ import numpy as np
 
 from .diagnostics.user_line import PACKAGE_DIR
 from .diagnostics.errors import InvalidArgumentError, user_facing
-from .rules import registry as _registry
+from .core import registry as _registry
 from .rules.core_ops import primitive as _recordable
-from .rules.registry import RULES, defprimitive, restore_rule, saved_rule
-from .rules.signature import signature_of
+from .core.registry import RULES, defprimitive, restore_rule, saved_rule
+from .core.signature import signature_of
 from .rules.util import shape_of
 
 __all__ = ["primitive", "defvjp", "defjvp", "defderiv", "deflinear", "defnondiff", "defzero",

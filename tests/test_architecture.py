@@ -242,9 +242,9 @@ def _rule_field_writes(path, fields):
 
 
 def test_only_the_registry_sets_a_rules_fields():
-    from nbtape.rules.rule import Rule
+    from nbtape.core.rule import Rule
     fields = set(Rule.__slots__)
-    allowed = {"nbtape.rules.registry", "nbtape.rules.rule"}
+    allowed = {"nbtape.core.registry", "nbtape.core.rule"}
     found = {name: w for name, path in _modules().items() if name not in allowed
              for w in [_rule_field_writes(path, fields)] if w}
     assert found == {}
@@ -260,8 +260,8 @@ def test_the_rule_field_check_works(tmp_path):
 
 def test_a_rules_derived_fields_follow_the_fields_they_come_from():
     import numpy as np
-    from nbtape.rules.registry import operand_names
-    from nbtape.rules.rule import Rule, VARARGS
+    from nbtape.core.registry import operand_names
+    from nbtape.core.rule import Rule, VARARGS
     r = Rule(np.add)
     assert r.save_all and r.fast == 0 and r.operand_names is None
     r.nargs = 2

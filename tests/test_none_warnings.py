@@ -1,5 +1,5 @@
 """The warnings that go with a None (or incomplete) gradient whose path left the tape
-(nbtape/diagnostics/none_warnings.py): each names the escape on the path asked for, at
+(nbtape/tape/none_warnings.py): each names the escape on the path asked for, at
 its line, and says nothing when no escape is on it."""
 import inspect
 import math

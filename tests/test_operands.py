@@ -12,7 +12,7 @@ import pytest
 
 import nbtape as nt
 from nbtape.core.operands import bind, carries_tensor, rule_and_operands
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 from gradcheck import check_both
 
 X = np.array([1.0, 2.5, 4.0, 3.0])

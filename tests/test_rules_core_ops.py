@@ -16,7 +16,7 @@ import nbtape as nt
 from gradcheck import broadcast_pair, check_both, check_reverse, gradients_of_sum, rule_case_tests
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import core_ops
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 
 def normal(rng, shape):

@@ -8,6 +8,10 @@ Read in this order:
 - ``operators``: gives tensors their Python operators;
 - ``dispatch``: a numpy call on tensors runs, then is offered to each recorder;
 - ``operands``: which arguments of a call are operands, for the rule registry;
+- ``rule``: a ``Rule``, everything nbtape knows about differentiating one function;
+  ``registry``: the table and the ``def*`` functions that fill it (``nbtape.extend`` is
+  their public face); ``reads`` tells which arguments a VJP reads, ``signature`` binds
+  keywords to numpy's own parameters;
 - ``structure`` (nested lists/dicts of values) and ``observe`` (who is told of changes).
 
 Nothing here imports the subpackages at module level except ``dispatch``, which asks

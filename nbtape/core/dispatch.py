@@ -14,7 +14,7 @@ from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
 from ..tape.snapshot import own_result
 from ..rules import load_late
-from ..rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
+from .registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
 from .tensor import Tensor, TensorLike
 from ..diagnostics.user_line import numpy_fill
 from .variable import Variable

@@ -12,7 +12,7 @@ import numpy as np
 from .arrays import is_foreign
 from .dispatch import apply, array_function, array_ufunc
 from ..rules.core_ops import OPERATOR_RULES as _R
-from ..rules.registry import RULES
+from .registry import RULES
 from .tensor import TensorLike
 
 # one module global per operator rule: a dict lookup less on every operator call

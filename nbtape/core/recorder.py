@@ -42,7 +42,7 @@ class Recorder(Protocol):
 
     def record(self, rule: Any, args: tuple, kwargs: Optional[dict], operands: tuple,
                ids: tuple, outs: Any) -> None:
-        """One numpy call has run: ``rule`` (a ``rules.rule.Rule``) was called with
+        """One numpy call has run: ``rule`` (a ``core.rule.Rule``) was called with
         ``args``/``kwargs``; ``operands`` are its tensor operands, ``ids`` their ids
         (None for an operand that is not a tensor), ``outs`` the result (a Tensor, or a
         tuple of them for a rule with ``multi``).  Keep what is needed to differentiate

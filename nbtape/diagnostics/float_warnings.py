@@ -12,7 +12,7 @@ filters still win):
 - one raised while a rule computes a derivative (``nbtape.rules``, ``nbtape.tape``) is
   not shown: a NaN or inf it makes reaches the gradient, and nbtape's own warning
   says where it was born and why (numerics.py); one it does not reach was harmless;
-- one raised by the finite check of a gradient (``diagnostics/numerics.py``: a dot that
+- one raised by the finite check of a gradient (``tape/numerics.py``: a dot that
   overflows or meets a NaN) is not shown either: the check itself says what it found.
 
 No per-op cost: the filters are looked at only when numpy warns.  ``install()`` runs

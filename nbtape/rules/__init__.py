@@ -4,12 +4,9 @@ Registering a rule is importing its module; ``load_all`` imports every module
 in this package (``nbtape/__init__.py`` calls it), so a new family of rules is
 just a new file here.
 
-How a rule is made (read first):
+How a rule is made lives in ``nbtape.core`` (``rule``, ``registry``, ``signature``,
+``reads``), with ``nbtape.extend`` as its public face; here:
 
-- ``rule``: a ``Rule``, everything nbtape knows about differentiating one function;
-- ``registry``: the table and the ``def*`` functions that fill it (``nbtape.extend``
-  is their public face); ``reads`` tells which arguments a VJP reads, ``signature``
-  binds keywords to numpy's own parameters;
 - ``util`` and ``matrix_util``: helpers rules share (``unbroadcast``, ``conj``...).
 
 The families:
@@ -35,7 +32,7 @@ def load_all():
     import importlib
     import pkgutil
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name not in ("registry", "util", "matrix_util", "reads", "signature") \
+        if info.name not in ("util", "matrix_util") \
                 and info.name not in LATE:
             importlib.import_module(f"{__name__}.{info.name}")
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..core.arrays import is_foreign
-from .registry import (VARARGS, Rule, defjvp, defnondiff, defparam, defprimitive, defvjp, defzero,
+from ..core.registry import (VARARGS, Rule, defjvp, defnondiff, defparam, defprimitive, defvjp, defzero,
                        rule_for)
 from .index_primitives import add_at_index as _scatter_add, index_value as _getitem
 from .index_primitives import laid_out_like as _laid_out_like
@@ -31,7 +31,7 @@ def primitive(fn):
     ...     t.watch(x); y = double(x)
     >>> float(t.gradient(y, x))
     2.0
-    >>> from nbtape.rules.registry import RULES
+    >>> from nbtape.core.registry import RULES
     >>> del RULES[double.raw]          # the registry is global: this example leaves no rule
     """
     import functools

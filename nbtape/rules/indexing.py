@@ -18,7 +18,7 @@ from ..extend import defjvp, deflinear, defnondiff, defvjp
 from .core_ops import scatter_add
 from ..core.arrays import backend_name
 from ..diagnostics.errors import NoGradientRuleError
-from .registry import numpy_function
+from ..core.registry import numpy_function
 from .index_primitives import laid_out_like
 from .util import known, shape_of
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..diagnostics.user_line import describe, source_line
 from ..core.arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
-from ..diagnostics.breaks import ObjectArrayRule, object_array_error
+from .breaks import ObjectArrayRule, object_array_error
 from ..diagnostics.errors import NoGradientRuleError
 from .records import ANS, ARGS, IN_IDS, OUT_IDS, RAW_ARGS, RULE, WHERE, saved_id
 from .snapshot import check_kept, check_op

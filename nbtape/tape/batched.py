@@ -35,7 +35,7 @@ from .backward import backward, call_vjp, take_adjoint
 from .records import METAS, Op
 from .snapshot import check_op
 from ..rules.index_primitives import add_at_index, index_value
-from ..rules.registry import POSITIONAL, RULES
+from ..core.registry import POSITIONAL, RULES
 from ..rules.util import accurate_sum, normalize_axis
 
 # Adjoints of at most this many elements in all (a chunk of rows times the largest

@@ -10,10 +10,10 @@ from ..core.state import outer_only, tls
 from ..core.recorder import Listener
 from ..core.arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import raw_value, raw_output
-from ..diagnostics.breaks import object_array_refusal
+from .breaks import object_array_refusal
 from ..diagnostics.errors import NoGradientRuleError, user_facing
-from ..diagnostics.check_numerics import say_nonfinite
-from ..diagnostics.numerics import count, nonfinite_results
+from .check_numerics import say_nonfinite
+from .numerics import count, nonfinite_results
 from ..rules.util import same_shape, shape_of
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
@@ -131,7 +131,7 @@ class ForwardAccumulator(Listener):
         if _makes_object_array(outs):
             # an object array holds Python objects: its tangent cannot be followed, so it
             # (and all computed from it) carries a refusal that acc.jvp raises, as reverse
-            # mode does (nbtape.diagnostics.breaks); the rule's tangent would be dropped, or worse
+            # mode does (nbtape.tape.breaks); the rule's tangent would be dropped, or worse
             from ..diagnostics import user_line
             where = user_line.caller()
             self._store(outs, NoJvp(rule.name, where, object_array_refusal(

@@ -10,7 +10,7 @@ from ..core.state import next_id, suspended, tls
 from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, whole_reach
 from .records import Records, free_records, small_tape
-from ..diagnostics.breaks import object_rule, off_float_path
+from .breaks import object_rule, off_float_path
 from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
 from ..core.observe import Observable, notify
 from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
@@ -20,9 +20,9 @@ from .arguments import (UnconnectedGradients, checked_sources, int_source_messag
                         not_a_tensor_message, target_seeds, unconnected_policy)
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
-from ..diagnostics.numerics import finite, finite_all
-from ..diagnostics.none_warnings import warn_escape, warn_partial
-from ..diagnostics.check_numerics import say_where_born
+from .numerics import finite, finite_all
+from .none_warnings import warn_escape, warn_partial
+from .check_numerics import say_where_born
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
 

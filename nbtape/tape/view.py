@@ -10,7 +10,7 @@ from types import MappingProxyType
 from ..display import pictures
 from .backward import backward_steps
 from ..display.cards import tape_html, tape_repr
-from ..diagnostics.explain import explain
+from .explain import explain
 from ..core.structure import flatten
 from .arguments import not_a_tensor_message
 from .records import OpsView

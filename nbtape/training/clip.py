@@ -7,7 +7,7 @@ are differentiable, so they can be used inside a tape or inside a
 import numpy as np
 
 from ..rules.core_ops import primitive
-from ..rules.registry import defjvp, defvjp
+from ..core.registry import defjvp, defvjp
 from ..core.tensor import TensorLike
 
 

@@ -9,7 +9,7 @@ from ..core.state import tls
 from ..core.recorder import Listener
 from ..core.arrays import is_foreign
 from ..diagnostics.errors import InvalidArgumentError, user_facing
-from ..rules.registry import VARARGS, Rule, defstop
+from ..core.registry import VARARGS, Rule, defstop
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable

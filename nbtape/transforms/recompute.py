@@ -25,7 +25,7 @@ from ..core.arrays import is_foreign
 from ..core.state import keeps_every_call, tls
 from ..core.recorder import Listener
 from ..diagnostics.errors import InvalidArgumentError, NbtapeError, user_facing
-from ..rules.registry import VARARGS, Rule
+from ..core.registry import VARARGS, Rule
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable, holding

@@ -13,7 +13,7 @@ import numpy as np
 from ...core.state import tls
 from ...tape.backward import backward, forward_reach, reverse_step
 from ...tape.forward import tangent_table
-from ...rules.registry import SEQUENCE, VARARGS
+from ...core.registry import SEQUENCE, VARARGS
 from ...core.structure import flatten
 from ...core.tensor import Tensor, TensorLike
 

@@ -10,7 +10,7 @@ when one of them fails.
 """
 import numpy as np
 
-from ...diagnostics.numerics import backward_birth, count, finite, forward_birth
+from ...tape.numerics import backward_birth, count, finite, forward_birth
 from .model import quiet
 
 

@@ -13,7 +13,7 @@ import collections
 
 import numpy as np
 
-from ...diagnostics.numerics import finite, forward_birth
+from ...tape.numerics import finite, forward_birth
 from ...tape.backward import reverse_step
 from ...core.tensor import Tensor
 from ...display.numbers import number

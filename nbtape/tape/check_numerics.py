@@ -13,9 +13,9 @@ import numpy as np
 from ..core.state import tls
 from ..core.recorder import Listener
 from ..core.tensor import Tensor, TensorLike
-from ..tape.backward import step_in_progress
-from . import user_line
-from .errors import NbtapeError, shown_from_user, warn_user
+from .backward import step_in_progress
+from ..diagnostics import user_line
+from ..diagnostics.errors import NbtapeError, shown_from_user, warn_user
 from .numerics import (Birth, backward_pattern, explain_nonfinite, finite, first_bad,
                        forward_pattern, nonfinite_results, value_at)
 

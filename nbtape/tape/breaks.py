@@ -7,10 +7,10 @@ an object array (``astype(object)``, ``np.frompyfunc``) holds Python objects
 nbtape cannot differentiate, so the op is recorded with a rule that has no
 gradient and the error names the op that first made one.
 """
-from . import user_line
-from .errors import NoGradientRuleError
-from ..rules.registry import VARARGS, Rule
-from ..tape.bookkeeping import Note
+from ..diagnostics import user_line
+from ..diagnostics.errors import NoGradientRuleError
+from ..core.registry import VARARGS, Rule
+from .bookkeeping import Note
 from ..core.tensor import Tensor
 
 

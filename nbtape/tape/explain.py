@@ -15,9 +15,9 @@ import sysconfig
 
 import numpy as np
 
-from . import user_line
-from .user_line import PACKAGE_DIR
-from ..tape.backward import forward_reach
+from ..diagnostics import user_line
+from ..diagnostics.user_line import PACKAGE_DIR
+from .backward import forward_reach
 from .breaks import ObjectArrayRule
 from .numerics import backward_birth, finite, forward_birth
 from ..core.tensor import Tensor, TensorLike

@@ -7,9 +7,9 @@ that made it None, and a gradient that came out but lost a part through an escap
 (``math.exp(v[0]) * v[1]``) says it may be incomplete.  Kept apart from the tape so
 that ``gradient_tape.py`` reads as recording and playback.
 """
-from ..tape.backward import forward_reach
+from .backward import forward_reach
 from .breaks import break_message, escapes_into_path, partial_message
-from .errors import warn_user
+from ..diagnostics.errors import warn_user
 
 
 def warn_escape(notes, escaped_at, asked, records, source, zeros=False):
