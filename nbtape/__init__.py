@@ -20,6 +20,7 @@ from .transforms.check import check_gradients
 from .transforms.recompute import recompute_grad
 from .transforms.function import function
 from .diagnostics.errors import NbtapeError, NoGradientRuleError
+from .display import cards as _cards  # noqa: F401  (registers the values' reprs)
 from .display import pictures as _pictures
 from .diagnostics import float_warnings as _float_warnings
 from .tape.check_numerics import check_numerics, NumericsError

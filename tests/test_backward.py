@@ -11,7 +11,7 @@ import numpy as np
 
 import nbtape as nt
 from nbtape.tape.backward import forward_reach, whole_reach
-from nbtape.rules.core_ops import primitive
+from nbtape.core.primitive import primitive
 from nbtape.core.registry import RULES, defvjp
 
 

@@ -865,7 +865,7 @@ def test_an_integer_target_made_by_a_cast_gets_one_warning_that_names_the_cast()
 
 def test_a_long_tape_keeps_the_line_of_a_step_without_a_gradient_rule():
     import inspect
-    from nbtape.rules.core_ops import primitive
+    from nbtape.core.primitive import primitive
     from nbtape.core.registry import RULES, defjvp
 
     def double(x):
@@ -925,7 +925,7 @@ def test_integer_and_bool_source_warnings_name_the_variable_and_suggest_a_float(
 
 
 def test_a_primitive_without_a_rule_refuses_instead_of_dropping_out():
-    from nbtape.rules.core_ops import primitive
+    from nbtape.core.primitive import primitive
     from nbtape.core.registry import RULES
 
     def twice_raw(v):

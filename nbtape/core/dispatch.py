@@ -12,9 +12,8 @@ from .arrays import mixed_backends_error as _mixed_backends_error
 from ..diagnostics.float_warnings import reissue
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
-from ..tape.snapshot import own_result
-from ..rules import load_late
-from .registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
+from .owned import own_result
+from .registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule, late_rules
 from .tensor import Tensor, TensorLike
 from ..diagnostics.user_line import numpy_fill
 from .variable import Variable
@@ -413,7 +412,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             "write into one. Drop out= and use the returned tensor instead.")
     key = ufunc if method == "__call__" else (ufunc, method)
     rule = RULES.get(key)
-    if rule is None and load_late():    # a ufunc of scipy.special, say: its rules now
+    if rule is None and late_rules():    # a ufunc of scipy.special, say: its rules now
         rule = RULES.get(key)
     if rule is None or (kwargs and method == "__call__" and not rule.nondiff and (
             kwargs.get("where", True) is not True or _GUFUNC_KWARGS.intersection(kwargs))):

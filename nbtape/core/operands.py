@@ -13,7 +13,6 @@ from ..diagnostics import user_line
 from ..diagnostics.errors import NoGradientRuleError
 from .registry import POSITIONAL, SEQUENCE, Rule, variant
 from .registry import operand_names  # noqa: F401  (the dispatcher's slow path asks here)
-from ..rules.util import refusal
 from .tensor import Tensor, TensorLike
 
 
@@ -190,3 +189,16 @@ def _no_tangent(rule, param, ans):
     what = rule.name if param is None else f"{rule.name} with respect to its {param}= argument"
     refused = NoJvp(what, user_line.caller())
     return [refused] * len(ans) if rule.multi else refused
+
+
+def refusal(name, param, where=""):
+    """The message of a refused operand: the function, the parameter (and the call).
+
+    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
+    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
+    """
+    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
+            "and the gradient you asked for flows into it through a tensor passed there. "
+            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
+            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
+            "lists.")

@@ -7,6 +7,7 @@ the imports run one way: tensor <- dispatch <- operators.
 """
 import numpy as np
 
+from . import reprs
 from .state import next_id, tls
 from ..diagnostics.user_line import numpy_fill
 from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
@@ -199,8 +200,7 @@ class TensorLike:
         return self.size * self.dtype.itemsize
 
     def _repr_html_(self):
-        from ..display.cards import tensor_html
-        return tensor_html(self)
+        return reprs.html("tensor", self)
 
 
 def _method(name):
@@ -255,8 +255,7 @@ class Tensor(TensorLike):
         return (constant, (self._value,))
 
     def __repr__(self):
-        from ..display.cards import tensor_repr
-        return tensor_repr(self)
+        return reprs.text("tensor", self)
 
 
 def constant(value, dtype=None):

@@ -23,6 +23,8 @@ The families:
 """
 import sys
 
+from ..core.registry import set_late_loader
+
 # rule modules for libraries nbtape does not depend on: module -> the library it needs
 LATE = {"scipy_special": "scipy.special"}
 _pending = dict(LATE)
@@ -60,3 +62,6 @@ def load_late(force=False):
             del _pending[name]
             done = True
     return done
+
+
+set_late_loader(load_late)      # the dispatcher asks the core, which asks here

@@ -13,7 +13,8 @@ from .records import Records, free_records, small_tape
 from .breaks import object_rule, off_float_path
 from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
 from ..core.observe import Observable, notify
-from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
+from ..core.owned import own_outputs
+from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
 from ..core.structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .arguments import (UnconnectedGradients, checked_sources, int_source_message,

@@ -6,7 +6,7 @@ are differentiable, so they can be used inside a tape or inside a
 """
 import numpy as np
 
-from ..rules.core_ops import primitive
+from ..core.primitive import primitive
 from ..core.registry import defjvp, defvjp
 from ..core.tensor import TensorLike
 
