@@ -7,7 +7,7 @@
 >>> float(tape.gradient(y, x))
 27.0
 """
-from .core import operators as _operators  # noqa: F401  (gives tensors their operators)
+from .rules import operators as _operators  # noqa: F401  (gives tensors their operators)
 from .core.tensor import Tensor, constant
 from .core.variable import Variable
 from .rules import load_all as _load_rules

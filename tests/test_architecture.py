@@ -119,7 +119,7 @@ def test_the_graph_sees_lazy_imports():
     graph = import_graph()
     # the facade's own lazy import of the magic, inside load_ipython_extension
     assert "nbtape.notebook.magics" in graph[FACADE]
-    assert "nbtape.core.dispatch" in graph["nbtape.core.operators"]
+    assert "nbtape.core.dispatch" in graph["nbtape.rules.operators"]
 
 
 def test_no_import_cycles():

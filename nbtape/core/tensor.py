@@ -1,7 +1,7 @@
 """``Tensor``: an immutable numpy value that tapes can follow.
 
 Operators, numpy ufuncs and numpy functions on a tensor all go through
-``nbtape.core.dispatch.apply``, which needs ``Tensor``; so ``nbtape/core/operators.py``
+``nbtape.core.dispatch.apply``, which needs ``Tensor``; so ``nbtape/rules/operators.py``
 (imported by the package first thing) gives ``TensorLike`` those methods, and
 the imports run one way: tensor <- dispatch <- operators.
 """
@@ -25,7 +25,7 @@ class TensorLike:
     __slots__ = ()
     __array_priority__ = 100.0
     # numpy's protocols, the Python operators, T/real/imag, [] and astype are given to
-    # this class by nbtape/core/operators.py: they run through dispatch, which needs Tensor.
+    # this class by nbtape/rules/operators.py: they run through dispatch, which needs Tensor.
 
     def __array__(self, dtype=None, copy=None):
         if tls.stack:

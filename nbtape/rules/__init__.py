@@ -13,7 +13,8 @@ The families:
 
 - ``ufuncs`` (elementwise ufuncs, one line per derivative), ``elementwise`` (clip,
   round, sinc...), ``scimath`` (``np.emath``), ``special`` (``np.i0``);
-- ``core_ops`` (Python's operators, sums, casts) and ``index_primitives`` (what
+- ``operators`` (gives tensors their Python operators), ``core_ops`` (their rules,
+  sums, casts) and ``index_primitives`` (what
   ``x[idx]`` records), ``indexing``, ``selections``, ``shapes``, ``padding``;
 - ``reductions``, ``nanreductions``, ``cumulative``, ``order_stats``,
   ``statistics``, ``differences``, ``slopes``, ``ufunc_methods``;

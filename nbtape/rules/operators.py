@@ -9,11 +9,11 @@ overhead is what a scalar loop feels.
 """
 import numpy as np
 
-from .arrays import is_foreign
-from .dispatch import apply, array_function, array_ufunc
-from ..rules.core_ops import OPERATOR_RULES as _R
-from .registry import RULES
-from .tensor import TensorLike
+from ..core.arrays import is_foreign
+from ..core.dispatch import apply, array_function, array_ufunc
+from .core_ops import OPERATOR_RULES as _R
+from ..core.registry import RULES
+from ..core.tensor import TensorLike
 
 # one module global per operator rule: a dict lookup less on every operator call
 _R_ABSOLUTE = _R["absolute"]
