@@ -1,4 +1,5 @@
-"""The architecture, checked from the source: nbtape's imports run one way, the engine
+"""The architecture, checked from the source: nbtape's packages stand in an order and
+imports run down it (PACKAGE_ORDER), the engine
 never imports the notebook layer, and no module reads another's private names.
 
 The import graph is built from the AST of every module in nbtape/, with every import
@@ -78,6 +79,63 @@ def import_graph():
                     found.add(node.args[0].value)
         graph[name] = found
     return graph
+
+
+# The packages of nbtape, from the ground up: each may import only the ones below it.
+# ``diagnostics`` is the ground (the user's line, errors, float warnings); ``core`` the
+# values, the dispatcher and the rule machinery; ``extend`` its public face; ``rules`` the
+# rule families (and the tensors' operators); ``display`` how the engine shows things;
+# ``tape`` recording, the passes and the reports that read a tape; then what builds on
+# the tape, the notebook layer, and the facade (``import nbtape as nt``) on top.
+PACKAGE_ORDER = ("diagnostics", "core", "extend", "rules", "display", "tape", "transforms",
+                 "training", "notebook", FACADE)
+# Imports that run back up the order, each with its reason (the target is at most four
+# package arrows back up, and none new: the test below lists exactly these).
+UPWARD = {
+    # exercise checkers call the public API as a student writes it (``import nbtape as nt``)
+    ("nbtape.notebook.exercises.early", "nbtape"): "the public API, as a student uses it",
+    ("nbtape.notebook.exercises.feedback", "nbtape"): "the public API, as a student uses it",
+    ("nbtape.notebook.exercises.later", "nbtape"): "the public API, as a student uses it",
+    # a rule with extra keyword operands calls its base rule's VJP and JVP the way the
+    # passes do (a JVP from a VJP takes a small tape), inside the call
+    ("nbtape.core.operands", "nbtape.tape.backward"): "how the passes call a rule",
+    ("nbtape.core.operands", "nbtape.tape.forward"): "how the passes call a rule",
+}
+
+
+def package_of(module):
+    """The package of ``PACKAGE_ORDER`` a module belongs to."""
+    parts = module.split(".")
+    return FACADE if len(parts) == 1 else parts[1]
+
+
+def upward_imports(graph, order=PACKAGE_ORDER):
+    """``{(module, target)}`` for each import from a package to one above it."""
+    rank = {p: i for i, p in enumerate(order)}
+    return {(m, t) for m, ts in graph.items() for t in ts
+            if rank[package_of(t)] > rank[package_of(m)]}
+
+
+def test_every_package_has_its_place_in_the_order():
+    assert {package_of(m) for m in _modules()} == set(PACKAGE_ORDER)
+
+
+def test_imports_run_down_the_package_order():
+    # at module level or inside a function alike (the graph sees both)
+    assert upward_imports(import_graph()) == set(UPWARD)
+
+
+def test_at_most_four_package_arrows_run_back_up():
+    arrows = {(package_of(m), package_of(t)) for m, t in UPWARD}
+    assert len(arrows) <= 4, sorted(arrows)
+
+
+def test_the_order_check_works():
+    graph = {"nbtape.core.a": {"nbtape.tape.b", "nbtape.diagnostics.c"},
+             "nbtape.tape.b": {"nbtape.core.a"}, "nbtape.diagnostics.c": set(),
+             "nbtape": {"nbtape.core.a"}, "nbtape.notebook.d": {"nbtape"}}
+    assert upward_imports(graph) == {("nbtape.core.a", "nbtape.tape.b"),
+                                     ("nbtape.notebook.d", "nbtape")}
 
 
 def _cycles(graph):
