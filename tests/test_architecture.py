@@ -1,6 +1,6 @@
 """The architecture, checked from the source: nbtape's packages stand in an order and
-imports run down it (PACKAGE_ORDER), the engine
-never imports the notebook layer, and no module reads another's private names.
+imports run down it (PACKAGE_ORDER), the engine never imports the notebook layer, and
+no module reads another's private names.
 
 The import graph is built from the AST of every module in nbtape/, with every import
 statement wherever it stands (inside functions too: a lazy import is still a knot).
