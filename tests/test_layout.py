@@ -2,9 +2,10 @@
 
 - every module has a file name of its own (``__init__.py`` aside), so a name in a
   traceback or a review says which module it is;
-- the engine's modules live in subpackages that follow the reading order (``core``,
-  ``tape``, ``transforms``, ``diagnostics``, ``display``, ``rules``), each listed in
-  its subpackage's docstring, and a module's name does not repeat its folder's
+- the engine's modules live in subpackages that follow the reading order
+  (``diagnostics``, ``core``, ``rules``, ``display``, ``tape``, ``transforms``: the
+  package order of tests/test_architecture.py), each listed in its subpackage's
+  docstring, and a module's name does not repeat its folder's
   (``tape/tape_view.py``): a subpackage, not a name prefix;
 - every engine module has a test module found by its name (``tests/test_X.py`` or
   ``tests/test_<subpackage>_X.py`` for ``nbtape/<subpackage>/X.py``);
@@ -27,7 +28,7 @@ MAX_LINES = 520
 LAYERS = ("training", "notebook")
 # The engine's subpackages, in reading order; beside them only the facade and the public
 # ``nbtape.extend`` stand at the top.
-SUBPACKAGES = ("core", "tape", "transforms", "diagnostics", "display", "rules")
+SUBPACKAGES = ("diagnostics", "core", "rules", "display", "tape", "transforms")
 TOP_LEVEL = {"__init__.py", "extend.py"}
 TESTS = ROOT / "tests"
 # Names deliberately defined in more than one module, with the reason.
