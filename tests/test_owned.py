@@ -12,9 +12,18 @@ def test_changeable_sees_through_views_to_a_writeable_base():
     v = a[:2]
     v.flags.writeable = False
     assert changeable(a) and changeable(v)          # v's base can still change
+    assert not changeable(2.0) and not changeable(None) and not changeable([1.0])
+
+
+def test_a_read_only_flag_that_can_be_flipped_back_is_no_proof():
     frozen = np.ones(2)
     frozen.flags.writeable = False
-    assert not changeable(frozen) and not changeable(2.0) and not changeable(None)
+    view = frozen[1:]
+    assert changeable(frozen) and changeable(view)  # the owner can set writeable again
+    frozen.flags.writeable = True                   # (as numpy allows)
+    fixed = np.frombuffer(b"\x00" * 16)             # immutable bytes: cannot change
+    assert not changeable(fixed) and not changeable(fixed[1:])
+    assert changeable(np.frombuffer(bytearray(16)))
 
 
 def test_an_out_buffer_result_gets_its_own_copy():

@@ -18,23 +18,35 @@ from .tensor import Tensor
 
 
 def changeable(a):
-    """True when ``a`` is an array whose values can still change (it, or what it views,
-    is writeable); a tensor's value and a read-only constant are safe to keep.  A
-    Dask or CuPy array counts as changeable (``d[0] = 1`` rebinds a Dask array in
-    place): its ``.copy()`` is lazy for Dask, a device copy for CuPy.
+    """True when ``a`` is an array whose values can still change, so that keeping it by
+    reference is no proof of what an op saw.  A read-only flag proves nothing on its own:
+    numpy lets whoever holds the array that owns the memory set ``writeable`` back on
+    (a loader that refills a "read-only" buffer in place), so only memory that cannot
+    change is safe: an immutable ``bytes`` object behind a read-only view.  A tensor's
+    value never reaches this (the tape keeps tensors as they are); a Dask or CuPy array
+    counts as changeable (``d[0] = 1`` rebinds a Dask array in place): its ``.copy()`` is
+    lazy for Dask, a device copy for CuPy.
 
     >>> frozen = np.ones(2)
     >>> frozen.flags.writeable = False
     >>> changeable(np.ones(2)), changeable(frozen), changeable(2.0)
-    (True, False, False)
+    (True, True, False)
+    >>> changeable(np.frombuffer(b"\\x00" * 16))          # immutable bytes underneath
+    False
     """
     if _is_foreign(a):
         return True
-    while isinstance(a, np.ndarray):
+    if not isinstance(a, np.ndarray):
+        return False
+    while True:
         if a.flags.writeable:
             return True
-        a = a.base
-    return False
+        base = a.base
+        if base is None:
+            return True         # it owns its memory: its holder can turn writeable back on
+        if not isinstance(base, np.ndarray):
+            return type(base) is not bytes
+        a = base
 
 
 def own_outputs(outs, args, kwargs=None):
