@@ -144,8 +144,13 @@ def _elementwise(rule):
     if not isinstance(rule.fn, np.ufunc) or rule.kind is not POSITIONAL or rule.vjp_all \
             is not None or not rule.vjps:
         return False
-    return all(f is None or getattr(f, "__module__", "").startswith("nbtape.rules.")
+    return all(f is None or getattr(f, "__module__", "").startswith(_OWN_VJPS)
                for f in rule.vjps)
+
+
+# where nbtape's own VJPs are made: written in a rule module, or by the registry from an
+# elementwise derivative (defderiv)
+_OWN_VJPS = ("nbtape.rules.", "nbtape.core.registry")
 
 
 def _count(shape, axes):
