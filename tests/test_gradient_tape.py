@@ -736,16 +736,17 @@ def test_keyword_operand_changed_after_use():
                                2 * x.numpy() * original / original.sum())
 
 
-def test_read_only_operands_are_not_copied():
+def test_tensor_operands_are_not_copied_plain_read_only_arrays_are():
     x = nt.Variable([1.0, 2.0])
     c = nt.constant([3.0, 4.0])
     with nt.GradientTape() as tape:
         y = x * c
-        z = x * np.asarray(c)           # a read-only view of an immutable value
+        z = x * np.asarray(c)           # a plain read-only view: its owner could flip it
         total = np.sum(y + z)
     op_y, op_z = tape.ops[:2]
     assert op_y.args[1] is c._value       # the operand's array, not a copy
-    assert op_z.args[1].base is np.asarray(c).base       # kept, not copied
+    assert op_z.args[1].base is not np.asarray(c).base      # a copy (issue 37)
+    np.testing.assert_array_equal(op_z.args[1], [3.0, 4.0])
     np.testing.assert_array_equal(tape.gradient(total, x).numpy(), [6.0, 8.0])
 
 
