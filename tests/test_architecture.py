@@ -341,3 +341,68 @@ def test_a_rules_derived_fields_follow_the_fields_they_come_from():
     r.vjps = (lambda g, ans, x, y: g,)
     assert r._sig is None or r._sig is r._given_sig          # read again on next ask
     assert r.signature is not None and sig is not None
+
+
+# the recording stack has one owner ------------------------------------------------------------
+STACK_OWNER = "nbtape.core.state"
+_MUTATORS = {"append", "remove", "pop", "insert", "clear", "extend"}
+
+
+def stack_changes(path):
+    """``(line, text)`` of each change to the recording stack in ``path``: an assignment
+    to ``tls.stack``, a call of a mutating list method on it or on a name bound to it
+    (``stack = tls.stack``), or a store or ``del`` of one of its items."""
+    tree = ast.parse(path.read_text(), str(path))
+
+    def is_stack(node, aliases):
+        return (isinstance(node, ast.Attribute) and node.attr == "stack"
+                and isinstance(node.value, ast.Name) and node.value.id == "tls") or \
+            (isinstance(node, ast.Name) and node.id in aliases)
+
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and is_stack(node.value, set()):
+            aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) \
+                else [node.target]
+            for t in targets:
+                if is_stack(t, set()) or (isinstance(t, ast.Subscript)
+                                          and is_stack(t.value, aliases)):
+                    out.append((node.lineno, ast.unparse(node).splitlines()[0]))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _MUTATORS and is_stack(node.func.value, aliases):
+            out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+def test_the_stack_change_check_works(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("def f(r):\n    tls.stack.append(r)\n    stack = tls.stack\n    del stack[0]\n"
+                 "    tls.stack = []\n    tls.stack[:] = [r]\n    x = [r]\n    x.append(r)\n"
+                 "    n = len(tls.stack)\n")
+    assert sorted(line for line, _ in stack_changes(p)) == [2, 4, 5, 6]
+
+
+def test_only_core_state_changes_the_recording_stack():
+    # everything else enters a block of core.state's (recording, not_recording, only,
+    # standing_in, suspended, outer_only) and reads tls.stack
+    found = {name: c for name, path in _modules().items() if name != STACK_OWNER
+             for c in [stack_changes(path)] if c}
+    assert found == {}
+    assert stack_changes(_modules()[STACK_OWNER])      # the owner is seen
+
+
+def test_the_notebook_layer_never_reads_the_recording_state():
+    graph = import_graph()
+    assert sorted(m for m, ts in graph.items() if m.startswith("nbtape.notebook")
+                  and "nbtape.core.state" in ts) == []
+
+
+def test_the_tape_and_its_paused_stand_in_declare_the_recorder_protocol():
+    from nbtape.core.recorder import Listener, Recorder
+    from nbtape.tape.gradient_tape import GradientTape, _Paused
+    for cls in (GradientTape, _Paused, Listener):
+        assert Recorder in cls.__mro__, cls

@@ -35,6 +35,8 @@ class Recorder(Protocol):
     reads it through ``state.keeps_every_call``.
     """
 
+    __slots__ = ()
+
     #: The recorder this entry stands in for while it is paused (a tape inside its
     #: ``stop_recording`` block), else None.  ``state.suspended`` and a tape leaving
     #: the stack find a paused tape through it.
@@ -61,7 +63,7 @@ class Recorder(Protocol):
         ``source`` is the tensor given, or the plain array made of a constant."""
 
 
-class Listener:
+class Listener(Recorder):
     """A ``Recorder`` whose hooks do nothing: a recorder that cares about some of the
     hooks subclasses it and overrides those (``ForwardAccumulator`` only ``record``,
     ``custom_gradient``'s watcher only ``on_variable_read``).

@@ -10,7 +10,7 @@ derivative made the value.  Off by default: it costs a check per op.
 """
 import numpy as np
 
-from ..core.state import tls
+from ..core.state import recording
 from ..core.recorder import Listener
 from ..core.tensor import Tensor, TensorLike
 from .backward import step_in_progress
@@ -119,13 +119,8 @@ class check_numerics:
 
     def __enter__(self):
         self._listener = _Checking()
-        tls.stack.append(self._listener)
+        recording(self._listener).__enter__()
         return self
 
     def __exit__(self, *exc):
-        stack = tls.stack
-        for k in range(len(stack) - 1, -1, -1):
-            if stack[k] is self._listener:
-                del stack[k]
-                break
-        return False
+        return recording(self._listener).__exit__(*exc)

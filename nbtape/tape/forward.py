@@ -6,7 +6,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..core.state import outer_only, tls
+from ..core.state import outer_only, recording, tls
 from ..core.recorder import Listener
 from ..core.arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import raw_value, raw_output
@@ -107,16 +107,10 @@ class ForwardAccumulator(Listener):
             self._refs[p._id] = None
 
     def __enter__(self):
-        tls.stack.append(self)
-        return self
+        return recording(self).__enter__()
 
     def __exit__(self, *exc):
-        stack = tls.stack
-        for k in range(len(stack) - 1, -1, -1):
-            if stack[k] is self:
-                del stack[k]
-                break
-        return False
+        return recording(self).__exit__(*exc)
 
     # the Recorder protocol (nbtape/core/recorder.py)
     def record(self, rule, args, kwargs, operands, ids, outs):

@@ -6,13 +6,14 @@ import numpy as np
 
 from ..diagnostics import user_line
 from ..diagnostics.user_line import SKIP_PREFIXES, frame_at
-from ..core.state import next_id, suspended, tls
+from ..core.state import next_id, recording, standing_in, suspended, tls
 from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, whole_reach
 from .records import Records, free_records, small_tape
 from .breaks import object_rule, off_float_path
 from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
 from ..core.observe import Observable, notify
+from ..core.recorder import Recorder
 from ..core.owned import own_outputs
 from .snapshot import KEPT_AS_IS, snapshot, snapshot_kwargs
 from ..core.structure import flatten, unflatten
@@ -40,7 +41,7 @@ DISPLAY_BYTES = 1 << 20
 _KEEP_BYTES = DISPLAY_BYTES // 16
 
 
-class _Paused:
+class _Paused(Recorder):
     """Stands in for a tape inside ``stop_recording``: notes uses, records nothing
     (a ``Recorder`` whose ``paused`` is the tape)."""
 
@@ -73,7 +74,7 @@ _NUMBERS = (int, float, complex)
 _meta = SCALAR_METAS.get    # a numpy scalar's (shape, dtype) without reading it off the scalar
 
 
-class GradientTape(TapeView, Observable):
+class GradientTape(TapeView, Observable, Recorder):
     """Records operations on watched values so their gradients can be computed (a
     ``Recorder``: nbtape/core/recorder.py says what each hook must do).
 
@@ -133,7 +134,7 @@ class GradientTape(TapeView, Observable):
             raise ValueError("This tape is already recording (its `with` block is active), so "
                              "entering it again would record every operation twice. Use the "
                              "open tape, or make a new nt.GradientTape().")
-        tls.stack.append(self)
+        recording(self).__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -143,12 +144,7 @@ class GradientTape(TapeView, Observable):
         return False
 
     def _pop(self):
-        stack = tls.stack
-        for k in range(len(stack) - 1, -1, -1):
-            r = stack[k]
-            if r is self or r.paused is self:
-                del stack[k]
-                return
+        recording(self).__exit__(None, None, None)     # (or its stand-in, if paused)
 
     # watching ------------------------------------------------------------------------
     @user_facing
@@ -499,19 +495,11 @@ class _StopRecording:
         self.tape = tape
 
     def __enter__(self):
-        stack = tls.stack
-        for k, r in enumerate(stack):
-            if r is self.tape:
-                self.pos = k
-                stack[k] = _Paused(self.tape)
-                return self
-        raise RuntimeError("stop_recording() needs a tape that is recording: use it inside "
-                           "the tape's `with` block.")
+        self.swap = standing_in(self.tape, _Paused(self.tape))
+        if not self.swap.__enter__().placed:
+            raise RuntimeError("stop_recording() needs a tape that is recording: use it "
+                               "inside the tape's `with` block.")
+        return self
 
     def __exit__(self, *exc):
-        stack = tls.stack
-        for k, r in enumerate(stack):
-            if r.paused is self.tape:
-                stack[k] = self.tape
-                break
-        return False
+        return self.swap.__exit__(*exc)

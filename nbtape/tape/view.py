@@ -3,7 +3,9 @@
 The tape keeps its own lists and dicts private; explain, the reprs, the pictures
 and the notebook layer read it through these properties, the ``Op`` views of
 ``records.py`` and the entries of ``bookkeeping.py``, never by tuple position, so the tape can change how it
-stores things without breaking them.
+stores things without breaking them.  What the notebook layer needs of this thread's
+recording stack comes from here too (``recorders_here``, ``not_recording``), so that it
+never reaches into ``core.state``.
 """
 from types import MappingProxyType
 
@@ -11,6 +13,7 @@ from ..display import pictures
 from .backward import backward_steps
 from ..display.cards import tape_html, tape_repr
 from .explain import explain
+from ..core.state import not_recording, tls
 from ..core.structure import flatten
 from .arguments import not_a_tensor_message
 from .records import OpsView
@@ -172,3 +175,18 @@ def _tensors_of(value, role):
         if not isinstance(t, TensorLike):
             raise TypeError(not_a_tensor_message("backward_steps", t, role=role))
     return out
+
+
+def recorders_here():
+    """The recorders on this thread's stack now, outermost first (a copy: the magic
+    compares what a cell left open with what was open before it).
+
+    >>> import nbtape as nt
+    >>> with nt.GradientTape() as tape:
+    ...     recorders_here()[-1] is tape
+    True
+    """
+    return list(tls.stack)
+
+
+__all__ = ["TapeView", "recorders_here", "not_recording"]   # not_recording: core.state's

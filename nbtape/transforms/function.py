@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from ..core.state import tls
+from ..core.state import recording, tls
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
 from ..diagnostics.errors import shown_from_user
@@ -110,8 +110,8 @@ class Function:
         tracer = Tracer()
         targs, tkwargs = _inputs(tracer, args, kwargs, self._params)
         before = _random_states(self.python_function, args, kwargs)
-        stack = tls.stack
-        stack.append(tracer)
+        entered = recording(tracer)
+        entered.__enter__()
         try:
             out = self.python_function(*targs, **tkwargs)
             tracer.finish()
@@ -124,7 +124,7 @@ class Function:
                 raise tracer.refused from None
             raise
         finally:
-            stack.remove(tracer)
+            entered.__exit__(None, None, None)
         if tracer.refused is not None:
             tracer.restore()
             raise shown_from_user(tracer.refused)

@@ -22,7 +22,7 @@ import functools
 import numpy as np
 
 from ..core.arrays import is_foreign
-from ..core.state import keeps_every_call, tls
+from ..core.state import keeps_every_call, only, tls
 from ..core.recorder import Listener
 from ..diagnostics.errors import InvalidArgumentError, NbtapeError, user_facing
 from ..core.registry import VARARGS, Rule
@@ -102,13 +102,10 @@ def recompute_grad(f):
         states = _random_states(f, args, kwargs)
         # nothing records f's steps: that is the point (but nt.function's tracer, which
         # keeps every call, sees them: its replay computes them as the first run did)
-        tls.stack = [reads] + [r for r in stack if keeps_every_call(r)]
-        try:
+        with only([reads] + [r for r in stack if keeps_every_call(r)]):
             result = f(*args, **kwargs)
             inputs = {id(a) for a in flatten((args, kwargs))}
             outs = [_output(f, o, inputs) for o in flatten(result)]
-        finally:
-            tls.stack = stack
         packed = unflatten(result, outs) if isinstance(result, (list, tuple, dict)) \
             else outs[0]
         tensors = [a for a in flatten((args, kwargs)) if isinstance(a, TensorLike)]

@@ -10,7 +10,7 @@ import contextlib
 
 import numpy as np
 
-from ...core.state import tls
+from ...tape.view import not_recording
 from ...tape.backward import backward, forward_reach, reverse_step
 from ...tape.forward import tangent_table
 from ...core.registry import SEQUENCE, VARARGS
@@ -40,12 +40,8 @@ def quiet():
     >>> len(tape)
     0
     """
-    saved = tls.stack
-    tls.stack = []
-    try:
+    with not_recording():
         yield
-    finally:
-        tls.stack = saved
 
 
 def ids_of(value, role):
