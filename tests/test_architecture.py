@@ -406,3 +406,13 @@ def test_the_tape_and_its_paused_stand_in_declare_the_recorder_protocol():
     from nbtape.tape.gradient_tape import GradientTape, _Paused
     for cls in (GradientTape, _Paused, Listener):
         assert Recorder in cls.__mro__, cls
+
+
+def test_the_notebook_layer_reads_a_tape_through_the_tape_and_its_view():
+    # the passes, the NaN searches and the recording stack reach the pictures and players
+    # through GradientTape's view (tape.reach, tape.adjoints, tape.step_back, ...)
+    graph = import_graph()
+    allowed = {"nbtape.tape.gradient_tape", "nbtape.tape.view"}
+    wrong = sorted((m, t) for m, ts in graph.items() if m.startswith("nbtape.notebook")
+                   for t in ts if t.startswith("nbtape.tape") and t not in allowed)
+    assert wrong == []

@@ -191,6 +191,20 @@ class ForwardAccumulator(Listener):
                 del refs[i], tans[i]
             self._limit = max(256, 2 * len(tans))
 
+    @property
+    def tangents(self):
+        """Read-only ``{tensor id: tangent}`` of what this accumulator follows (for
+        pictures).
+
+        >>> import nbtape as nt
+        >>> x = nt.constant(1.0)
+        >>> with nt.ForwardAccumulator(x, 1.0) as acc:
+        ...     y = x * 3.0
+        >>> float(acc.tangents[y._id])
+        3.0
+        """
+        return MappingProxyType(self._tangents)
+
     @user_facing
     def jvp(self, primals, unconnected_gradients="none"):
         """The tangent (Jacobian-vector product) of each of ``primals``."""
@@ -266,8 +280,3 @@ def _refusing_dask_fallback(lazy):
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*" + UNIMPLEMENTED, category=FutureWarning)
         yield
-
-
-def tangent_table(accumulator):
-    """Read-only ``{tensor id: tangent}`` of what ``accumulator`` follows (for pictures)."""
-    return MappingProxyType(accumulator._tangents)

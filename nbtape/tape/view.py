@@ -10,7 +10,8 @@ never reaches into ``core.state``.
 from types import MappingProxyType
 
 from ..display import pictures
-from .backward import backward_steps
+from .backward import backward, backward_steps, forward_reach, reverse_step
+from .numerics import backward_birth, count, finite, forward_birth
 from ..display.cards import tape_html, tape_repr
 from .explain import explain
 from ..core.state import not_recording, tls
@@ -154,6 +155,56 @@ class TapeView:
         return backward_steps(self._ops, target_ids, source_ids)
 
 
+    # the passes, for the pictures and players: on plain arrays, recording nothing ------------
+    def reach(self, source_ids):
+        """``(positions, ids)``: the ops and tensors downstream of the tensor ids
+        ``source_ids``, as a gradient's reverse pass sees them (stops excluded).
+
+        >>> import nbtape as nt
+        >>> x = nt.Variable(2.0)
+        >>> with nt.GradientTape() as tape:
+        ...     y = x * x
+        >>> tape.reach(list(tape.watched))[0]
+        [0]
+        """
+        return forward_reach(self._ops, list(source_ids))
+
+    def adjoints(self, seeds, source_ids):
+        """Every adjoint of a reverse pass from ``seeds`` (``{target id: seed array}``)
+        back to ``source_ids``: ``{tensor id: adjoint}``, intermediate ones included.
+
+        >>> import numpy as np, nbtape as nt
+        >>> x = nt.Variable(2.0)
+        >>> with nt.GradientTape(persistent=True) as tape:
+        ...     y = x * x
+        >>> float(tape.adjoints({y._id: np.ones(())}, list(tape.watched))[x._id])
+        4.0
+        """
+        with not_recording():
+            return backward(self._ops, seeds, list(source_ids), False, True)
+
+    def step_back(self, op, g, needs):
+        """One reverse step: the adjoints of ``op``'s operands (``needs``: which) for its
+        output's adjoint ``g``, a list with None where not needed.
+
+        >>> import numpy as np, nbtape as nt
+        >>> x = nt.Variable(3.0)
+        >>> with nt.GradientTape(persistent=True) as tape:
+        ...     y = x * 5.0
+        >>> [float(g) for g in tape.step_back(tape.ops[0], np.ones(()), [True, False])[:1]]
+        [5.0]
+        """
+        with not_recording():
+            return reverse_step(op, g, needs)
+
+    def forward_birth(self):
+        """Where the first NaN or inf of the forward pass was made (a ``Birth``), or None."""
+        return forward_birth(self._ops)
+
+    def backward_birth(self, seeds, source_ids):
+        """Where the first NaN or inf of a reverse pass from ``seeds`` was made, or None."""
+        return backward_birth(self._ops, seeds, list(source_ids))
+
     def graph(self, target=None, sources=None, **options):
         """A ``graphviz.Digraph`` of what this tape recorded (see ``nbtape.notebook.graph``)."""
         return pictures.draw_tape(self, target=target, sources=sources, **options)
@@ -189,4 +240,7 @@ def recorders_here():
     return list(tls.stack)
 
 
-__all__ = ["TapeView", "recorders_here", "not_recording"]   # not_recording: core.state's
+# what the notebook layer takes from the engine, all through this module: the view, this
+# thread's recorders, and the finite checks the pictures share with the warnings (an
+# accumulator's tangents: its ``tangents``)
+__all__ = ["TapeView", "recorders_here", "not_recording", "finite", "count"]
