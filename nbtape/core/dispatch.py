@@ -89,11 +89,7 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     if kwargs:
         return _apply_keywords(rule, args, kwargs, rule_kwargs, stack)
     if rule.kind is SEQUENCE:
-        items = [_read(a, stack) for a in args[0]]
-        rest = [_read(a, stack) for a in args[1:]]
-        raw = [[_val(a) for a in items]]
-        raw.extend(_val(a) for a in rest)
-        args = (items, *rest)
+        args, raw = _sequence_args(args, stack)
     else:
         n = len(args)
         if n == 2:          # x * y and np.sin(x), unrolled: nearly every op is one of them
@@ -108,15 +104,7 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
             special = ta is Variable or ta is list
             raw = (a._value if ta is Tensor else a,)
         else:
-            raw = []
-            special = False
-            for a in args:
-                t = type(a)
-                if t is Tensor:
-                    raw.append(a._value)
-                else:
-                    special = special or t is Variable or t is list
-                    raw.append(a)
+            raw, special = _raw_args(args)
         if special:
             args = _special_args(rule, args, stack)
             raw = [a._value if type(a) is Tensor else a for a in args]
@@ -167,6 +155,31 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     elif stack:
         offer_constant(rule, args, None, outs, stack)
     return outs
+
+
+def _sequence_args(args, stack):
+    """``(args, raw)`` of a call whose first argument is a sequence of operands
+    (``np.stack([a, b])``): variables read, and the plain values numpy computes with."""
+    items = [_read(a, stack) for a in args[0]]
+    rest = [_read(a, stack) for a in args[1:]]
+    raw = [[_val(a) for a in items]]
+    raw.extend(_val(a) for a in rest)
+    return (items, *rest), raw
+
+
+def _raw_args(args):
+    """``(raw, special)`` for a call of three or more arguments: the plain values numpy
+    computes with, and whether one is a variable to read or a list to make an array."""
+    raw = []
+    special = False
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            raw.append(a._value)
+        else:
+            special = special or t is Variable or t is list
+            raw.append(a)
+    return raw, special
 
 
 def offer_constant(rule, args, kwargs, outs, stack):
