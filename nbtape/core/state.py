@@ -3,7 +3,8 @@
 Every active recorder (a ``GradientTape`` or ``ForwardAccumulator``) sits on the
 current thread's stack; an operation on tensors offers itself to each of them.  This
 module is the stack's one owner: everything else reads ``tls.stack`` and changes it
-only through the blocks below (``recording``, ``not_recording``, ``suspended``,
+only through this module (``push_recorder``/``pop_recorder``, and the blocks
+``recording``, ``not_recording``, ``suspended``,
 ``outer_only``, ``only``, ``standing_in``); ``tests/test_architecture.py`` checks that.
 Tensor identities come from a process-wide counter (not ``id()``), because a
 tape remembers identities of tensors it does not keep alive, and ``id()``
@@ -22,12 +23,28 @@ tls = _ThreadState()
 next_id = itertools.count(1).__next__
 
 
+def push_recorder(recorder):
+    """Put ``recorder`` on this thread's stack (``recording``'s entry, for a recorder's own
+    ``__enter__``: a tape enters one per step of a loop, so no block object is made)."""
+    tls.stack.append(recorder)
+
+
+def pop_recorder(recorder):
+    """Take off the newest entry of ``recorder``, or of its paused stand-in (so that
+    recorders left out of order, a cell that failed inside nested tapes, each take off
+    their own); nothing if it is not on this thread's stack."""
+    stack = tls.stack
+    for k in range(len(stack) - 1, -1, -1):
+        r = stack[k]
+        if r is recorder or r.paused is recorder:
+            del stack[k]
+            return
+
+
 class recording:
     """Put ``recorder`` on this thread's stack for a block: each op inside is offered to
-    it.  A recorder's own ``__enter__``/``__exit__`` use it (a tape's ``with`` block);
-    leaving takes off the newest entry of the recorder, or of its paused stand-in, so
-    that recorders left out of order (a cell that failed inside nested tapes) each take
-    off their own.
+    it (``push_recorder`` and ``pop_recorder`` are its two halves, for a recorder's
+    own ``__enter__``/``__exit__``).
 
     >>> from nbtape.core.recorder import Listener
     >>> rec = Listener()
@@ -44,16 +61,11 @@ class recording:
         self.recorder = recorder
 
     def __enter__(self):
-        tls.stack.append(self.recorder)
+        push_recorder(self.recorder)
         return self.recorder
 
     def __exit__(self, *exc):
-        stack, rec = tls.stack, self.recorder
-        for k in range(len(stack) - 1, -1, -1):
-            r = stack[k]
-            if r is rec or r.paused is rec:
-                del stack[k]
-                break
+        pop_recorder(self.recorder)
         return False
 
 

@@ -6,7 +6,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..core.state import outer_only, recording, tls
+from ..core.state import outer_only, pop_recorder, push_recorder, tls
 from ..core.recorder import Listener
 from ..core.arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import raw_value, raw_output
@@ -107,10 +107,12 @@ class ForwardAccumulator(Listener):
             self._refs[p._id] = None
 
     def __enter__(self):
-        return recording(self).__enter__()
+        push_recorder(self)
+        return self
 
     def __exit__(self, *exc):
-        return recording(self).__exit__(*exc)
+        pop_recorder(self)
+        return False
 
     # the Recorder protocol (nbtape/core/recorder.py)
     def record(self, rule, args, kwargs, operands, ids, outs):

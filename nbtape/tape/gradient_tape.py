@@ -6,7 +6,7 @@ import numpy as np
 
 from ..diagnostics import user_line
 from ..diagnostics.user_line import SKIP_PREFIXES, frame_at
-from ..core.state import next_id, recording, standing_in, suspended, tls
+from ..core.state import next_id, standing_in, push_recorder, pop_recorder, suspended, tls
 from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, whole_reach
 from .records import (NUMBERS, Records, free_records, operand_metas, saved_args, small_tape,
@@ -131,7 +131,7 @@ class GradientTape(TapeView, Observable, Recorder):
             raise ValueError("This tape is already recording (its `with` block is active), so "
                              "entering it again would record every operation twice. Use the "
                              "open tape, or make a new nt.GradientTape().")
-        recording(self).__enter__()
+        push_recorder(self)
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -141,7 +141,7 @@ class GradientTape(TapeView, Observable, Recorder):
         return False
 
     def _pop(self):
-        recording(self).__exit__(None, None, None)     # (or its stand-in, if paused)
+        pop_recorder(self)        # (or its stand-in, if paused)
 
     # watching ------------------------------------------------------------------------
     @user_facing
