@@ -60,7 +60,7 @@ def draw_program(steps, result, kinds, name="f"):
                    shape="ellipse", style="dashed")
             node_of[step[1]] = node
         elif kind == "call":
-            _, out, op, _, args, kw, phase = step
+            out, op, _, args, kw, phase = step[1:7]
             outs = out if type(out) is tuple else (out,)
             label = op + "".join(f"\n{kind_text(kinds.get(n))}" for n in outs if n is not None)
             g.node(node, label, shape="box", style="filled,rounded",

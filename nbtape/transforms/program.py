@@ -56,8 +56,31 @@ class _Names:
         if name is None:
             name = f"{hint}{len(self._by_id)}"
             self._by_id[key] = name
-            self.ns[name] = value
+            self.ns[name] = captured(value)
         return name
+
+
+def captured(value):
+    """A constant as the program keeps it: a plain array that can still change (one the
+    function closes over) is copied, read-only, when traced, as ``tf.function`` captures
+    a numpy array; the replay never sees a later in-place change (it traces nothing
+    again), and never a mix of the old and the new value.
+
+    >>> a = np.ones(2); c = captured(a); a[:] = 5.0; c
+    array([1., 1.])
+    """
+    if type(value) is np.ndarray and _changeable(value):
+        value = value.copy()
+        value.flags.writeable = False
+    return value
+
+
+def _changeable(a):
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return True
+        a = a.base
+    return False
 
 
 def _render(a, names):
@@ -75,7 +98,7 @@ def _render(a, names):
 
 
 def _call_source(step, names):
-    _, out, name, fn, args, kwargs, _ = step
+    out, name, fn, args, kwargs = step[1:6]
     if kwargs is None and len(args) == 2 and fn in _INFIX:
         expr = f"{_render(args[0], names)} {_INFIX[fn]} {_render(args[1], names)}"
     elif kwargs is None and len(args) == 1 and fn in _PREFIX:
@@ -225,7 +248,7 @@ def listing(steps, result, kinds):
     for step in steps:
         kind = step[0]
         if kind == "call":
-            _, out, name, _, args, kwargs, now = step
+            out, name, _, args, kwargs, now = step[1:7]
             if now != phase and not (phase == "update" and now == "forward"):
                 # (a call between two updates, the next update's step, stays under them)
                 lines.append("# backward pass" if now == "backward" else

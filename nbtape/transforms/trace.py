@@ -22,6 +22,7 @@ naming the user's line.
 """
 import os
 import sys
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,6 +50,48 @@ class Slot:
 
     def __repr__(self):
         return f"v{self.n}"
+
+
+# the steps of a program, one kind each (``kind`` first: ``step[0]`` says which)
+class Input(NamedTuple):
+    """The program's argument ``label`` (a parameter's name), held in slot ``out``."""
+    kind: str
+    out: int
+    label: str
+
+
+class Read(NamedTuple):
+    """A read of ``variable``'s value at replay time, into slot ``out``."""
+    kind: str
+    out: int
+    variable: object
+
+
+class Call(NamedTuple):
+    """``out = fn(*args, **kwargs)`` (templates of ``Slot``s and constants); ``name`` is
+    numpy's name, ``phase`` the pass (forward, backward), ``where`` the user's line."""
+    kind: str
+    out: object
+    name: str
+    fn: object
+    args: tuple
+    kwargs: object
+    phase: str
+    where: object = None
+
+
+class Assign(NamedTuple):
+    """``variable.how(src)`` (assign, assign_add, assign_sub; ``cur`` the slot of the
+    value it updates), its new value in slot ``out``, of ``dtype``; ``fresh`` when
+    numpy's result already is that new value (no cast)."""
+    kind: str
+    out: int
+    variable: object
+    how: str
+    cur: object
+    src: object
+    dtype: object
+    fresh: bool
 
 
 # numpy functions whose Python result depends on shapes and dtypes only (part of the
@@ -225,7 +268,7 @@ class Tracer(Listener):
 
     def add_input(self, t, label):
         """``t`` (a tensor made of an argument) is the program's input ``label``."""
-        self.steps.append(("input", self._new(t), label))
+        self.steps.append(Input("input", self._new(t), label))
 
     def _settle(self):
         # an assignment's new tensor exists only once assign has returned: the next hook
@@ -283,7 +326,7 @@ class Tracer(Listener):
             fn = ADD_REDUCE      # (the program passes axis=None where np.sum's default was)
         # a reverse step runs inside the backward pass's _step: shown as its own phase
         phase = "backward" if step_in_progress() is not None else "forward"
-        self.steps.append(("call", out, rule.name, fn, targs, tkw, phase))
+        self.steps.append(Call("call", out, rule.name, fn, targs, tkw, phase, caller()))
 
     def _known(self, outs):
         if type(outs) is Tensor:
@@ -305,7 +348,7 @@ class Tracer(Listener):
         if variable._id > self._start:
             self.created = True
         self._var_ids.add(variable._id)
-        self.steps.append(("read", self._new(t), variable))
+        self.steps.append(Read("read", self._new(t), variable))
 
     def note_escape(self, tensor, how):
         self._settle()
@@ -328,7 +371,7 @@ class Tracer(Listener):
         fresh = how != "assign" and np.ndim(now) > 0 and np.result_type(now, raw) == now.dtype
         n = self._count
         self._count += 1
-        self.steps.append(("assign", n, variable, how, cur, src, now.dtype, fresh))
+        self.steps.append(Assign("assign", n, variable, how, cur, src, now.dtype, fresh))
         self._pending = (variable, n)
 
     # refusals ----------------------------------------------------------------------
