@@ -335,3 +335,32 @@ def test_side_effects_under_an_outer_tape_run_eagerly_and_say_so():
     f(np.array(0.1))
     f(np.array(0.2))
     assert len(seen) == 2    # the eager call under the tape, and the one trace
+
+
+# --- 7. memory ---------------------------------------------------------------------------
+def test_a_replay_frees_each_value_after_its_last_use():
+    import tracemalloc
+    w = nt.Variable(np.linspace(0.1, 1.0, 200_000))
+
+    def step(x):
+        with nt.GradientTape() as tape:
+            y = x * w
+            for _ in range(20):
+                y = np.sin(y) * 1.001
+            loss = np.sum(y)
+        w.assign_sub(1e-3 * tape.gradient(loss, w))
+        return loss
+
+    def peak(fn, x):
+        tracemalloc.start()
+        try:
+            fn(x)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    traced = nt.function(step)
+    x = np.full(200_000, 0.5)
+    traced(x)
+    eager, replay = peak(step, x + 1.0), peak(traced, x + 2.0)
+    assert replay <= eager, (replay / 1e6, eager / 1e6)

@@ -183,7 +183,7 @@ class Function:
             return self._trace(key, args, kwargs, keep_variables)
         _check_draws(self, tracer, before, args, kwargs)
         result = _result(tracer, out)
-        replay = compile_program(tracer.steps, result)
+        replay = compile_program(tracer.steps, result, tracer.kinds)
         self._cache[key] = (replay, tracer.guards)
         self._shown[key] = (tracer.steps, result, tracer.kinds)
         self.trace_count += 1

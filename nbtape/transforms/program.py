@@ -151,9 +151,57 @@ def _result_source(r, names):
     return names.const(r, "result")
 
 
-def source(steps, result):
+# a value of at least this many elements is freed (``del``) after its last use, as
+# torch.fx's generated code does: a replay's peak memory is then at most the eager
+# run's; a smaller one is left to the function's end (a del costs a little time)
+FREE_FROM = 1024
+
+
+def _slots_in(a, out):
+    t = type(a)
+    if t is Slot:
+        out.append(a.n)
+    elif t is list or t is tuple:
+        for x in a:
+            _slots_in(x, out)
+    elif t is dict:
+        for x in a.values():
+            _slots_in(x, out)
+    return out
+
+
+def _last_uses(steps, result, kinds):
+    """``{k: [slots]}``: the large values made by calls whose last use is step ``k``."""
+    made = set()
+    for step in steps:
+        if step[0] == "call" and step[1] is not None:
+            for n in (step[1] if type(step[1]) is tuple else (step[1],)):
+                kind = kinds.get(n) if n is not None else None
+                if kind is not None and int(np.prod(kind[1])) >= FREE_FROM:
+                    made.add(n)
+    last = {}
+    for k, step in enumerate(steps):
+        if step[0] == "call":
+            used = _slots_in((step[4], step[5]), [])
+        elif step[0] == "assign":
+            used = _slots_in((step[4], step[5]), [])
+        else:
+            continue
+        for n in used:
+            if n in made:
+                last[n] = k
+    for n in _slots_in(result, []):
+        last.pop(n, None)
+    out = {}
+    for n, k in last.items():
+        out.setdefault(k, []).append(n)
+    return out
+
+
+def source(steps, result, kinds=None):
     """``(source, namespace)`` of the replay function of ``steps`` returning ``result``
-    (a template: ``Slot``s, constants, lists, tuples and dicts).
+    (a template: ``Slot``s, constants, lists, tuples and dicts).  Given the values'
+    ``kinds`` (slot -> dtype and shape), a large value is freed after its last use.
 
     >>> import operator
     >>> steps = [("input", 0, "x"),
@@ -166,7 +214,8 @@ def source(steps, result):
     names = _Names()
     inputs = [f"v{s[1]}" for s in steps if s[0] == "input"]
     lines = []
-    for step in steps:
+    free = _last_uses(steps, result, kinds) if kinds else {}
+    for k, step in enumerate(steps):
         kind = step[0]
         if kind == "call":
             lines += _call_source(step, names)
@@ -174,12 +223,14 @@ def source(steps, result):
             lines.append(f"v{step[1]} = {names.const(step[2], 'var')}._tensor._value")
         elif kind == "assign":
             lines += _assign_source(step, names)
+        if k in free:
+            lines.append("del " + ", ".join(f"v{n}" for n in sorted(free[k])))
     lines.append(f"return {_result_source(result, names)}")
     body = "".join(f"    {line}\n" for line in lines)
     return f"def replay({', '.join(inputs)}):\n{body}".rstrip("\n"), names.ns
 
 
-def compile_program(steps, result):
+def compile_program(steps, result, kinds=None):
     """The replay function of ``steps`` (see ``source``), compiled.
 
     >>> import operator
@@ -188,7 +239,7 @@ def compile_program(steps, result):
     >>> compile_program(steps, Slot(1))(np.array(2.0))
     nt.Tensor(6.0, shape=(), dtype=float64)
     """
-    text, ns = source(steps, result)
+    text, ns = source(steps, result, kinds)
     code = compile(text, "<nt.function program>", "exec")
     exec(code, ns)      # defines replay in ns: the program as one Python function
     return ns["replay"]
