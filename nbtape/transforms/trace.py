@@ -20,6 +20,7 @@ program that leaves for Python (``float(t)``, ``bool(t)``, ``np.asarray(t)``) wo
 frozen at its traced value: the tracer refuses the trace there (``TracingError``),
 naming the user's line.
 """
+import inspect
 import os
 import sys
 from typing import NamedTuple
@@ -176,6 +177,23 @@ def _inside_nbtape():
     return f"{f.f_code.co_name} ({rel.replace(os.sep, '/')})"
 
 
+def _takes_nothing(fn):
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    try:
+        sig.bind(0)
+        return False
+    except TypeError:
+        pass
+    try:
+        sig.bind()
+        return True
+    except TypeError:
+        return False
+
+
 def _kind(v):
     return (getattr(v, "dtype", None), np.shape(v))
 
@@ -288,8 +306,13 @@ class Tracer(Listener):
         self._keep = []
 
     def guard(self, obj, attr):
-        """Retrace when ``obj.attr`` changes (an optimizer's learning rate)."""
-        self.guards.append((obj, attr, getattr(obj, attr)))
+        """Retrace when ``obj.attr`` changes (an optimizer's learning rate); when it is a
+        callable of no arguments (a learning rate read from elsewhere), when what it
+        returns changes too (the replay calls it, as eager calls it at each step)."""
+        value = getattr(obj, attr)
+        self.guards.append((obj, attr, value))
+        if callable(value) and _takes_nothing(value):
+            self.guards.append((value, None, value()))
 
     # the hooks ---------------------------------------------------------------------
     def record(self, rule, args, kwargs, operands, ids, outs):
