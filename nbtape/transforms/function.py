@@ -29,7 +29,7 @@ from ..core.tensor import Tensor
 from ..diagnostics.errors import shown_from_user
 from ..diagnostics.user_line import describe as describe_where, source_line
 from .input_signature import Binder, describe, inputs, signature
-from .program import compile_program, listing
+from .program import ShapeChanged, compile_program, listing
 from .randomness import drawn, random_states, set_state
 from .trace import Slot, Tracer, TracingError
 
@@ -123,14 +123,16 @@ class Function:
             return self._run(args, kwargs)
         args, kwargs = self._binder.bind(args, kwargs)
         key, leaves = signature(args, kwargs)
-        entry = self._cache.get(key)
-        if entry is not None:
-            replay, guards = entry
+        for replay, guards in self._cache.get(key, ()):
             for obj, attr, value in guards:
                 if (obj() if attr is None else getattr(obj, attr)) != value:
                     break
             else:
-                return replay(*leaves)
+                try:
+                    return replay(*leaves)
+                except ShapeChanged as e:   # a mask's count, np.unique's: another program
+                    for v, t in e.undo:
+                        v._tensor = t
         return self._trace(key, args, kwargs)[0]
 
     # tracing ---------------------------------------------------------------------------
@@ -184,7 +186,9 @@ class Function:
         _check_draws(self, tracer, before, args, kwargs)
         result = _result(tracer, out)
         replay = compile_program(tracer.steps, result, tracer.kinds)
-        self._cache[key] = (replay, tracer.guards)
+        # a guard (a learning rate) that changed, or a data-dependent shape, traces
+        # again: the newest program is tried first
+        self._cache[key] = [(replay, tracer.guards)] + self._cache.get(key, [])[:7]
         self._shown[key] = (tracer.steps, result, tracer.kinds)
         self.trace_count += 1
         self._note_retrace(args, kwargs)

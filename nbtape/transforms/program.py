@@ -43,11 +43,36 @@ def wrap(value):
     return t
 
 
+class ShapeChanged(Exception):
+    """Raised by a replay whose value of a data-dependent shape (a mask's count,
+    ``np.nonzero``, ``np.unique``) is not the traced one: that program does not apply
+    (``nt.function`` traces again).  ``undo``: ``(variable, tensor)`` pairs that give the
+    variables the program had updated before it stopped their values back."""
+
+    def __init__(self, undo=()):
+        super().__init__("a data-dependent shape changed")
+        self.undo = undo
+
+
+# numpy functions whose result's shape depends on values, not only on shapes: a
+# program checks it (a getitem is checked when a boolean mask of the program indexes)
+DATA_SHAPED = frozenset((
+    "np.nonzero", "np.flatnonzero", "np.argwhere", "np.unique", "np.unique_values",
+    "np.unique_counts", "np.unique_inverse", "np.unique_all", "np.extract", "np.compress",
+    "np.where", "np.trim_zeros", "np.setdiff1d", "np.intersect1d", "np.union1d",
+    "np.setxor1d", "np.delete", "np.repeat", "np.bincount", "np.nanargmax"))
+
+
+def _raise_changed(undo):
+    raise ShapeChanged([(v, t) for v, t in undo])
+
+
 class _Names:
     """The namespace of a generated function: each constant gets a name."""
 
     def __init__(self):
-        self.ns = {"_wrap": wrap, "_array": np.array, "_set": replace_value}
+        self.ns = {"_wrap": wrap, "_array": np.array, "_set": replace_value,
+                   "_changed": _raise_changed}
         self._by_id = {}
 
     def const(self, value, hint="c"):
@@ -198,6 +223,26 @@ def _last_uses(steps, result, kinds):
     return out
 
 
+def _guarded(steps, kinds):
+    """``{k: [(slot, shape)]}``: the values of data-dependent shape step ``k`` makes."""
+    out = {}
+    for k, step in enumerate(steps):
+        if step[0] != "call" or step[1] is None:
+            continue
+        name = step[2]
+        if name == "getitem":
+            index = _slots_in(step[4][1:], [])
+            if not any(kinds.get(n, (None,))[0] == np.bool_ for n in index):
+                continue
+        elif name not in DATA_SHAPED:
+            continue
+        outs = step[1] if type(step[1]) is tuple else (step[1],)
+        checks = [(n, kinds[n][1]) for n in outs if n is not None and n in kinds]
+        if checks:
+            out[k] = checks
+    return out
+
+
 def source(steps, result, kinds=None):
     """``(source, namespace)`` of the replay function of ``steps`` returning ``result``
     (a template: ``Slot``s, constants, lists, tuples and dicts).  Given the values'
@@ -215,10 +260,23 @@ def source(steps, result, kinds=None):
     inputs = [f"v{s[1]}" for s in steps if s[0] == "input"]
     lines = []
     free = _last_uses(steps, result, kinds) if kinds else {}
+    guarded = _guarded(steps, kinds) if kinds else {}
+    # the variables a program updates before its last shape check: given back their
+    # values when a check fails (the program then does not apply to this call)
+    last = max(guarded, default=-1)
+    early = [s[2] for k, s in enumerate(steps) if s[0] == "assign" and k < last]
+    undo = "()"
+    if early:
+        pairs = ", ".join(f"({n}, {n}._tensor)" for n in
+                          dict.fromkeys(names.const(v, "var") for v in early))
+        lines.append(f"_undo = ({pairs},)")
+        undo = "_undo"
     for k, step in enumerate(steps):
         kind = step[0]
         if kind == "call":
             lines += _call_source(step, names)
+            for n, shape in guarded.get(k, ()):
+                lines.append(f"if v{n}.shape != {shape!r}: _changed({undo})")
         elif kind == "read":
             lines.append(f"v{step[1]} = {names.const(step[2], 'var')}._tensor._value")
         elif kind == "assign":

@@ -241,7 +241,16 @@ class Tracer(Listener):
         if t._id not in self._var_ids:
             self._by_tid[t._id] = n
         v = t._value
+        if isinstance(v, np.generic) and v.dtype.kind in "biu":
+            # an integer picked by a value (np.argmax's): held as a 0-d array, the one
+            # object an index made of it (x[i] unwraps it) is, so the tracer knows it
+            v = t._value = np.asarray(v)
         if type(v) is np.ndarray:
+            # a value of the program is immutable: read-only, so a tape keeps the array
+            # itself for its backward pass (never a copy the tracer would not know: an
+            # index, a mask, a permutation would be frozen in the backward pass)
+            if v.flags.writeable and t._id not in self._var_ids:
+                v.flags.writeable = False
             # the array is kept too: a tape may give the tensor a copy of its own later
             # (a view's result), and a freed array's id would be another's
             self._keep.append(v)
