@@ -29,7 +29,7 @@ from ..core.tensor import Tensor
 from ..diagnostics.errors import shown_from_user
 from ..diagnostics.user_line import describe as describe_where, source_line
 from .input_signature import Binder, describe, inputs, signature
-from .program import ShapeChanged, compile_program, listing
+from .program import Program, ShapeChanged
 from .randomness import drawn, random_states, set_state
 from .trace import Slot, Tracer, TracingError
 
@@ -78,7 +78,7 @@ class Function:
         self.trace_count = 0
         self._instance = instance   # a method's object (a weak reference) or None
         self._cache = {}            # signature -> (replay function, guards)
-        self._shown = {}            # signature -> (steps, result, kinds), for program()
+        self._shown = {}            # signature -> its newest Program, for program()
         self._built = set()         # signatures whose first call made variables
         self._last = None           # the arguments' descriptions at the last trace
         self._warned = False
@@ -185,11 +185,12 @@ class Function:
             return self._trace(key, args, kwargs, keep_variables)
         _check_draws(self, tracer, before, args, kwargs)
         result = _result(tracer, out)
-        replay = compile_program(tracer.steps, result, tracer.kinds)
+        program = Program(tracer.steps, result, tracer.kinds)
+        replay = program.compile()
         # a guard (a learning rate) that changed, or a data-dependent shape, traces
         # again: the newest program is tried first
         self._cache[key] = [(replay, tracer.guards)] + self._cache.get(key, [])[:7]
-        self._shown[key] = (tracer.steps, result, tracer.kinds)
+        self._shown[key] = program
         self.trace_count += 1
         self._note_retrace(args, kwargs)
         if not keep_variables:
@@ -235,32 +236,16 @@ class Function:
           v2:float64 = np.sum(v1)
           in v2 }
         """
-        return Program(*self._program_of(args, kwargs))
+        return self._program_of(args, kwargs)
 
     def graph(self, *args, **kwargs):
         """A ``graphviz.Digraph`` of the program ``program(*args)`` lists: inputs and
         variable reads, numpy calls (the backward pass's in another colour), updates.
         """
-        from .drawing import draw_program      # graphviz, imported only to draw
-        return draw_program(*self._program_of(args, kwargs), name=self.__name__)
+        return self._program_of(args, kwargs).graph(name=self.__name__)
 
     def __repr__(self):
         return f"<nt.function {self.__name__}: traced {self.trace_count} time(s)>"
-
-
-class Program:
-    """``f.program(...)``: the traced steps; shown as text, ``steps`` for a program."""
-
-    def __init__(self, steps, result, kinds):
-        self.steps, self.result, self.kinds = steps, result, kinds
-
-    def __str__(self):
-        return listing(self.steps, self.result, self.kinds)
-
-    __repr__ = __str__
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
 
 
 def _result(tracer, out):

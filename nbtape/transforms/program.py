@@ -385,3 +385,45 @@ def listing(steps, result, kinds):
             lines.append(f"{_show(var, labels)}.{how}(v{n} = {op}{_show(src, labels)})")
     body = "".join(f"  {line}\n" for line in lines)
     return f"{{ lambda {inputs} .\n{body}  in {_show(result, labels)} }}"
+
+
+class Program:
+    """A traced program: its ``steps`` (``trace.Input``, ``Read``, ``Call``, ``Assign``),
+    its ``result`` (a template of ``Slot``s and constants) and its values' ``kinds``
+    (slot -> dtype and shape).  ``str()`` (``text()``) lists it in numpy's words,
+    ``source()`` is the replay function's Python, ``compile()`` that function,
+    ``graph()`` a picture; ``f.program(...)`` returns one.
+
+    >>> import operator
+    >>> kind = (np.dtype("float64"), (2,))
+    >>> p = Program([("input", 0, "x"),
+    ...              ("call", 1, "np.multiply", operator.mul, (Slot(0), 3.0), None, "forward")],
+    ...             Slot(1), {0: kind, 1: kind})
+    >>> p.compile()(np.array([1.0, 2.0]))
+    nt.Tensor([3.0 6.0], shape=(2,), dtype=float64)
+    """
+
+    def __init__(self, steps, result, kinds):
+        self.steps, self.result, self.kinds = steps, result, kinds
+
+    def text(self):
+        return listing(self.steps, self.result, self.kinds)
+
+    def source(self):
+        return source(self.steps, self.result, self.kinds)[0]
+
+    def compile(self):
+        return compile_program(self.steps, self.result, self.kinds)
+
+    def graph(self, name="f"):
+        """A ``graphviz.Digraph`` of the program (graphviz imported only to draw)."""
+        from .drawing import draw_program
+        return draw_program(self.steps, self.result, self.kinds, name=name)
+
+    def __str__(self):
+        return self.text()
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
