@@ -6,7 +6,7 @@ replay is compared bit for bit with an eager run at the same inputs; where nbtap
 replay a step it must refuse at trace time, naming the user's line.
 """
 import random
-import warnings
+import types
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -164,20 +164,22 @@ def test_a_closed_over_array_is_captured_when_traced_as_tensorflow_does():
 
 
 # --- 3. frozen without a word -----------------------------------------------------------
-_HELPER_RNG = [np.random.default_rng(3)]
-
-
-def _noise(shape):
-    return _HELPER_RNG[0].normal(size=shape)
+def _helper_module():
+    """A module that keeps its own generator (the search does not look into modules)."""
+    helper = types.ModuleType("helper")
+    exec("import numpy as np\n_rng = np.random.default_rng(3)\n"
+         "def noise(shape):\n    return _rng.normal(size=shape)\n", helper.__dict__)
+    return helper
 
 
 @pytest.mark.parametrize("draw", [
     lambda x: x + np.random.default_rng().normal(size=x.shape),
-    lambda x: x + _noise(x.shape),
+    lambda x: x + _helper_module.made.noise(x.shape),
     lambda x: x + random.gauss(0.0, 1.0),
     lambda x: x[np.array(random.sample(range(4), 2))],
 ], ids=["default_rng-inside", "helper-generator", "random.gauss", "random.sample"])
 def test_draws_nbtape_cannot_record_are_refused_at_their_line(draw):
+    _helper_module.made = _helper_module()
     with pytest.raises(TracingError) as info:
         nt.function(draw)(np.arange(4.0))
     msg = str(info.value)

@@ -7,8 +7,7 @@ and what the function returns.  An edge runs from the step that computed a value
 each step that uses it.  Only ``graphviz``'s Python package is needed to build it (a
 notebook displays it as SVG); it is imported here, when a picture is asked for.
 """
-from .program import kind_text
-from .trace import Slot
+from .trace import Slot, kind_text
 
 _COLOURS = {"forward": "#dbe9f6", "backward": "#fde0c5"}
 

@@ -28,7 +28,7 @@ from ..core.state import recording, tls
 from ..core.tensor import Tensor
 from ..diagnostics.errors import shown_from_user
 from ..diagnostics.user_line import describe as describe_where, source_line
-from .input_signature import Binder, describe, inputs, signature
+from .input_signature import Binder, describe_call, inputs, signature
 from .program import Program, ShapeChanged
 from .randomness import drawn, random_states, set_state
 from .trace import Slot, Tracer, TracingError
@@ -198,7 +198,7 @@ class Function:
         return out, key
 
     def _note_retrace(self, args, kwargs):
-        now = describe(args, kwargs, self._binder.labels)
+        now = describe_call(args, kwargs, self._binder.labels)
         last, self._last = self._last, now
         if self.trace_count < RETRACE_WARNING or self._warned or last is None:
             return

@@ -188,7 +188,7 @@ def inputs(tracer, args, kwargs, labels):
     return targs, {k: tkwargs[k] for k in kwargs}
 
 
-def describe(args, kwargs, labels):
+def describe_call(args, kwargs, labels):
     """``{name: short description}`` of a call's arguments, for the retracing warning."""
     out = {}
     for name, a in zip(labels(len(args)), args):

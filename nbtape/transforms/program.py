@@ -19,7 +19,7 @@ import numpy as np
 from ..core.state import next_id
 from ..core.tensor import Tensor
 from ..core.variable import Variable, replace_value
-from .trace import ADD_REDUCE, Slot
+from .trace import ADD_REDUCE, Slot, kind_text
 
 _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -322,18 +322,6 @@ def _show(a, labels):
         return f"'{a}'"
     text = repr(a)
     return text if len(text) < 40 and "\n" not in text else f"<{type(a).__name__}>"
-
-
-def kind_text(kind):
-    """``(dtype, shape)`` as numpy's words for a value's type, ``float64[2, 3]``.
-
-    >>> kind_text((np.dtype("float32"), (2, 3))), kind_text((np.dtype("int64"), ()))
-    ('float32[2, 3]', 'int64')
-    """
-    if kind is None:
-        return "?"
-    dtype, shape = kind
-    return f"{dtype}{list(shape)}" if shape else f"{dtype}"
 
 
 def listing(steps, result, kinds):

@@ -194,6 +194,18 @@ def _takes_nothing(fn):
         return False
 
 
+def kind_text(kind):
+    """``(dtype, shape)`` as numpy's words for a value's type, ``float64[2, 3]``.
+
+    >>> kind_text((np.dtype("float32"), (2, 3))), kind_text((np.dtype("int64"), ()))
+    ('float32[2, 3]', 'int64')
+    """
+    if kind is None:
+        return "?"
+    dtype, shape = kind
+    return f"{dtype}{list(shape)}" if shape else f"{dtype}"
+
+
 def _kind(v):
     return (getattr(v, "dtype", None), np.shape(v))
 
