@@ -32,7 +32,9 @@ class Recorder(Protocol):
 
     Optional: ``records_all = True`` asks dispatch for the calls no tape keeps too
     (comparisons, ``argmax``); only ``nt.function``'s tracer sets it, and everyone
-    reads it through ``state.keeps_every_call``.
+    reads it through ``state.keeps_every_call``.  Such a recorder also has
+    ``follow(a)``: ``a`` (a tensor or an array) as a tensor it follows, or None
+    (``state.program_value`` asks it).
     """
 
     __slots__ = ()

@@ -213,6 +213,25 @@ def keeps_every_call(recorder):
     return getattr(recorder, "records_all", False)
 
 
+def program_value(a):
+    """``a`` (a tensor, or the plain array behind one) as a tensor that a recorder which
+    keeps every call follows (its optional ``follow``: ``nt.function``'s tracer, for a
+    value of its program), or None.  A rule that computes positions from an index or
+    a mask in numpy (a selection's transpose, a sort's permutation) computes on that
+    tensor instead, so the tracer records the computation rather than freezing its
+    result.
+
+    >>> program_value(1.0) is None
+    True
+    """
+    for rec in tls.stack:
+        if keeps_every_call(rec):
+            t = rec.follow(a)
+            if t is not None:
+                return t
+    return None
+
+
 class only_recording_all:
     """Run a block with only the recorders that keep every call (``records_all``:
     ``nt.function``'s tracer) on this thread's stack.  An optimizer's update is traced

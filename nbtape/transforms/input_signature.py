@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
-from .program import wrap
+from .trace import wrap
 
 
 class ById:

@@ -16,10 +16,9 @@ import operator
 
 import numpy as np
 
-from ..core.state import next_id
 from ..core.tensor import Tensor
 from ..core.variable import Variable, replace_value
-from .trace import ADD_REDUCE, Slot, kind_text
+from .trace import ADD_REDUCE, Slot, kind_text, wrap
 
 _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -28,19 +27,6 @@ _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.true
           operator.eq: "==", operator.ne: "!="}
 _PREFIX = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
 
-_new = object.__new__
-
-
-def wrap(value):
-    """A new tensor of ``value`` (``Tensor(value)`` without its ``__init__`` call).
-
-    >>> wrap(np.float64(2.0))
-    nt.Tensor(2.0, shape=(), dtype=float64)
-    """
-    t = _new(Tensor)
-    t._value = value
-    t._id = next_id()
-    return t
 
 
 class ShapeChanged(Exception):

@@ -37,6 +37,18 @@ from ..diagnostics.user_line import PACKAGE_DIR, caller, describe, source_line
 from ..tape.backward import step_in_progress
 
 
+def wrap(value):
+    """A new tensor of ``value`` (``Tensor(value)`` without its ``__init__`` call).
+
+    >>> wrap(np.float64(2.0))
+    nt.Tensor(2.0, shape=(), dtype=float64)
+    """
+    t = object.__new__(Tensor)
+    t._value = value
+    t._id = next_id()
+    return t
+
+
 class TracingError(NbtapeError, RuntimeError):
     """``nt.function`` refused a trace: the program would have frozen a value."""
 
@@ -287,6 +299,19 @@ class Tracer(Listener):
             self.on_variable_read(a)
             return self.find(a._tensor)
         return None
+
+    def follow(self, a):
+        """``a`` (a tensor or an array) as a tensor of the program, or None when it is
+        not one of its values (``state.program_value``)."""
+        n = self.find(a) if type(a) is not Variable else None
+        if n is None:
+            return None
+        if type(a) is Tensor:
+            return a
+        t = wrap(a)
+        self._by_tid[t._id] = n
+        self._keep.append(t)
+        return t
 
     def template(self, a):
         """``(template, dynamic)``: ``a`` with each value of the program a ``Slot`` and
