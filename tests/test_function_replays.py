@@ -99,8 +99,9 @@ def test_take_along_axis_picks_each_rows_label():
                   ((x * 2, np.array([1, 1])), {})], traces=1)
 
 
-@pytest.mark.parametrize("one_hot", [lambda labels: np.eye(5)[labels],
-                                     lambda labels: np.take(np.eye(5), labels, axis=0)],
+@pytest.mark.parametrize("one_hot", [lambda labels: nt.constant(np.eye(5))[labels],
+                                     lambda labels: np.take(nt.constant(np.eye(5)), labels,
+                                                            axis=0)],
                          ids=["eye-index", "take"])
 def test_one_hot_from_labels_is_supported(one_hot):
     w = nt.Variable(np.linspace(-1, 1, 15).reshape(3, 5))
@@ -113,6 +114,16 @@ def test_one_hot_from_labels_is_supported(one_hot):
     x = np.arange(6.0).reshape(2, 3)
     _agree(step, [((x, np.array([0, 4])), {}), ((x, np.array([2, 1])), {}),
                   ((x - 1, np.array([3, 3])), {})], traces=1)
+
+
+@pytest.mark.parametrize("one_hot", [lambda labels: np.eye(5)[labels],
+                                     lambda labels: np.take(np.eye(5), labels, axis=0)],
+                         ids=["eye-index", "take"])
+def test_a_plain_table_indexed_by_labels_is_refused_saying_how_to_write_it(one_hot):
+    # numpy indexes a plain array with a plain copy of the index (np.take does not even
+    # offer the call to the tensor): nbtape cannot see the result, so it refuses
+    with pytest.raises(TracingError, match=r"nt.constant\(np.eye\(5\)\)\[labels\]"):
+        nt.function(lambda x, labels: x * one_hot(labels))(np.ones(5), np.array([1, 2]))
 
 
 @pytest.mark.parametrize("pick", [lambda x: x[np.nonzero(x > 0)],

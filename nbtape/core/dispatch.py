@@ -111,6 +111,8 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     try:
         out = rule.compute(*raw)
     except (TypeError, ValueError) as e:    # free until raised (Python 3.11)
+        if stack:
+            tell_raised(rule, args, None, e, stack)
         err = _mixed_backends_error(rule.name, raw, e)
         if err is None:
             raise
@@ -180,6 +182,16 @@ def _raw_args(args):
             special = special or t is Variable or t is list
             raw.append(a)
     return raw, special
+
+
+def tell_raised(rule, args, kwargs, error, stack):
+    """A call raised ``error`` (numpy's ``LinAlgError``, a ``ValueError``): tell the
+    recorders that keep every call (their optional ``note_raised``).  ``nt.function``'s
+    tracer refuses a trace whose function caught such an error itself, since a replay
+    would always take the branch that this one call took."""
+    for rec in stack:
+        if keeps_every_call(rec):
+            rec.note_raised(rule, args, kwargs, error)
 
 
 def offer_constant(rule, args, kwargs, outs, stack):
@@ -258,6 +270,10 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
                     out = rule.fn(*raw, **kwargs)
                 except RuntimeWarning as w:     # said at the user's line (float_warnings)
                     out = reissue(w, rule.name, rule.fn, *raw, **kwargs)
+                except (TypeError, ValueError) as e:
+                    if stack:
+                        tell_raised(rule, args, kwargs, e, stack)
+                    raise
                 return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, False)
     args = [_read_nested(a, stack) for a in args]
     kwargs = {k: _read_nested(v, stack) for k, v in kwargs.items()}
@@ -267,6 +283,10 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
         out = rule.fn(*raw, **rawkw)
     except RuntimeWarning as w:     # said at the user's line (float_warnings)
         out = reissue(w, rule.name, rule.fn, *raw, **rawkw)
+    except (TypeError, ValueError) as e:
+        if stack:
+            tell_raised(rule, args, kwargs, e, stack)
+        raise
     if not stack or rule.nondiff:
         outs = _finish(rule, args, None, out, (), False)
         if stack:

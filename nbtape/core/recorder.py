@@ -34,7 +34,8 @@ class Recorder(Protocol):
     (comparisons, ``argmax``); only ``nt.function``'s tracer sets it, and everyone
     reads it through ``state.keeps_every_call``.  Such a recorder also has
     ``follow(a)``: ``a`` (a tensor or an array) as a tensor it follows, or None
-    (``state.program_value`` asks it).
+    (``state.program_value`` asks it), and ``note_raised(rule, args, kwargs, error)``:
+    a call raised (``dispatch.tell_raised``).
     """
 
     __slots__ = ()

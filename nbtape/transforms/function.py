@@ -161,6 +161,9 @@ class Function:
         if tracer.refused is not None:
             tracer.restore()
             raise shown_from_user(tracer.refused)
+        if tracer.raised is not None:       # a numpy error the function caught itself
+            tracer.restore()
+            raise shown_from_user(TracingError(tracer.raised_message()))
         return tracer, out
 
     def _trace(self, key, args, kwargs, keep_variables=True):

@@ -152,7 +152,10 @@ _FIXES["a rule's reading of its operand's value"] = (
 _ASARRAY = ("np.asarray(t) (or np.array, or a function without a rule) copies a tensor's "
             "value into a plain array, which numpy then computes on unseen",
             "call numpy functions on the tensor itself (np.sum(t), t @ w: they are traced) "
-            "instead of on a plain copy, or return the tensor and convert it outside")
+            "instead of on a plain copy, or return the tensor and convert it outside (a "
+            "plain array indexed by a tensor is such a copy: numpy indexes with a copy of "
+            "the index, so write nt.constant(np.eye(5))[labels] rather than "
+            "np.eye(5)[labels], and np.take(nt.constant(table), labels, axis=0))")
 
 
 def refusal_message(how, where, what="a value computed from the function's arguments or variables"):
@@ -236,7 +239,7 @@ class Tracer(Listener):
     (['input', 'call', 'call'], 'np.multiply')
     """
 
-    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "_start",
+    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "raised", "_start",
                  "_by_obj", "_by_tid", "_by_arr",
                  "_keep", "_count", "_pending", "_var_ids")
     records_all = True      # dispatch offers it the calls no tape keeps (comparisons)
@@ -248,6 +251,7 @@ class Tracer(Listener):
         self.refused = None     # the first refusal (kept if the user's code caught it)
         self.kinds = {}         # slot -> (dtype, shape) of its value, for the listing
         self.created = False    # whether a variable made during the trace was used
+        self.raised = None      # (name, where, error) of the first call on program values that raised
         self._start = next_id()     # ids after it were made during the trace
         self._by_obj, self._by_tid, self._by_arr = {}, {}, {}
         self._keep = []         # what the maps key by id() stays alive while tracing
@@ -418,6 +422,30 @@ class Tracer(Listener):
             self.created = True
         self._var_ids.add(variable._id)
         self.steps.append(Read("read", self._new(t), variable))
+
+    def note_raised(self, rule, args, kwargs, error):
+        """A numpy call raised: kept when it was a call on values of the program (if the
+        function's own code catches it, the trace is refused: see ``raised_message``)."""
+        if self.raised is None:
+            dynamic = self.template(tuple(args))[1] or (
+                kwargs is not None and self.template(dict(kwargs))[1])
+            if dynamic:
+                self.raised = (rule.name, caller(), error)
+
+    def raised_message(self):
+        """The refusal of a trace whose function caught a numpy error itself."""
+        name, where, error = self.raised
+        line = source_line(where) if where is not None else None
+        at = "" if where is None else f" at {describe(where)}" + (
+            f" (`{line.strip()}`)" if line else "")
+        return (f"nt.function cannot trace this function: {name}{at} raised "
+                f"{type(error).__name__} on a value of the traced call, and the "
+                "function's own try/except caught it, so only the branch this call took "
+                "was traced: every later call would replay that branch, whatever its "
+                "values. Instead, decide outside the traced function (call it eagerly "
+                "for the check, or pass the choice in as a Python argument: one trace per "
+                "value), or compute both branches with numpy and choose with np.where. "
+                "The variables were left as they were before this call.")
 
     def note_escape(self, tensor, how):
         self._settle()
