@@ -230,10 +230,16 @@ def test_a_numpy_error_caught_by_the_users_code_is_refused():
 
 
 # --- 4. parity and words ----------------------------------------------------------------
-def test_a_float32_schedule_updates_as_eager_bit_for_bit():
+@pytest.mark.parametrize("make", [
+    lambda lr: nt.optimizers.SGD(learning_rate=lr),
+    lambda lr: nt.optimizers.SGD(learning_rate=lr, momentum=0.9),
+    lambda lr: nt.optimizers.RMSprop(learning_rate=lr),
+    lambda lr: nt.optimizers.Adam(learning_rate=lr),
+], ids=["sgd", "momentum", "rmsprop", "adam"])
+def test_a_float32_schedule_updates_as_eager_bit_for_bit(make):
     def run(traced):
         w = nt.Variable(np.linspace(0.3, 1.7, 5).astype(np.float32))
-        opt = nt.optimizers.SGD(learning_rate=lambda step: 0.1 / (1.0 + 0.3 * step))
+        opt = make(lambda step: 0.1 / (1.0 + 0.3 * step))
 
         def step(x):
             with nt.GradientTape() as tape:
