@@ -348,7 +348,7 @@ def _literals(fn, out=None):
 
 def _suspect(a):
     """Whether the constant ``a`` could be a draw: an array or numpy scalar made while
-    the function ran (not one filled with 0 or 1, such as a gradient's seed)."""
+    the function ran (not one filled with a single value, such as a gradient's seed)."""
     t = type(a)
     if t is Slot or a is None or t is bool or t is str:
         return False
@@ -357,10 +357,17 @@ def _suspect(a):
     if t is dict:
         return any(_suspect(x) for x in a.values())
     if t is np.ndarray or isinstance(a, np.generic):
-        if a.dtype.kind in "iufc" and np.size(a) and (
-                np.all(a == 0) or np.all(a == 1)):
+        if a.dtype.kind not in "biufc":
             return False
-        return a.dtype.kind in "biufc"
+        if a.dtype.kind == "b" or np.size(a) == 0:
+            return a.dtype.kind == "b"
+        # an array of one value (a seed of ones, a mean's 1/n) is no draw; one number
+        # is, unless it is 0 or 1
+        first = a.flat[0] if t is np.ndarray else a
+        if (np.size(a) > 1 or first in (0, 1)) and np.all(a == first):
+            return False
+        # nor is 0, 1, 2, ... (np.arange(classes), compared with labels)
+        return not (np.size(a) > 2 and np.array_equal(np.ravel(a), np.arange(np.size(a))))
     return False
 
 
