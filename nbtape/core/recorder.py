@@ -35,7 +35,8 @@ class Recorder(Protocol):
     reads it through ``state.keeps_every_call``.  Such a recorder also has
     ``follow(a)``: ``a`` (a tensor or an array) as a tensor it follows, or None
     (``state.program_value`` asks it), and ``note_raised(rule, args, kwargs, error)``:
-    a call raised (``dispatch.tell_raised``).
+    a call raised (``dispatch.tell_raised``), and ``note_copy(a, copy)``: a tape kept
+    ``copy`` of the plain array ``a`` (``state.tell_copied``).
     """
 
     __slots__ = ()

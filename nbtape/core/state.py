@@ -232,6 +232,19 @@ def program_value(a):
     return None
 
 
+def tell_copied(a, copy):
+    """A tape kept ``copy`` of the plain array ``a`` (an index, a mask) for its backward
+    pass: tell the recorders that keep every call (their optional ``note_copy``), so
+    that ``nt.function``'s tracer knows the copy as the value it copies.
+
+    >>> import numpy as np
+    >>> tell_copied(np.ones(1), np.ones(1))     # nothing records: nothing to tell
+    """
+    for rec in tls.stack:
+        if keeps_every_call(rec):
+            rec.note_copy(a, copy)
+
+
 class only_recording_all:
     """Run a block with only the recorders that keep every call (``records_all``:
     ``nt.function``'s tracer) on this thread's stack.  An optimizer's update is traced

@@ -20,6 +20,7 @@ array([1., 1.])
 import numpy as np
 
 from ..core.owned import changeable
+from ..core.state import tell_copied
 from ..core.tensor import Tensor
 from ..diagnostics.errors import NbtapeError
 from ..diagnostics.user_line import describe, source_line
@@ -95,7 +96,9 @@ def snapshot(values, records=None):
             if records is not None and _by_reference(a):
                 records.guards.setdefault(len(records), []).append((a, fingerprint(a)))
             else:
-                a = a.copy()
+                copy = a.copy()
+                tell_copied(a, copy)
+                a = copy
         out.append(a)
     return out
 

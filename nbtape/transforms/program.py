@@ -215,7 +215,7 @@ def _guarded(steps, kinds):
     for k, step in enumerate(steps):
         if step[0] != "call" or step[1] is None:
             continue
-        name = step[2]
+        name = step[2].split(" (")[0]       # "np.nonzero (returning several arrays)"
         if name == "getitem":
             index = _slots_in(step[4][1:], [])
             if not any(kinds.get(n, (None,))[0] == np.bool_ for n in index):

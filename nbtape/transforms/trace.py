@@ -304,6 +304,14 @@ class Tracer(Listener):
             return self.find(a._tensor)
         return None
 
+    def note_copy(self, a, copy):
+        """A tape kept ``copy`` of the array ``a`` (snapshot): if ``a`` is a value of the
+        program, so is the copy (its backward pass reads the copy)."""
+        n = self._by_arr.get(id(a))
+        if n is not None:
+            self._keep.append(copy)
+            self._by_arr[id(copy)] = n
+
     def follow(self, a):
         """``a`` (a tensor or an array) as a tensor of the program, or None when it is
         not one of its values (``state.program_value``)."""
