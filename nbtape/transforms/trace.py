@@ -274,11 +274,7 @@ class Tracer(Listener):
             # object an index made of it (x[i] unwraps it) is, so the tracer knows it
             v = t._value = np.asarray(v)
         if type(v) is np.ndarray:
-            # a value of the program is immutable: read-only, so a tape keeps the array
-            # itself for its backward pass (never a copy the tracer would not know: an
-            # index, a mask, a permutation would be frozen in the backward pass)
-            if v.flags.writeable and t._id not in self._var_ids:
-                v.flags.writeable = False
+            # (a tape's copy of it, for its backward pass, is told: note_copy)
             # the array is kept too: a tape may give the tensor a copy of its own later
             # (a view's result), and a freed array's id would be another's
             self._keep.append(v)
