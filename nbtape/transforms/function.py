@@ -7,12 +7,18 @@ as one straight-line Python function.  Later calls with the same signature run t
 function on the raw arrays: no dispatch, no recording, the same numpy calls in the same
 order, so the same values bit for bit.
 
-The signature, as in ``tf.function``: an array argument (an ``np.ndarray``, a tensor, a
-numpy scalar) by its shape and dtype, a variable by its identity (its value is read
-when the program runs, never baked in), any other Python value by value (a new value
-traces again), lists, tuples and dicts by their structure.  Python code that does not
-touch tensors (a ``print``, appending to a list, a Python counter) runs at trace time
-only, as in TensorFlow.
+The signature, as in ``tf.function`` (``input_signature.py``): the arguments bound as
+Python binds them, an array argument (an ``np.ndarray``, a tensor, a numpy scalar) by
+its shape and dtype, a variable by its identity (its value is read when the program
+runs, never baked in), any other Python value by value (a new value traces again),
+lists, tuples, namedtuples, dataclasses and dicts by their structure.  Python code that
+does not touch tensors (a ``print``, appending to a list, a Python counter) runs at
+trace time only, as in TensorFlow.
+
+A replay is right or refused: a value of data-dependent shape is checked by the program
+(another shape traces again, ``program.ShapeChanged``), and a trace that froze a random
+draw is refused (``_check_draws``: the generators ``randomness.py`` reaches, and a
+second trace for those it cannot).
 """
 import contextlib
 import functools

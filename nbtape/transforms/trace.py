@@ -15,7 +15,12 @@ backward pass and its update, one straight line of numpy calls.
 
 Values are followed by identity: a step's result is known by its tensor, its tensor's
 id, or its array (the backward pass wraps a saved array in a new tensor with the old
-id).  Anything the tracer does not know is a constant of the program.  A value of the
+id; a tape's snapshot copy of an index or a mask is told to the tracer, ``note_copy``;
+an integer a value picked, ``np.argmax``'s, is held as a 0-d array, the object an index
+made of it is).  A rule that computes positions from an index in numpy gets the index
+as a tensor of the program (``follow``), so that computation is recorded too.
+Anything else the tracer does not know is a constant of the program (a literal, an
+array made inside the step from constants, a closed-over array: ``program.captured``).  A value of the
 program that leaves for Python (``float(t)``, ``bool(t)``, ``np.asarray(t)``) would be
 frozen at its traced value: the tracer refuses the trace there (``TracingError``),
 naming the user's line.
