@@ -69,6 +69,19 @@ def test_an_embedding_lookup_sends_each_replays_gradient_to_its_rows():
                   ((np.array([3, 3]),), {})], traces=1)
 
 
+def test_a_variable_used_as_an_index_is_read_at_each_call():
+    table = np.linspace(0.0, 1.0, 5)
+    t = nt.Variable(0, dtype=np.int64)
+
+    @nt.function
+    def step(x):
+        y = x * nt.constant(table)[t]
+        t.assign_add(1)
+        return y
+
+    assert [float(step(np.array(2.0))) for _ in range(3)] == [0.0, 0.5, 1.0]
+
+
 def test_argmax_chooses_the_forward_value():
     f = _grad_of(lambda x: x[np.argmax(x)] * 2.0)
     _agree(f, [((np.array([1.0, 3, 2]),), {}), ((np.array([5.0, 3, 2]),), {}),
