@@ -35,7 +35,7 @@ from ..core.tensor import Tensor
 from ..diagnostics.errors import shown_from_user
 from ..diagnostics.user_line import describe as describe_where, source_line
 from .input_signature import Binder, describe_call, inputs, signature
-from .program import Program, ShapeChanged
+from .program import NotFinite, Program, ShapeChanged
 from .randomness import drawn, random_states, set_state
 from .trace import Slot, Tracer, TracingError
 
@@ -139,6 +139,10 @@ class Function:
                 except ShapeChanged as e:   # a mask's count, np.unique's: another program
                     for v, t in e.undo:
                         v._tensor = t
+                    if isinstance(e, NotFinite):
+                        # a NaN or inf loss: this call runs eagerly, so nbtape says
+                        # where it was born as it does eagerly (the same values)
+                        return self._run(args, kwargs)
         return self._trace(key, args, kwargs)[0]
 
     # tracing ---------------------------------------------------------------------------

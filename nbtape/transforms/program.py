@@ -12,6 +12,7 @@ namespace.
 ``listing`` shows the same steps in numpy's words, as ``jax.make_jaxpr`` shows a JAX
 program: what ``f.program(...)`` prints.
 """
+import math
 import operator
 
 import numpy as np
@@ -49,8 +50,18 @@ DATA_SHAPED = frozenset((
     "np.setxor1d", "np.delete", "np.repeat", "np.bincount", "np.nanargmax"))
 
 
+class NotFinite(ShapeChanged):
+    """Raised by a replay whose scalar result (a loss) came out NaN or inf:
+    ``nt.function`` runs that call eagerly instead, so that nbtape says where the
+    value was born, as it says eagerly."""
+
+
 def _raise_changed(undo):
     raise ShapeChanged([(v, t) for v, t in undo])
+
+
+def _raise_not_finite(undo):
+    raise NotFinite([(v, t) for v, t in undo])
 
 
 class _Names:
@@ -58,7 +69,8 @@ class _Names:
 
     def __init__(self):
         self.ns = {"_wrap": wrap, "_array": np.array, "_set": replace_value,
-                   "_changed": _raise_changed}
+                   "_changed": _raise_changed, "_not_finite": _raise_not_finite,
+                   "_isfinite": math.isfinite}
         self._by_id = {}
 
     def const(self, value, hint="c"):
@@ -209,6 +221,17 @@ def _last_uses(steps, result, kinds):
     return out
 
 
+def _scalar_results(steps, result, kinds):
+    """``{k: [slot]}``: the real scalar results (a loss) that step ``k`` makes."""
+    wanted = {n for n in _slots_in(result, []) if kinds.get(n) is not None
+              and kinds[n][1] == () and np.dtype(kinds[n][0]).kind == "f"}
+    out = {}
+    for k, step in enumerate(steps):
+        if step[0] == "call" and type(step[1]) is int and step[1] in wanted:
+            out.setdefault(k, []).append(step[1])
+    return out
+
+
 def _guarded(steps, kinds):
     """``{k: [(slot, shape)]}``: the values of data-dependent shape step ``k`` makes."""
     out = {}
@@ -247,9 +270,10 @@ def source(steps, result, kinds=None):
     lines = []
     free = _last_uses(steps, result, kinds) if kinds else {}
     guarded = _guarded(steps, kinds) if kinds else {}
-    # the variables a program updates before its last shape check: given back their
-    # values when a check fails (the program then does not apply to this call)
-    last = max(guarded, default=-1)
+    finite = _scalar_results(steps, result, kinds) if kinds else {}
+    # the variables a program updates before its last check: given back their values
+    # when a check fails (the program then does not apply to this call)
+    last = max(max(guarded, default=-1), max(finite, default=-1))
     early = [s[2] for k, s in enumerate(steps) if s[0] == "assign" and k < last]
     undo = "()"
     if early:
@@ -263,6 +287,8 @@ def source(steps, result, kinds=None):
             lines += _call_source(step, names)
             for n, shape in guarded.get(k, ()):
                 lines.append(f"if v{n}.shape != {shape!r}: _changed({undo})")
+            for n in finite.get(k, ()):
+                lines.append(f"if not _isfinite(v{n}): _not_finite({undo})")
         elif kind == "read":
             lines.append(f"v{step[1]} = {names.const(step[2], 'var')}._tensor._value")
         elif kind == "assign":
