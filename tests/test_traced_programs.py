@@ -2,7 +2,8 @@
 
 Each program is a random step of a few numpy calls that takes what everyday steps take:
 a float batch, an integer index array (an embedding's ids, a permutation), a boolean
-mask, keyword arguments given in a random order, a Python scalar, a closed-over array
+mask, keyword arguments given in a random order at each call (the batch sometimes by
+name too), a Python scalar, a closed-over array
 (passed as the argument too, at the trace: the same object in both places), a
 variable read and updated by an optimizer, and the positions chosen by values
 (``argmax``, ``argsort``, ``sort``, masks of any count).  It is traced at one input set
@@ -109,7 +110,12 @@ class Program:
         kw = dict(scale=self.scale, ids=rng.integers(0, N, K), mask=rng.random(N) < 0.5,
                   perm=rng.permutation(N), bias=rng.standard_normal(N))
         x = rng.standard_normal(N) if x is None else x
-        return (x,), {k: kw[k] for k in self.order}
+        # the keywords in another order at each call, x sometimes by name too: Python
+        # binds them all alike, and so must the signature
+        order = [str(k) for k in rng.permutation(self.order)]
+        if rng.random() < 0.3:
+            return (), dict({k: kw[k] for k in order}, x=x)
+        return (x,), {k: kw[k] for k in order}
 
 
 def _same(a, b):
