@@ -200,8 +200,10 @@ def _helper_module():
     lambda x: x + np.random.default_rng().normal(size=x.shape),
     lambda x: x + _helper_module.made.noise(x.shape),
     lambda x: x + random.gauss(0.0, 1.0),
+    lambda x: x * np.random.default_rng().normal(),
     lambda x: x[np.array(random.sample(range(4), 2))],
-], ids=["default_rng-inside", "helper-generator", "random.gauss", "random.sample"])
+], ids=["default_rng-inside", "helper-generator", "random.gauss", "scalar-draw",
+        "random.sample"])
 def test_draws_nbtape_cannot_record_are_refused_at_their_line(draw):
     _helper_module.made = _helper_module()
     with pytest.raises(TracingError) as info:

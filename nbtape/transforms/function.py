@@ -314,7 +314,7 @@ def _check_draws(f, tracer, before, args, kwargs):
         second.restore()
         diff = _first_difference(tracer.steps, second.steps)
     except Exception:   # the same call failed the second time: it is not the same call
-        diff = (None, "its run")
+        diff = (None, "result (its second run failed)")
     for v, t in first:
         v._tensor = t
     if diff is None and not source:
@@ -356,16 +356,19 @@ def _literals(fn, out=None):
     return out
 
 
-def _suspect(a):
+def _suspect(a, lits):
     """Whether the constant ``a`` could be a draw: an array or numpy scalar made while
-    the function ran (not one filled with a single value, such as a gradient's seed)."""
+    the function ran (not one filled with a single value, such as a gradient's seed),
+    or a Python float with a draw's many digits that is no literal of the function."""
     t = type(a)
     if t is Slot or a is None or t is bool or t is str:
         return False
     if t is list or t is tuple:
-        return any(_suspect(x) for x in a)
+        return any(_suspect(x, lits) for x in a)
     if t is dict:
-        return any(_suspect(x) for x in a.values())
+        return any(_suspect(x, lits) for x in a.values())
+    if t is float:
+        return a not in lits and len(repr(abs(a))) > 9
     if t is np.ndarray or isinstance(a, np.generic):
         if a.dtype.kind not in "biufc":
             return False
@@ -382,11 +385,12 @@ def _suspect(a):
 
 
 def _suspicious(steps, fn):
+    lits = _literals(fn)
     for step in steps:
         if step[0] == "call":
-            if _suspect(step.args) or (step.kwargs and _suspect(step.kwargs)):
+            if _suspect(step.args, lits) or (step.kwargs and _suspect(step.kwargs, lits)):
                 return True
-        elif step[0] == "assign" and _suspect(step.src):
+        elif step[0] == "assign" and _suspect(step.src, lits):
             return True
     return False
 
