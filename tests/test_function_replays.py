@@ -362,7 +362,7 @@ def test_a_step_that_creates_a_variable_on_every_call_raises():
         f(np.ones(2))
 
 
-def test_side_effects_under_an_outer_tape_run_eagerly_and_say_so():
+def test_under_an_outer_tape_the_step_runs_eagerly_side_effects_included():
     seen = []
 
     @nt.function
