@@ -17,7 +17,6 @@ import operator
 
 import numpy as np
 
-from ..core.tensor import Tensor
 from ..core.variable import Variable, replace_value
 from .trace import ADD_REDUCE, Slot, kind_text, wrap
 
