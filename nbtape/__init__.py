@@ -7,7 +7,7 @@
 >>> float(tape.gradient(y, x))
 27.0
 """
-from .core import operators as _operators  # noqa: F401  (gives tensors their operators)
+from .rules import operators as _operators  # noqa: F401  (gives tensors their operators)
 from .core.tensor import Tensor, constant
 from .core.variable import Variable
 from .rules import load_all as _load_rules
@@ -20,9 +20,10 @@ from .transforms.check import check_gradients
 from .transforms.recompute import recompute_grad
 from .transforms.function import function
 from .diagnostics.errors import NbtapeError, NoGradientRuleError
+from .display import cards as _cards  # noqa: F401  (registers the values' reprs)
 from .display import pictures as _pictures
 from .diagnostics import float_warnings as _float_warnings
-from .diagnostics.check_numerics import check_numerics, NumericsError
+from .tape.check_numerics import check_numerics, NumericsError
 
 # numpy's floating-point warnings from a recorded op are said at the user's line
 _float_warnings.install()

@@ -47,11 +47,11 @@ import numpy as np
 
 from .diagnostics.user_line import PACKAGE_DIR
 from .diagnostics.errors import InvalidArgumentError, user_facing
-from .rules import registry as _registry
-from .rules.core_ops import primitive as _recordable
-from .rules.registry import RULES, defprimitive, restore_rule, saved_rule
-from .rules.signature import signature_of
-from .rules.util import shape_of
+from .core import registry as _registry
+from .core.primitive import primitive as _recordable
+from .core.registry import RULES, defprimitive, restore_rule, saved_rule
+from .core.signature import signature_of
+from .core.arrays import shape_of
 
 __all__ = ["primitive", "defvjp", "defjvp", "defderiv", "deflinear", "defnondiff", "defzero",
            "unregister"]

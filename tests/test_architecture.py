@@ -1,5 +1,6 @@
-"""The architecture, checked from the source: nbtape's imports run one way, the engine
-never imports the notebook layer, and no module reads another's private names.
+"""The architecture, checked from the source: nbtape's packages stand in an order and
+imports run down it (PACKAGE_ORDER), the engine never imports the notebook layer, and
+no module reads another's private names.
 
 The import graph is built from the AST of every module in nbtape/, with every import
 statement wherever it stands (inside functions too: a lazy import is still a knot).
@@ -80,6 +81,63 @@ def import_graph():
     return graph
 
 
+# The packages of nbtape, from the ground up: each may import only the ones below it.
+# ``diagnostics`` is the ground (the user's line, errors, float warnings); ``core`` the
+# values, the dispatcher and the rule machinery; ``extend`` its public face; ``rules`` the
+# rule families (and the tensors' operators); ``display`` how the engine shows things;
+# ``tape`` recording, the passes and the reports that read a tape; then what builds on
+# the tape, the notebook layer, and the facade (``import nbtape as nt``) on top.
+PACKAGE_ORDER = ("diagnostics", "core", "extend", "rules", "display", "tape", "transforms",
+                 "training", "notebook", FACADE)
+# Imports that run back up the order, each with its reason (the target is at most four
+# package arrows back up, and none new: the test below lists exactly these).
+UPWARD = {
+    # exercise checkers call the public API as a student writes it (``import nbtape as nt``)
+    ("nbtape.notebook.exercises.early", "nbtape"): "the public API, as a student uses it",
+    ("nbtape.notebook.exercises.feedback", "nbtape"): "the public API, as a student uses it",
+    ("nbtape.notebook.exercises.later", "nbtape"): "the public API, as a student uses it",
+    # a rule with extra keyword operands calls its base rule's VJP and JVP the way the
+    # passes do (a JVP from a VJP takes a small tape), inside the call
+    ("nbtape.core.operands", "nbtape.tape.backward"): "how the passes call a rule",
+    ("nbtape.core.operands", "nbtape.tape.forward"): "how the passes call a rule",
+}
+
+
+def package_of(module):
+    """The package of ``PACKAGE_ORDER`` a module belongs to."""
+    parts = module.split(".")
+    return FACADE if len(parts) == 1 else parts[1]
+
+
+def upward_imports(graph, order=PACKAGE_ORDER):
+    """``{(module, target)}`` for each import from a package to one above it."""
+    rank = {p: i for i, p in enumerate(order)}
+    return {(m, t) for m, ts in graph.items() for t in ts
+            if rank[package_of(t)] > rank[package_of(m)]}
+
+
+def test_every_package_has_its_place_in_the_order():
+    assert {package_of(m) for m in _modules()} == set(PACKAGE_ORDER)
+
+
+def test_imports_run_down_the_package_order():
+    # at module level or inside a function alike (the graph sees both)
+    assert upward_imports(import_graph()) == set(UPWARD)
+
+
+def test_at_most_four_package_arrows_run_back_up():
+    arrows = {(package_of(m), package_of(t)) for m, t in UPWARD}
+    assert len(arrows) <= 4, sorted(arrows)
+
+
+def test_the_order_check_works():
+    graph = {"nbtape.core.a": {"nbtape.tape.b", "nbtape.diagnostics.c"},
+             "nbtape.tape.b": {"nbtape.core.a"}, "nbtape.diagnostics.c": set(),
+             "nbtape": {"nbtape.core.a"}, "nbtape.notebook.d": {"nbtape"}}
+    assert upward_imports(graph) == {("nbtape.core.a", "nbtape.tape.b"),
+                                     ("nbtape.notebook.d", "nbtape")}
+
+
 def _cycles(graph):
     """Every strongly connected group of more than one module (Tarjan's algorithm)."""
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -119,7 +177,7 @@ def test_the_graph_sees_lazy_imports():
     graph = import_graph()
     # the facade's own lazy import of the magic, inside load_ipython_extension
     assert "nbtape.notebook.magics" in graph[FACADE]
-    assert "nbtape.core.dispatch" in graph["nbtape.core.operators"]
+    assert "nbtape.core.dispatch" in graph["nbtape.rules.operators"]
 
 
 def test_no_import_cycles():
@@ -242,9 +300,9 @@ def _rule_field_writes(path, fields):
 
 
 def test_only_the_registry_sets_a_rules_fields():
-    from nbtape.rules.rule import Rule
+    from nbtape.core.rule import Rule
     fields = set(Rule.__slots__)
-    allowed = {"nbtape.rules.registry", "nbtape.rules.rule"}
+    allowed = {"nbtape.core.registry", "nbtape.core.rule"}
     found = {name: w for name, path in _modules().items() if name not in allowed
              for w in [_rule_field_writes(path, fields)] if w}
     assert found == {}
@@ -260,8 +318,8 @@ def test_the_rule_field_check_works(tmp_path):
 
 def test_a_rules_derived_fields_follow_the_fields_they_come_from():
     import numpy as np
-    from nbtape.rules.registry import operand_names
-    from nbtape.rules.rule import Rule, VARARGS
+    from nbtape.core.registry import operand_names
+    from nbtape.core.rule import Rule, VARARGS
     r = Rule(np.add)
     assert r.save_all and r.fast == 0 and r.operand_names is None
     r.nargs = 2
@@ -283,3 +341,78 @@ def test_a_rules_derived_fields_follow_the_fields_they_come_from():
     r.vjps = (lambda g, ans, x, y: g,)
     assert r._sig is None or r._sig is r._given_sig          # read again on next ask
     assert r.signature is not None and sig is not None
+
+
+# the recording stack has one owner ------------------------------------------------------------
+STACK_OWNER = "nbtape.core.state"
+_MUTATORS = {"append", "remove", "pop", "insert", "clear", "extend"}
+
+
+def stack_changes(path):
+    """``(line, text)`` of each change to the recording stack in ``path``: an assignment
+    to ``tls.stack``, a call of a mutating list method on it or on a name bound to it
+    (``stack = tls.stack``), or a store or ``del`` of one of its items."""
+    tree = ast.parse(path.read_text(), str(path))
+
+    def is_stack(node, aliases):
+        return (isinstance(node, ast.Attribute) and node.attr == "stack"
+                and isinstance(node.value, ast.Name) and node.value.id == "tls") or \
+            (isinstance(node, ast.Name) and node.id in aliases)
+
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and is_stack(node.value, set()):
+            aliases.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) \
+                else [node.target]
+            for t in targets:
+                if is_stack(t, set()) or (isinstance(t, ast.Subscript)
+                                          and is_stack(t.value, aliases)):
+                    out.append((node.lineno, ast.unparse(node).splitlines()[0]))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _MUTATORS and is_stack(node.func.value, aliases):
+            out.append((node.lineno, ast.unparse(node)))
+    return out
+
+
+def test_the_stack_change_check_works(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("def f(r):\n    tls.stack.append(r)\n    stack = tls.stack\n    del stack[0]\n"
+                 "    tls.stack = []\n    tls.stack[:] = [r]\n    x = [r]\n    x.append(r)\n"
+                 "    n = len(tls.stack)\n")
+    assert sorted(line for line, _ in stack_changes(p)) == [2, 4, 5, 6]
+
+
+def test_only_core_state_changes_the_recording_stack():
+    # everything else enters a block of core.state's (recording, not_recording, only,
+    # standing_in, suspended, outer_only) and reads tls.stack
+    found = {name: c for name, path in _modules().items() if name != STACK_OWNER
+             for c in [stack_changes(path)] if c}
+    assert found == {}
+    assert stack_changes(_modules()[STACK_OWNER])      # the owner is seen
+
+
+def test_the_notebook_layer_never_reads_the_recording_state():
+    graph = import_graph()
+    assert sorted(m for m, ts in graph.items() if m.startswith("nbtape.notebook")
+                  and "nbtape.core.state" in ts) == []
+
+
+def test_the_tape_and_its_paused_stand_in_declare_the_recorder_protocol():
+    from nbtape.core.recorder import Listener, Recorder
+    from nbtape.tape.gradient_tape import GradientTape, _Paused
+    for cls in (GradientTape, _Paused, Listener):
+        assert Recorder in cls.__mro__, cls
+
+
+def test_the_notebook_layer_reads_a_tape_through_the_tape_and_its_view():
+    # the passes, the NaN searches and the recording stack reach the pictures and players
+    # through GradientTape's view (tape.reach, tape.adjoints, tape.step_back, ...)
+    graph = import_graph()
+    allowed = {"nbtape.tape.gradient_tape", "nbtape.tape.view"}
+    wrong = sorted((m, t) for m, ts in graph.items() if m.startswith("nbtape.notebook")
+                   for t in ts if t.startswith("nbtape.tape") and t not in allowed)
+    assert wrong == []

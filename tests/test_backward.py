@@ -11,8 +11,8 @@ import numpy as np
 
 import nbtape as nt
 from nbtape.tape.backward import forward_reach, whole_reach
-from nbtape.rules.core_ops import primitive
-from nbtape.rules.registry import RULES, defvjp
+from nbtape.core.primitive import primitive
+from nbtape.core.registry import RULES, defvjp
 
 
 def test_an_op_knows_the_users_line_that_ran_it():

@@ -1,4 +1,4 @@
-"""nbtape.diagnostics.breaks: a path nbtape cannot follow raises or warns, naming the line (issue 11, item 4).
+"""nbtape.tape.breaks: a path nbtape cannot follow raises or warns, naming the line (issue 11, item 4).
 
 An object array (astype(object), np.frompyfunc) is recorded with no gradient, so the
 gradient raises NoGradientRuleError naming where it was made; an integer or bool

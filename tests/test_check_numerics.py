@@ -1,4 +1,4 @@
-"""``nt.check_numerics()`` (nbtape/diagnostics/check_numerics.py): inside it, the first
+"""``nt.check_numerics()`` (nbtape/tape/check_numerics.py): inside it, the first
 op, forward or backward, whose output has a NaN or inf its inputs did not have raises
 ``NumericsError`` saying where it was born and why; a NaN carried in is not blamed on
 the op that passes it on; nothing is checked outside the block.

@@ -6,8 +6,8 @@ import nbtape as nt
 from gradcheck import check_forward, check_reverse
 from nbtape.display.coverage import KINDS, STATUSES, Coverage, Row
 from nbtape.diagnostics.errors import NoGradientRuleError
-from nbtape.rules.core_ops import primitive
-from nbtape.rules.registry import POSITIONAL, RULES, defjvp, defnondiff, defrule, defvjp
+from nbtape.core.primitive import primitive
+from nbtape.core.registry import POSITIONAL, RULES, defjvp, defnondiff, defrule, defvjp
 
 
 def test_table_shape_and_totals():

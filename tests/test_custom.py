@@ -458,8 +458,8 @@ def test_right_custom_gradients_with_broadcasting_match_finite_differences():
 
 
 def test_a_primitive_records_tensors_passed_by_keyword_and_leaves_plain_calls_alone():
-    from nbtape.rules.core_ops import primitive
-    from nbtape.rules.registry import RULES, defvjp
+    from nbtape.core.primitive import primitive
+    from nbtape.core.registry import RULES, defvjp
 
     def triple(x, scale=1.0):
         return 3 * np.asarray(x) * scale        # opaque to the tape: only its rule can tell

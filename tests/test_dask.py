@@ -345,7 +345,7 @@ def test_custom_gradients_and_stop_gradient_stay_lazy():
 # --- no silent materialization -------------------------------------------------------------
 def test_a_rule_that_materializes_fails_the_lazy_guard():
     """The guard can fail: a VJP that converts its Dask adjoint to numpy is caught."""
-    from nbtape.rules.registry import RULES
+    from nbtape.core.registry import RULES
     rule = RULES[np.sin]
     saved = rule.vjps
     rule.vjps = (lambda g, ans, x: np.asarray(g) * np.cos(np.asarray(x)),)
@@ -363,7 +363,7 @@ def test_a_rule_that_materializes_fails_the_lazy_guard():
 def test_a_function_dask_lacks_is_named_in_the_error(monkeypatch):
     """Where a rule needs a function Dask lacks (np.split here), the error names it and
     says how out, instead of Dask computing everything in memory."""
-    from nbtape.rules.registry import RULES
+    from nbtape.core.registry import RULES
     monkeypatch.setattr(RULES[np.sin], "vjps",
                         (lambda g, ans, x: np.concatenate(np.split(g * np.cos(x), 2)),))
     x = nt.constant(chunked(np.ones(4)))
@@ -377,7 +377,7 @@ def test_a_function_dask_lacks_is_named_in_the_error(monkeypatch):
 
 
 def test_a_function_dask_lacks_in_forward_mode_is_named_too(monkeypatch):
-    from nbtape.rules.registry import RULES
+    from nbtape.core.registry import RULES
     monkeypatch.setattr(RULES[np.sin], "jvps",
                         (lambda t, ans, x: np.concatenate(np.split(t * np.cos(x), 2)),))
     x = nt.constant(chunked(np.ones(4)))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 # Obscure numpy functions with a real (non-zero) derivative that nbtape may not cover.
 # Rules are being added all the time, so each test picks the first one still uncovered.

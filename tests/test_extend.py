@@ -15,7 +15,7 @@ from gradcheck import check_both, check_hvp, check_reverse
 from nbtape.diagnostics.errors import InvalidArgumentError, NoGradientRuleError
 from nbtape.extend import (defderiv, defjvp, deflinear, defnondiff, defvjp, defzero, primitive,
                            unregister)
-from nbtape.rules.registry import RULES, Kind, Rule
+from nbtape.core.registry import RULES, Kind, Rule
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -241,7 +241,7 @@ def _names_a_rule(node):
 
 
 def test_only_the_registry_sets_a_rules_fields():
-    """No module but rules/registry.py assigns to a Rule's fields (they are given to
+    """No module but core/registry.py assigns to a Rule's fields (they are given to
     the constructor, or set by the def* functions)."""
     fields = set(Rule.__slots__) - {"name"}         # layers and variables have names too
     rule_names = {"rule", "r", "mode", "several", "v", "variant", "base"}

@@ -388,7 +388,7 @@ def test_stop_gradient_carries_no_tangent():
     np.testing.assert_array_equal(acc.jvp(y).numpy(), [1.0, 1.0])
 
 
-# --- object arrays: refused as in reverse mode (nbtape.diagnostics.breaks), never a None or partial tangent --
+# --- object arrays: refused as in reverse mode (nbtape.tape.breaks), never a None or partial tangent --
 def _jvp_of(fn, x0=(0.3, 1.7)):
     x = nt.constant(np.array(x0))
     with nt.ForwardAccumulator(x, nt.constant([1.0, -2.0])) as acc:

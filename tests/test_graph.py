@@ -256,7 +256,7 @@ def test_notes_for_stop_recording_escape_and_assign():
 
 
 def _function_without_rule():
-    from nbtape.rules.registry import RULES
+    from nbtape.core.registry import RULES
     for f in (np.i0, np.polyval, np.ediff1d, np.gradient):
         rule = RULES.get(f)
         if rule is None or not rule.has_vjp:

@@ -19,7 +19,7 @@ import pytest
 
 import nbtape as nt
 from gradcheck import check_forward, check_reverse
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 
 class Arr:

@@ -2,13 +2,15 @@
 
 - every module has a file name of its own (``__init__.py`` aside), so a name in a
   traceback or a review says which module it is;
-- the engine's modules live in subpackages that follow the reading order (``core``,
-  ``tape``, ``transforms``, ``diagnostics``, ``display``, ``rules``), each listed in
-  its subpackage's docstring, and a module's name does not repeat its folder's
+- the engine's modules live in subpackages that follow the reading order
+  (``diagnostics``, ``core``, ``rules``, ``display``, ``tape``, ``transforms``: the
+  package order of tests/test_architecture.py), each listed in its subpackage's
+  docstring, and a module's name does not repeat its folder's
   (``tape/tape_view.py``): a subpackage, not a name prefix;
 - every engine module has a test module found by its name (``tests/test_X.py`` or
   ``tests/test_<subpackage>_X.py`` for ``nbtape/<subpackage>/X.py``);
-- no module is longer than MAX_LINES (one concept per module);
+- no module is longer than MAX_LINES (one concept per module), and no engine function
+  longer than MAX_FUNCTION_LINES (the hot path reads as named steps);
 - no public top-level name (function, class or constant) is defined in two modules,
   so a name means one thing wherever it is read;
 - the engine never imports ``nbtape.training`` (the Keras-style pieces build on the
@@ -23,11 +25,12 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "nbtape"
 MAX_LINES = 520
+MAX_FUNCTION_LINES = 80
 # Layers built on the engine; every other module of the package is the engine.
 LAYERS = ("training", "notebook")
 # The engine's subpackages, in reading order; beside them only the facade and the public
 # ``nbtape.extend`` stand at the top.
-SUBPACKAGES = ("core", "tape", "transforms", "diagnostics", "display", "rules")
+SUBPACKAGES = ("diagnostics", "core", "rules", "display", "tape", "transforms")
 TOP_LEVEL = {"__init__.py", "extend.py"}
 TESTS = ROOT / "tests"
 # Names deliberately defined in more than one module, with the reason.
@@ -60,6 +63,22 @@ def shared_file_names(package):
         if path.name != "__init__.py":
             seen[path.name].append(str(path.relative_to(package.parent)))
     return {name: paths for name, paths in seen.items() if len(paths) > 1}
+
+
+def long_functions(package, limit=MAX_FUNCTION_LINES):
+    """``{"path:function": lines}`` for engine functions longer than ``limit`` lines
+    (the notebook layer aside): the hot path reads as named steps (issue 35)."""
+    out = {}
+    for path in modules(package):
+        rel = path.relative_to(package.parent)
+        if "notebook" in rel.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > limit:
+                    out[f"{rel}:{node.name}"] = n
+    return out
 
 
 def long_modules(package, limit=MAX_LINES):
@@ -211,6 +230,20 @@ def test_every_engine_module_has_a_test_module_found_by_its_name():
 
 def test_no_module_is_over_the_line_limit():
     assert long_modules(PACKAGE) == {}
+
+
+def test_no_engine_function_is_over_80_lines():
+    # GradientTape.record and dispatch.apply were 125 and 88 lines doing six things each
+    assert long_functions(PACKAGE) == {}
+
+
+def test_the_function_length_check_works(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "notebook").mkdir(parents=True)
+    body = "def f():\n" + "    x = 1\n" * 81
+    (pkg / "m.py").write_text(body)
+    (pkg / "notebook" / "n.py").write_text(body)      # the notebook layer is not counted
+    assert long_functions(pkg) == {"pkg/m.py:f": 82}
 
 
 def test_no_public_name_is_defined_in_two_modules():

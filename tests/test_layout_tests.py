@@ -191,7 +191,7 @@ def test_imports_of_test_modules_are_seen(source):
     "from gradcheck import check_both",
     "import numpy as np\nimport nbtape as nt",
     "from . import checks\nfrom .notebooks import read",
-    "from nbtape.rules.registry import RULES",
+    "from nbtape.core.registry import RULES",
 ])
 def test_imports_of_helpers_and_libraries_pass(source):
     assert forbidden_imports(source, TESTS, "test_here") == []

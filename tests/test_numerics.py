@@ -1,4 +1,4 @@
-"""Why is my gradient NaN? (nbtape/diagnostics/numerics.py): one warning at the user's
+"""Why is my gradient NaN? (nbtape/tape/numerics.py): one warning at the user's
 line that names the source, how many elements, where the first NaN or inf was born (the
 op, its line, the element, the local values), the pattern and the fix; the same story
 in ``tape.explain``; for ``gradient``, ``jacobian``, ``batch_jacobian``, ``acc.jvp`` and
@@ -14,7 +14,7 @@ import pytest
 
 import nbtape as nt
 from gradcheck import log1pexp
-from nbtape.diagnostics import numerics
+from nbtape.tape import numerics
 
 
 def _line():

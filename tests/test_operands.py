@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.core.operands import bind, carries_tensor, rule_and_operands
-from nbtape.rules.registry import RULES
+from nbtape.core.operands import bind, carries_tensor, refusal, rule_and_operands
+from nbtape.core.registry import RULES
 from gradcheck import check_both
 
 X = np.array([1.0, 2.5, 4.0, 3.0])
@@ -131,3 +131,11 @@ def test_an_integer_tensor_in_an_option_is_just_a_value():
         y = np.sum(np.sum(x, axis=int(axis)) ** 2)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(),
                                np.repeat(2 * x.numpy().sum(1, keepdims=True), 3, axis=1))
+
+
+def test_refusal_message_names_the_parameter_and_the_call():
+    msg = refusal("np.sum", "axis", " in f(x)")
+    assert msg.startswith("nbtape cannot differentiate np.sum with respect to its axis= "
+                          "argument in f(x),")
+    assert "nt.stop_gradient" in msg
+    assert refusal("np.sum", "axis").count(" argument,") == 1

@@ -1,4 +1,4 @@
-"""nbtape/core/operators.py: the Python operators of tensors and variables.
+"""nbtape/rules/operators.py: the Python operators of tensors and variables.
 
 Each operator and reflected operator is recorded on the tape under its numpy rule,
 on tensors and on variables (a variable's read is recorded, the result is a

@@ -323,7 +323,7 @@ def test_random_programs_replay_through_nt_function_as_eager_runs_them():
 
 def test_the_registry_is_covered():
     """Every rule with a gradient gets a maker, so a new rule is fuzzed for free."""
-    from nbtape.rules.registry import RULES
+    from nbtape.core.registry import RULES
     table = makers()
     # numpy's functions, ufuncs and ufunc methods, and nbtape's core primitives; not what
     # other modules or tests add when imported (nt.nn, nt.clip_*, doctest examples),
@@ -355,7 +355,7 @@ def test_every_maker_makes_calls_numpy_runs():
 
 def test_a_wrong_rule_is_caught_and_shrunk():
     """The test can fail: a VJP and a JVP off by a factor are found, and shrink."""
-    from nbtape.rules.registry import RULES
+    from nbtape.core.registry import RULES
     rule = RULES[np.sin]
     saved = rule.vjps, rule.jvps
     table = {"np.sin": makers()["np.sin"]}

@@ -44,7 +44,7 @@ def _parameters(fn):
 def test_the_recorders_are_the_seven_the_protocol_names():
     assert _hook_classes() == {
         ("nbtape.core.recorder", "Listener"),       # the no-op base some of them extend
-        ("nbtape.diagnostics.check_numerics", "_Checking"),
+        ("nbtape.tape.check_numerics", "_Checking"),
         ("nbtape.tape.gradient_tape", "GradientTape"),
         ("nbtape.tape.gradient_tape", "_Paused"),
         ("nbtape.tape.forward", "ForwardAccumulator"),

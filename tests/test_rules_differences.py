@@ -10,7 +10,7 @@ import numpy as np
 
 from gradcheck import gradients_of_sum, rule_case_tests
 from nbtape.rules import differences
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 
 def random_shape(rng, min_side=1):

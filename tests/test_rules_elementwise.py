@@ -15,7 +15,7 @@ import nbtape as nt
 from gradcheck import NUMPY, gradients_of_sum, rule_case_tests
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import elementwise
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 
 def broadcast_shapes(rng, k):

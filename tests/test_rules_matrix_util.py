@@ -7,7 +7,7 @@ import pytest
 
 import nbtape  # noqa: F401 (loads the rule table)
 from nbtape.rules import matrix_util as mu
-from nbtape.rules.registry import POSITIONAL, RULES
+from nbtape.core.registry import POSITIONAL, RULES
 
 
 def stack(rng, *shape, complex_=False):

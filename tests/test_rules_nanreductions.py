@@ -12,7 +12,7 @@ import pytest
 
 from gradcheck import gradients_of_sum, rule_case_tests
 from nbtape.rules import nanreductions
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 
 def with_nans(rng, shape):

@@ -12,7 +12,7 @@ import numpy as np
 import nbtape as nt
 from gradcheck import broadcast_pair, gradients_of_sum, rule_case_tests
 from nbtape.rules import scimath
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 em = np.emath
 

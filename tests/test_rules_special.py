@@ -12,7 +12,7 @@ import pytest
 import nbtape as nt
 from gradcheck import check_both, check_second, gradients_of_sum, rule_case_tests
 from nbtape.rules import special
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 
 def spread(rng, shape):

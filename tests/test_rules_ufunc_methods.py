@@ -11,7 +11,7 @@ import numpy as np
 
 from gradcheck import gradients_of_sum, rule_case_tests
 from nbtape.rules import ufunc_methods
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 
 
 def distinct(rng, shape):

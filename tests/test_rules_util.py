@@ -9,7 +9,7 @@ import nbtape as nt
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.rules import util
 from nbtape.rules.util import (NV, H, conj, expand_reduced, flag, given, masked,
-                               normalize_axis, refusal, refuse, shape_of, unbroadcast, value_of)
+                               normalize_axis, refuse, shape_of, unbroadcast, value_of)
 
 
 # --- conj, shape_of, H ---------------------------------------------------------------------
@@ -149,14 +149,6 @@ def test_value_of_unwraps_tensors_and_passes_arrays():
 def test_refuse_raises_a_no_gradient_rule_error_naming_the_function_and_keyword():
     with pytest.raises(NoGradientRuleError, match=r"np\.median does not support weights="):
         refuse("np.median", "weights=")
-
-
-def test_refusal_message_names_the_parameter_and_the_call():
-    msg = refusal("np.sum", "axis", " in f(x)")
-    assert msg.startswith("nbtape cannot differentiate np.sum with respect to its axis= "
-                          "argument in f(x),")
-    assert "nt.stop_gradient" in msg
-    assert util.refusal("np.sum", "axis").count(" argument,") == 1
 
 
 # --- undoing broadcasting sums accurately over many rows ------------------------------------------

@@ -25,12 +25,32 @@ def test_read_only_view_of_a_writeable_buffer_is_copied():
     np.testing.assert_array_equal(kept, [[0.0, 1.0, 2.0]] * 2)
 
 
-def test_read_only_arrays_with_read_only_bases_are_kept():
+def test_a_read_only_flag_is_no_proof_the_array_cannot_change():
+    # numpy lets the owner turn writeable back on: a small read-only array is copied too,
+    # so its gradient stays right when its owner refills it (issue 37); only memory that
+    # cannot change (immutable bytes) is kept as it is
     a = np.arange(3.0)
     a.flags.writeable = False
     v = a[1:]
     kept = snapshot([a, v])
-    assert kept[0] is a and kept[1] is v
+    a.flags.writeable = True
+    a[:] = -1.0
+    np.testing.assert_array_equal(kept[0], [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(kept[1], [1.0, 2.0])
+    fixed = np.frombuffer(np.arange(3.0).tobytes())
+    assert not fixed.flags.writeable and snapshot([fixed])[0] is fixed
+
+
+def test_a_read_only_loader_buffer_refilled_in_place_gives_the_right_gradient():
+    buf = np.full((5, 3), 1.0)
+    buf.flags.writeable = False             # "read-only": the advice that was no proof
+    x = nt.Variable(np.ones(3))
+    with nt.GradientTape() as tape:
+        y = np.sum(buf @ x)
+    buf.flags.writeable = True              # the loader refills it in place
+    buf[:] = 7.0
+    buf.flags.writeable = False
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [5.0, 5.0, 5.0])
 
 
 def test_nested_lists_and_tuples_keep_their_type():
@@ -200,6 +220,20 @@ def test_a_large_operand_changed_after_the_op_raises_at_gradient_time(change, dt
         tape.gradient(y, w)
     with pytest.raises(RuntimeError):               # as PyTorch's error is
         tape.jacobian(y, w)
+
+
+def test_a_large_read_only_operand_flipped_back_and_refilled_raises():
+    # main gave 21000 where 3000 was right: the read-only flag was taken as a proof
+    big = np.ones((3000, 8))
+    big.flags.writeable = False
+    w = nt.Variable(np.ones(8))
+    with nt.GradientTape() as tape:
+        y = np.sum(big @ w)
+    assert len(tape.ops[0].guards) == 1                 # fingerprinted, not trusted
+    big.flags.writeable = True
+    big[:] = 7.0
+    with pytest.raises(ChangedOperandError, match="changed in place"):
+        tape.gradient(y, w)
 
 
 def test_a_large_operand_reshaped_in_place_raises():

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import nbtape as nt
-from nbtape.rules.core_ops import matmul_vjp_x, matmul_vjp_y, primitive
+from nbtape.core.primitive import primitive
+from nbtape.rules.core_ops import matmul_vjp_x, matmul_vjp_y
 from nbtape.rules.util import conj, expand_reduced, unbroadcast
 from nbtape.training import nn
 

@@ -4,12 +4,19 @@ Read in this order:
 
 - ``state``: the per-thread stack of active recorders (the one piece of global state);
 - ``recorder``: the ``Recorder`` protocol every recorder implements;
-- ``tensor`` and ``variable``: the values (``arrays`` tells numpy's from foreign ones);
-- ``operators``: gives tensors their Python operators;
+- ``tensor`` and ``variable``: the values (``arrays`` tells numpy's from foreign ones;
+  ``owned``: a tensor owns its array; ``reprs``: how they show, filled in by the display);
 - ``dispatch``: a numpy call on tensors runs, then is offered to each recorder;
 - ``operands``: which arguments of a call are operands, for the rule registry;
+- ``rule``: a ``Rule``, everything nbtape knows about differentiating one function;
+  ``registry``: the table and the ``def*`` functions that fill it (``nbtape.extend`` is
+  their public face); ``reads`` tells which arguments a VJP reads, ``signature`` binds
+  keywords to numpy's own parameters; ``primitive`` makes a function of plain arrays
+  one recorded step;
 - ``structure`` (nested lists/dicts of values) and ``observe`` (who is told of changes).
 
-Nothing here imports the subpackages at module level except ``dispatch``, which asks
-``tape.snapshot`` to give an ``out=`` result its own array.
+The core stands on ``nbtape.diagnostics`` alone: what the floors above give it
+arrives through hooks they set when imported (``reprs`` from the display, late rules
+through ``registry.set_late_loader``), and the tensors' Python operators are installed
+by ``nbtape.rules.operators``, beside the rules they call.
 """

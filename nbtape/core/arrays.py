@@ -110,3 +110,13 @@ def unimplemented_error(rule_name, warning, mode="reverse"):
         "first (t.numpy(), or x.compute() / x.persist() on the Dask array) and differentiate "
         "the in-memory array, or write that step with functions Dask implements "
         "(see docs/backends.md).")
+
+
+def shape_of(x):
+    """The shape of an array, a tensor, a number or a list, read without a conversion.
+
+    >>> shape_of(np.zeros((2, 3))), shape_of(2.0), shape_of([[1, 2]])
+    ((2, 3), (), (1, 2))
+    """
+    s = getattr(x, "shape", None)
+    return s if s is not None else np.shape(x)

@@ -12,9 +12,8 @@ from .arrays import mixed_backends_error as _mixed_backends_error
 from ..diagnostics.float_warnings import reissue
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
-from ..tape.snapshot import own_result
-from ..rules import load_late
-from ..rules.registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule
+from .owned import own_result
+from .registry import POSITIONAL, SEQUENCE, VARARGS, RULES, Rule, late_rules
 from .tensor import Tensor, TensorLike
 from ..diagnostics.user_line import numpy_fill
 from .variable import Variable
@@ -90,11 +89,7 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     if kwargs:
         return _apply_keywords(rule, args, kwargs, rule_kwargs, stack)
     if rule.kind is SEQUENCE:
-        items = [_read(a, stack) for a in args[0]]
-        rest = [_read(a, stack) for a in args[1:]]
-        raw = [[_val(a) for a in items]]
-        raw.extend(_val(a) for a in rest)
-        args = (items, *rest)
+        args, raw = _sequence_args(args, stack)
     else:
         n = len(args)
         if n == 2:          # x * y and np.sin(x), unrolled: nearly every op is one of them
@@ -109,21 +104,15 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
             special = ta is Variable or ta is list
             raw = (a._value if ta is Tensor else a,)
         else:
-            raw = []
-            special = False
-            for a in args:
-                t = type(a)
-                if t is Tensor:
-                    raw.append(a._value)
-                else:
-                    special = special or t is Variable or t is list
-                    raw.append(a)
+            raw, special = _raw_args(args)
         if special:
             args = _special_args(rule, args, stack)
             raw = [a._value if type(a) is Tensor else a for a in args]
     try:
         out = rule.compute(*raw)
     except (TypeError, ValueError) as e:    # free until raised (Python 3.11)
+        if stack:
+            tell_raised(rule, args, None, e, stack)
         err = _mixed_backends_error(rule.name, raw, e)
         if err is None:
             raise
@@ -168,6 +157,41 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
     elif stack:
         offer_constant(rule, args, None, outs, stack)
     return outs
+
+
+def _sequence_args(args, stack):
+    """``(args, raw)`` of a call whose first argument is a sequence of operands
+    (``np.stack([a, b])``): variables read, and the plain values numpy computes with."""
+    items = [_read(a, stack) for a in args[0]]
+    rest = [_read(a, stack) for a in args[1:]]
+    raw = [[_val(a) for a in items]]
+    raw.extend(_val(a) for a in rest)
+    return (items, *rest), raw
+
+
+def _raw_args(args):
+    """``(raw, special)`` for a call of three or more arguments: the plain values numpy
+    computes with, and whether one is a variable to read or a list to make an array."""
+    raw = []
+    special = False
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            raw.append(a._value)
+        else:
+            special = special or t is Variable or t is list
+            raw.append(a)
+    return raw, special
+
+
+def tell_raised(rule, args, kwargs, error, stack):
+    """A call raised ``error`` (numpy's ``LinAlgError``, a ``ValueError``): tell the
+    recorders that keep every call (their optional ``note_raised``).  ``nt.function``'s
+    tracer refuses a trace whose function caught such an error itself, since a replay
+    would always take the branch that this one call took."""
+    for rec in stack:
+        if keeps_every_call(rec):
+            rec.note_raised(rule, args, kwargs, error)
 
 
 def offer_constant(rule, args, kwargs, outs, stack):
@@ -246,6 +270,10 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
                     out = rule.fn(*raw, **kwargs)
                 except RuntimeWarning as w:     # said at the user's line (float_warnings)
                     out = reissue(w, rule.name, rule.fn, *raw, **kwargs)
+                except (TypeError, ValueError) as e:
+                    if stack:
+                        tell_raised(rule, args, kwargs, e, stack)
+                    raise
                 return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, False)
     args = [_read_nested(a, stack) for a in args]
     kwargs = {k: _read_nested(v, stack) for k, v in kwargs.items()}
@@ -255,6 +283,10 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
         out = rule.fn(*raw, **rawkw)
     except RuntimeWarning as w:     # said at the user's line (float_warnings)
         out = reissue(w, rule.name, rule.fn, *raw, **rawkw)
+    except (TypeError, ValueError) as e:
+        if stack:
+            tell_raised(rule, args, kwargs, e, stack)
+        raise
     if not stack or rule.nondiff:
         outs = _finish(rule, args, None, out, (), False)
         if stack:
@@ -413,7 +445,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             "write into one. Drop out= and use the returned tensor instead.")
     key = ufunc if method == "__call__" else (ufunc, method)
     rule = RULES.get(key)
-    if rule is None and load_late():    # a ufunc of scipy.special, say: its rules now
+    if rule is None and late_rules():    # a ufunc of scipy.special, say: its rules now
         rule = RULES.get(key)
     if rule is None or (kwargs and method == "__call__" and not rule.nondiff and (
             kwargs.get("where", True) is not True or _GUFUNC_KWARGS.intersection(kwargs))):

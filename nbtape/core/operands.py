@@ -11,9 +11,8 @@ with positional operands only.
 """
 from ..diagnostics import user_line
 from ..diagnostics.errors import NoGradientRuleError
-from ..rules.registry import POSITIONAL, SEQUENCE, Rule, variant
-from ..rules.registry import operand_names  # noqa: F401  (the dispatcher's slow path asks here)
-from ..rules.util import refusal
+from .registry import POSITIONAL, SEQUENCE, Rule, variant
+from .registry import operand_names  # noqa: F401  (the dispatcher's slow path asks here)
 from .tensor import Tensor, TensorLike
 
 
@@ -37,7 +36,7 @@ def bind(rule, args, kwargs):
     or when it holds a tensor; the parameters before it get numpy's defaults.
 
     >>> import numpy as np
-    >>> from nbtape.rules.registry import RULES
+    >>> from nbtape.core.registry import RULES
     >>> bind(RULES[np.diff], [], {"a": 1.0, "prepend": 0.0, "axis": 0})
     ([1.0, 1, 0, 0.0], {})
     """
@@ -76,7 +75,7 @@ def rule_and_operands(rule, args, kwargs):
     ``np.var(x, mean=m)``, or refusals).
 
     >>> import numpy as np, nbtape as nt
-    >>> from nbtape.rules.registry import RULES
+    >>> from nbtape.core.registry import RULES
     >>> x, m = nt.constant([1.0, 2.0]), nt.constant(1.5)
     >>> rule, ops = rule_and_operands(RULES[np.var], [x], {"mean": m})
     >>> rule is RULES[np.var], rule.name, [o is m for o in ops]
@@ -190,3 +189,16 @@ def _no_tangent(rule, param, ans):
     what = rule.name if param is None else f"{rule.name} with respect to its {param}= argument"
     refused = NoJvp(what, user_line.caller())
     return [refused] * len(ans) if rule.multi else refused
+
+
+def refusal(name, param, where=""):
+    """The message of a refused operand: the function, the parameter (and the call).
+
+    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
+    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
+    """
+    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
+            "and the gradient you asked for flows into it through a tensor passed there. "
+            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
+            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
+            "lists.")

@@ -32,8 +32,14 @@ class Recorder(Protocol):
 
     Optional: ``records_all = True`` asks dispatch for the calls no tape keeps too
     (comparisons, ``argmax``); only ``nt.function``'s tracer sets it, and everyone
-    reads it through ``state.keeps_every_call``.
+    reads it through ``state.keeps_every_call``.  Such a recorder also has
+    ``follow(a)``: ``a`` (a tensor or an array) as a tensor it follows, or None
+    (``state.program_value`` asks it), and ``note_raised(rule, args, kwargs, error)``:
+    a call raised (``dispatch.tell_raised``), and ``note_copy(a, copy)``: a tape kept
+    ``copy`` of the plain array ``a`` (``state.tell_copied``).
     """
+
+    __slots__ = ()
 
     #: The recorder this entry stands in for while it is paused (a tape inside its
     #: ``stop_recording`` block), else None.  ``state.suspended`` and a tape leaving
@@ -42,7 +48,7 @@ class Recorder(Protocol):
 
     def record(self, rule: Any, args: tuple, kwargs: Optional[dict], operands: tuple,
                ids: tuple, outs: Any) -> None:
-        """One numpy call has run: ``rule`` (a ``rules.rule.Rule``) was called with
+        """One numpy call has run: ``rule`` (a ``core.rule.Rule``) was called with
         ``args``/``kwargs``; ``operands`` are its tensor operands, ``ids`` their ids
         (None for an operand that is not a tensor), ``outs`` the result (a Tensor, or a
         tuple of them for a rule with ``multi``).  Keep what is needed to differentiate
@@ -61,7 +67,7 @@ class Recorder(Protocol):
         ``source`` is the tensor given, or the plain array made of a constant."""
 
 
-class Listener:
+class Listener(Recorder):
     """A ``Recorder`` whose hooks do nothing: a recorder that cares about some of the
     hooks subclasses it and overrides those (``ForwardAccumulator`` only ``record``,
     ``custom_gradient``'s watcher only ``on_variable_read``).

@@ -1,12 +1,13 @@
 """``Tensor``: an immutable numpy value that tapes can follow.
 
 Operators, numpy ufuncs and numpy functions on a tensor all go through
-``nbtape.core.dispatch.apply``, which needs ``Tensor``; so ``nbtape/core/operators.py``
+``nbtape.core.dispatch.apply``, which needs ``Tensor``; so ``nbtape/rules/operators.py``
 (imported by the package first thing) gives ``TensorLike`` those methods, and
 the imports run one way: tensor <- dispatch <- operators.
 """
 import numpy as np
 
+from . import reprs
 from .state import next_id, tls
 from ..diagnostics.user_line import numpy_fill
 from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
@@ -24,7 +25,7 @@ class TensorLike:
     __slots__ = ()
     __array_priority__ = 100.0
     # numpy's protocols, the Python operators, T/real/imag, [] and astype are given to
-    # this class by nbtape/core/operators.py: they run through dispatch, which needs Tensor.
+    # this class by nbtape/rules/operators.py: they run through dispatch, which needs Tensor.
 
     def __array__(self, dtype=None, copy=None):
         if tls.stack:
@@ -199,8 +200,7 @@ class TensorLike:
         return self.size * self.dtype.itemsize
 
     def _repr_html_(self):
-        from ..display.cards import tensor_html
-        return tensor_html(self)
+        return reprs.html("tensor", self)
 
 
 def _method(name):
@@ -255,8 +255,7 @@ class Tensor(TensorLike):
         return (constant, (self._value,))
 
     def __repr__(self):
-        from ..display.cards import tensor_repr
-        return tensor_repr(self)
+        return reprs.text("tensor", self)
 
 
 def constant(value, dtype=None):

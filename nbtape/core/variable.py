@@ -3,6 +3,7 @@ import contextlib
 
 import numpy as np
 
+from . import reprs
 from .state import next_id, tls
 from .arrays import is_foreign as _is_foreign, to_numpy as _to_numpy
 from ..diagnostics.errors import InvalidArgumentError, user_facing
@@ -192,12 +193,10 @@ class Variable(TensorLike, Observable):
         return (type(self), (v, self.trainable, self._name, v.dtype))
 
     def __repr__(self):
-        from ..display.cards import variable_repr
-        return variable_repr(self)
+        return reprs.text("variable", self)
 
     def _repr_html_(self):
-        from ..display.cards import variable_html
-        return variable_html(self)
+        return reprs.html("variable", self)
 
 
 def replace_value(var, arr):

@@ -9,10 +9,11 @@ filters still win):
 - a floating-point warning raised in ``core/dispatch.py`` becomes an exception there,
   which dispatch catches: it computes the op again with the warning off and warns
   again with numpy's words at the user's line, naming the op (``reissue``);
-- one raised while a rule computes a derivative (``nbtape.rules``, ``nbtape.tape``) is
+- one raised while a rule computes a derivative (``nbtape.rules``, the registry's
+  derivative wrappers in ``core/registry.py``, ``nbtape.tape``) is
   not shown: a NaN or inf it makes reaches the gradient, and nbtape's own warning
   says where it was born and why (numerics.py); one it does not reach was harmless;
-- one raised by the finite check of a gradient (``diagnostics/numerics.py``: a dot that
+- one raised by the finite check of a gradient (``tape/numerics.py``: a dot that
   overflows or meets a NaN) is not shown either: the check itself says what it found.
 
 No per-op cost: the filters are looked at only when numpy warns.  ``install()`` runs
@@ -26,7 +27,9 @@ import numpy as np
 from .errors import warn_user
 
 _DISPATCH = r"nbtape\.core\.dispatch\Z"
-_DERIVATIVES = r"nbtape\.(rules|tape)\.|nbtape\.diagnostics\.numerics\Z"
+# rule modules, the registry's derivative wrappers (defderiv's VJPs run there), and the
+# tape's passes and its finite check (tape/numerics.py)
+_DERIVATIVES = r"nbtape\.(rules|tape)\.|nbtape\.core\.registry\Z"
 
 
 def install():

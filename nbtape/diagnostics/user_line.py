@@ -91,6 +91,12 @@ class LazyWhere:
             w = self._where = decode(w)
         return w
 
+    @property
+    def raw_where(self):
+        """The user's line as kept: ``(code, last instruction)`` until ``where`` decoded
+        it, then ``(filename, lineno, function)`` (a cheap look at the file and function)."""
+        return self._where
+
 
 def describe(where):
     """'line 3 of <cell>' style text for a ``caller()`` result."""

@@ -9,6 +9,7 @@ import collections
 import html
 
 from . import pictures
+from ..core import reprs
 from ..core.state import tls
 from .numbers import array_text
 
@@ -304,3 +305,8 @@ def tape_html(tape):
         parts.append(f"<div class='nbtape-tape-picture' style='margin-top:4px;"
                      f"overflow-x:auto;max-width:100%'>{svg}</div>")
     return html_card("nt.GradientTape", tape_state(tape), "".join(parts), "nbtape-tape")
+
+
+# the values' reprs come from here (the core never imports the display)
+reprs.register_repr("tensor", tensor_repr, tensor_html)
+reprs.register_repr("variable", variable_repr, variable_html)

@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..rules import load_late
-from ..rules.registry import RULES
+from ..core.registry import RULES
 from . import palette
 
 STATUSES = ("differentiable", "non-differentiable", "unsupported")

@@ -139,8 +139,7 @@ def gradient_rows(tape, target, labelled, why=None):
 
 def _break(tape, target, source):
     """The specific place where the path from ``source`` breaks, or ``None``."""
-    from ..diagnostics.explain import explain
-    reasons = explain(tape, target, source).reasons
+    reasons = tape.explain(target, source).reasons
     # explain's fallbacks say only that nothing connects them: no cause to name
     specific = [r for r in reasons if not r.startswith(("no recorded operation",
                                                          "the target was not recorded"))]

@@ -11,9 +11,9 @@ from IPython.core.magic import Magics, cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
 from IPython.display import display
 
-from ..core.state import tls
 from ..diagnostics.errors import NbtapeError, TapeConsumedError
 from ..tape.gradient_tape import GradientTape
+from ..tape.view import recorders_here
 from ..core.tensor import TensorLike
 from . import cell_report, cell_runner
 from . import namespace as names_
@@ -185,7 +185,7 @@ class TapeMagics(Magics):
         if opts.inspect:
             display_or_note("--inspect", lambda: self._inspect(tape, key))
         before = dict(ns)
-        outer = list(tls.stack)
+        outer = recorders_here()
         try:
             try:
                 with tape:
@@ -386,12 +386,10 @@ def _watch_on_line_one(tape, values, filename):
 
 def _stop_left_open(outer):
     """Stop the recorders the cell entered but never left; return them."""
-    left = [r for r in tls.stack if not any(r is o for o in outer)]
+    left = [r for r in recorders_here() if not any(r is o for o in outer)]
     for r in left:
-        if hasattr(r, "__exit__"):
-            r.__exit__(None, None, None)
-        else:   # a paused tape's stand-in
-            tls.stack[:] = [s for s in tls.stack if s is not r]
+        # a paused tape's stand-in is left by leaving its tape (which takes it off)
+        (r if hasattr(r, "__exit__") else r.paused).__exit__(None, None, None)
     return left
 
 

@@ -4,19 +4,17 @@ Registering a rule is importing its module; ``load_all`` imports every module
 in this package (``nbtape/__init__.py`` calls it), so a new family of rules is
 just a new file here.
 
-How a rule is made (read first):
+How a rule is made lives in ``nbtape.core`` (``rule``, ``registry``, ``signature``,
+``reads``), with ``nbtape.extend`` as its public face; here:
 
-- ``rule``: a ``Rule``, everything nbtape knows about differentiating one function;
-- ``registry``: the table and the ``def*`` functions that fill it (``nbtape.extend``
-  is their public face); ``reads`` tells which arguments a VJP reads, ``signature``
-  binds keywords to numpy's own parameters;
 - ``util`` and ``matrix_util``: helpers rules share (``unbroadcast``, ``conj``...).
 
 The families:
 
 - ``ufuncs`` (elementwise ufuncs, one line per derivative), ``elementwise`` (clip,
   round, sinc...), ``scimath`` (``np.emath``), ``special`` (``np.i0``);
-- ``core_ops`` (Python's operators, sums, casts) and ``index_primitives`` (what
+- ``operators`` (gives tensors their Python operators), ``core_ops`` (their rules,
+  sums, casts) and ``index_primitives`` (what
   ``x[idx]`` records), ``indexing``, ``selections``, ``shapes``, ``padding``;
 - ``reductions``, ``nanreductions``, ``cumulative``, ``order_stats``,
   ``statistics``, ``differences``, ``slopes``, ``ufunc_methods``;
@@ -25,6 +23,8 @@ The families:
 - ``scipy_special`` (scipy.special's ufuncs), loaded late: see ``load_late``.
 """
 import sys
+
+from ..core.registry import set_late_loader
 
 # rule modules for libraries nbtape does not depend on: module -> the library it needs
 LATE = {"scipy_special": "scipy.special"}
@@ -35,7 +35,7 @@ def load_all():
     import importlib
     import pkgutil
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name not in ("registry", "util", "matrix_util", "reads", "signature") \
+        if info.name not in ("util", "matrix_util") \
                 and info.name not in LATE:
             importlib.import_module(f"{__name__}.{info.name}")
 
@@ -63,3 +63,6 @@ def load_late(force=False):
             del _pending[name]
             done = True
     return done
+
+
+set_late_loader(load_late)      # the dispatcher asks the core, which asks here

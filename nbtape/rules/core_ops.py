@@ -9,57 +9,11 @@ import math
 import numpy as np
 
 from ..core.arrays import is_foreign
-from .registry import (VARARGS, Rule, defjvp, defnondiff, defparam, defprimitive, defvjp, defzero,
-                       rule_for)
+from ..core.registry import defjvp, defnondiff, defparam, defprimitive, defvjp, defzero, rule_for
 from .index_primitives import add_at_index as _scatter_add, index_value as _getitem
 from .index_primitives import laid_out_like as _laid_out_like
 from .util import conj, expand_reduced, known as _known, shape_of
-from ..core.dispatch import apply as _apply
-from ..core.tensor import TensorLike as _TensorLike
-
-
-def primitive(fn):
-    """Make ``fn`` (a function on plain arrays) recordable when given tensors.
-
-    >>> import numpy as np, nbtape as nt
-    >>> @primitive
-    ... def double(x):
-    ...     return 2 * x
-    >>> _ = defvjp(double.raw, lambda g, ans, x: 2 * g)
-    >>> x = nt.constant(1.5)
-    >>> with nt.GradientTape() as t:
-    ...     t.watch(x); y = double(x)
-    >>> float(t.gradient(y, x))
-    2.0
-    >>> from nbtape.rules.registry import RULES
-    >>> del RULES[double.raw]          # the registry is global: this example leaves no rule
-    """
-    import functools
-
-    rule = rule_for(fn)
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        for a in args:
-            if isinstance(a, _TensorLike):
-                break
-        else:
-            for a in kwargs.values():
-                if isinstance(a, _TensorLike):
-                    break
-            else:
-                return fn(*args, **kwargs)
-        # Until a rule is given, every tensor argument is an operand with no gradient
-        # rule, so a gradient through the call raises instead of skipping it.
-        if rule.vjps or rule.jvps or rule.nondiff or rule.has_vjp or rule.has_jvp:
-            return _apply(rule, args, kwargs)
-        return _apply(_without_rule(fn, rule.name), args, kwargs)
-    wrapper.raw = fn
-    return wrapper
-
-
-def _without_rule(fn, name):
-    return Rule(fn, name, kind=VARARGS)
+from ..core.primitive import primitive
 
 
 # --- internal primitives ------------------------------------------------------

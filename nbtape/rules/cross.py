@@ -8,7 +8,7 @@ vectors along the last axis (``moveaxis``), broadcasting is the engine's.
 import numpy as np
 
 from ..extend import defjvp, defvjp
-from .registry import numpy_function
+from ..core.registry import numpy_function
 from .util import conj, shape_of
 
 

@@ -8,7 +8,7 @@ running product with that zero left out, and everything after it has none.
 import numpy as np
 
 from ..extend import defjvp, defvjp
-from .registry import defalias, numpy_function
+from ..core.registry import defalias, numpy_function
 from .util import conj, shape_of, value_of
 
 

@@ -8,7 +8,7 @@ points ``x`` and the spacing ``dx``.
 import numpy as np
 
 from ..extend import defjvp, defvjp
-from .registry import defalias, defparam, numpy_function
+from ..core.registry import defalias, defparam, numpy_function
 from .util import conj, given, shape_of
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..extend import defderiv, defjvp, defnondiff, defvjp, defzero
 from .core_ops import scatter_add
-from .registry import defalias, defparam, numpy_function
+from ..core.registry import defalias, defparam, numpy_function
 from .util import conj, refuse, shape_of, value_of
 
 

@@ -15,7 +15,7 @@ from ..extend import defjvp, defvjp
 from ..diagnostics.errors import NoGradientRuleError
 from .matrix_util import (col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
                           safe_inv, triangle_adjoint)
-from .registry import defvariant, numpy_function
+from ..core.registry import defvariant, numpy_function
 from .util import H, shape_of
 
 

@@ -7,7 +7,7 @@ it.  meshgrid is built from recorded reshapes and broadcasts (``defcomposite``).
 import numpy as np
 
 from ..extend import defjvp, defvjp
-from .registry import defcomposite
+from ..core.registry import defcomposite
 from .util import conj, shape_of
 
 

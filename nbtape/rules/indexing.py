@@ -17,8 +17,9 @@ import numpy as np
 from ..extend import defjvp, deflinear, defnondiff, defvjp
 from .core_ops import scatter_add
 from ..core.arrays import backend_name
+from ..core.state import program_value, tls
 from ..diagnostics.errors import NoGradientRuleError
-from .registry import numpy_function
+from ..core.registry import numpy_function
 from .index_primitives import laid_out_like
 from .util import known, shape_of
 
@@ -33,6 +34,12 @@ def raw(a):
     >>> raw(nt.constant([2, 0])), raw([1, 2])
     (array([2, 0]), [1, 2])
     """
+    if tls.stack:
+        # nt.function's tracer: a value of its program stays a tensor, so that what a
+        # rule computes from it (positions, a permutation) is recorded, never frozen
+        t = program_value(a)
+        if t is not None:
+            return t
     return getattr(a, "_value", a)
 
 

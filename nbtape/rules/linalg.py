@@ -10,7 +10,7 @@ import numpy as np
 from ..extend import defjvp, defvjp
 from .matrix_util import col, defmatrix, diag, ndim, operands, tr, triangle_adjoint
 from .matrix_util import hermitian as read_hermitian
-from .registry import SEQUENCE, defcomposite, defrule
+from ..core.registry import SEQUENCE, defcomposite, defrule
 from .util import H, conj, shape_of
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .registry import POSITIONAL, defrule
+from ..core.registry import POSITIONAL, defrule
 from .util import H, shape_of
 
 
@@ -86,7 +86,7 @@ def defmatrix(fn, vjp_all, jvp_all, nargs=1, multi=True):
     binds keywords to numpy's own signature, and ``operands`` reads them back).
 
     >>> import nbtape
-    >>> from nbtape.rules.registry import RULES
+    >>> from nbtape.core.registry import RULES
     >>> RULES[np.linalg.lstsq].nargs
     2
     """

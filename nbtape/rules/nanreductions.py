@@ -8,7 +8,7 @@ import numpy as np
 from ..extend import defjvp, defnondiff, defvjp
 from .reductions import (argmax_share, def_extreme_initial, def_prod_initial, defvariance,
                          reduce_back, spread, prod_parts)
-from .registry import defparam
+from ..core.registry import defparam
 from .util import NV, conj, masked, normalize_axis, shape_of
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..diagnostics.errors import NoGradientRuleError
 from ..extend import defjvp, defvjp
 from .matrix_util import ndim
-from .registry import numpy_function
+from ..core.registry import numpy_function
 from .util import H, conj, shape_of
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..extend import defjvp, defvjp
 from .core_ops import matmul_vjp_x, matmul_vjp_y
-from .registry import VARARGS, defrule, numpy_function
+from ..core.registry import VARARGS, defrule, numpy_function
 from .util import conj, shape_of
 
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..extend import defjvp, defnondiff, defvjp
-from .registry import defalias, defparam, defseveral, numpy_function
+from ..core.registry import defalias, defparam, defseveral, numpy_function
 from .util import (NV, conj, expand_reduced, flag, given, masked, normalize_axis, shape_of,
                    value_of)
 

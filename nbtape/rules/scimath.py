@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..extend import defderiv, defjvp, defvjp
-from .registry import defprimitive
+from ..core.registry import defprimitive
 from .util import conj
 
 em = np.emath

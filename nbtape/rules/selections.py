@@ -9,7 +9,7 @@ import numpy as np
 
 from ..extend import defjvp, defvjp
 from .indexing import positions, raw, unselect
-from .registry import defcomposite
+from ..core.registry import defcomposite
 from .util import shape_of
 
 

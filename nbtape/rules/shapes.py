@@ -10,7 +10,7 @@ import numpy as np
 from ..extend import defjvp, deflinear, defvjp
 from . import padding
 from .indexing import defselection, positions, raw, unselect
-from .registry import POSITIONAL, SEQUENCE, VARARGS, defparam, defrule, numpy_function, defprimitive
+from ..core.registry import POSITIONAL, SEQUENCE, VARARGS, defparam, defrule, numpy_function, defprimitive
 from .util import shape_of
 
 

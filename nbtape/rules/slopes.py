@@ -10,8 +10,8 @@ coordinate arrays as spacing are not differentiated (refused by name).
 import numpy as np
 
 from ..diagnostics.errors import NoGradientRuleError
-from .registry import POSITIONAL, VARARGS, Rule, defmodes, defrule
-from .signature import Signature
+from ..core.registry import POSITIONAL, VARARGS, Rule, defmodes, defrule
+from ..core.signature import Signature
 from .util import conj, shape_of
 
 

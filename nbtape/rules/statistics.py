@@ -11,7 +11,7 @@ import numpy as np
 
 from ..extend import defjvp, defvjp
 from .indexing import raw
-from .registry import defparam
+from ..core.registry import defparam
 from .util import conj, shape_of
 
 

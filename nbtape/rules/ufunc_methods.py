@@ -12,7 +12,7 @@ from ..extend import defjvp, defvjp
 from .cumulative import cumprod_jvp, cumprod_vjp, rev_cumsum
 from .reductions import (argmax_share, def_extreme_initial, def_prod_initial, prod_parts,
                          reduce_back, spread)
-from .registry import defparam, defprimitive
+from ..core.registry import defparam, defprimitive
 from .util import NV, conj, masked, shape_of
 
 
@@ -20,7 +20,7 @@ def method_key(ufunc, method):
     """Register ``ufunc.method`` in the rule table; returns its key ``(ufunc, method)``.
 
     >>> import numpy as np
-    >>> from nbtape.rules.registry import RULES
+    >>> from nbtape.core.registry import RULES
     >>> RULES[method_key(np.add, "reduce")].name
     'np.add.reduce'
     """

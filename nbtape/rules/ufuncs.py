@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ..extend import defderiv, defjvp, defnondiff, defvjp, defzero
-from .registry import POSITIONAL, defrule, numpy_function
+from ..core.registry import POSITIONAL, defrule, numpy_function
 from .util import conj
 
 LN2, LN10 = math.log(2.0), math.log(10.0)

@@ -2,6 +2,7 @@
 "not given" defaults, and a refusal for a keyword a rule does not support."""
 import numpy as np
 
+from ..core.arrays import shape_of  # noqa: F401  (rules read it here)
 from ..core.state import keeps_every_call, tls
 from ..diagnostics.errors import NoGradientRuleError
 
@@ -14,11 +15,6 @@ def conj(x):
     if dt is None:
         return x.conjugate() if isinstance(x, complex) else x
     return np.conj(x) if dt.kind == "c" else x
-
-
-def shape_of(x):
-    s = getattr(x, "shape", None)
-    return s if s is not None else np.shape(x)
 
 
 # Summing this many terms or more of a low-precision dtype (float16, float32, complex64)
@@ -231,16 +227,3 @@ def value_of(x):
             if keeps_every_call(rec):
                 rec.note_escape(x, "a rule's reading of its operand's value")
     return np.asarray(getattr(x, "_value", x))
-
-
-def refusal(name, param, where=""):
-    """The message of a refused operand: the function, the parameter (and the call).
-
-    >>> print(refusal("np.var", "ddof"))        # doctest: +ELLIPSIS
-    nbtape cannot differentiate np.var with respect to its ddof= argument, ...
-    """
-    return (f"nbtape cannot differentiate {name} with respect to its {param}= argument{where}, "
-            "and the gradient you asked for flows into it through a tensor passed there. "
-            "Pass a constant there instead (a plain array, or nt.stop_gradient(...) if a zero "
-            "gradient is what you mean), or rewrite that step with functions nt.coverage() "
-            "lists.")

@@ -10,5 +10,10 @@ Read in this order:
 - ``arguments``: checking what ``gradient`` is given;
 - ``jacobians`` and ``batched``: many reverse passes at once;
 - ``forward``: ``ForwardAccumulator``, forward mode, a ``Recorder`` with no tape;
-- ``bookkeeping`` and ``view``: what a tape shows of itself (watches, notes, reprs).
+- ``bookkeeping`` and ``view``: what a tape shows of itself (watches, notes, reprs);
+- the reports that read a tape: ``breaks`` (where a path from a source stopped: an
+  escape, a dtype, an object array), ``none_warnings`` (the warning that names it when a
+  gradient comes out None), ``explain`` (``tape.explain``, the story of one gradient),
+  ``numerics`` (why a gradient is NaN or inf) and ``check_numerics``
+  (``nt.check_numerics()``, stop at the op that makes one).
 """

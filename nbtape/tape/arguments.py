@@ -10,7 +10,7 @@ from ..core.arrays import is_foreign
 from ..core.structure import flatten
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
-from ..diagnostics.breaks import cast_inputs
+from .breaks import cast_inputs
 from ..diagnostics.errors import warn_user
 from .backward import forward_reach
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..diagnostics.user_line import describe, source_line
 from ..core.arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
-from ..diagnostics.breaks import ObjectArrayRule, object_array_error
+from .breaks import ObjectArrayRule, object_array_error
 from ..diagnostics.errors import NoGradientRuleError
 from .records import ANS, ARGS, IN_IDS, OUT_IDS, RAW_ARGS, RULE, WHERE, saved_id
 from .snapshot import check_kept, check_op
@@ -313,6 +313,11 @@ def backward(records, seeds, source_ids, tensor_mode, keep_all=False, reached=No
     recorder sees this pass; otherwise they run on plain arrays.  ``reached`` is
     ``forward_reach(records, source_ids)`` when the caller already has it.
     """
+    if tensor_mode:
+        # the seeds as tensors too: then every rule's call, even one whose other operands
+        # are constants (an index, a permutation), reaches the outer recorder, which must
+        # see it (nt.function's tracer would otherwise freeze what it computes)
+        seeds = {k: s if type(s) is Tensor else Tensor(s) for k, s in seeds.items()}
     for s in seeds.values():
         if is_foreign(s._value if type(s) is Tensor else s):
             # a lazy (Dask) pass: a function Dask lacks would compute everything into

@@ -35,7 +35,7 @@ from .backward import backward, call_vjp, take_adjoint
 from .records import METAS, Op
 from .snapshot import check_op
 from ..rules.index_primitives import add_at_index, index_value
-from ..rules.registry import POSITIONAL, RULES
+from ..core.registry import POSITIONAL, RULES
 from ..rules.util import accurate_sum, normalize_axis
 
 # Adjoints of at most this many elements in all (a chunk of rows times the largest
@@ -144,8 +144,13 @@ def _elementwise(rule):
     if not isinstance(rule.fn, np.ufunc) or rule.kind is not POSITIONAL or rule.vjp_all \
             is not None or not rule.vjps:
         return False
-    return all(f is None or getattr(f, "__module__", "").startswith("nbtape.rules.")
+    return all(f is None or getattr(f, "__module__", "").startswith(_OWN_VJPS)
                for f in rule.vjps)
+
+
+# where nbtape's own VJPs are made: written in a rule module, or by the registry from an
+# elementwise derivative (defderiv)
+_OWN_VJPS = ("nbtape.rules.", "nbtape.core.registry")
 
 
 def _count(shape, axes):

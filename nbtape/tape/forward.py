@@ -6,14 +6,14 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..core.state import outer_only, tls
+from ..core.state import outer_only, pop_recorder, push_recorder, tls
 from ..core.recorder import Listener
 from ..core.arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
 from .backward import raw_value, raw_output
-from ..diagnostics.breaks import object_array_refusal
+from .breaks import object_array_refusal
 from ..diagnostics.errors import NoGradientRuleError, user_facing
-from ..diagnostics.check_numerics import say_nonfinite
-from ..diagnostics.numerics import count, nonfinite_results
+from .check_numerics import say_nonfinite
+from .numerics import count, nonfinite_results
 from ..rules.util import same_shape, shape_of
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
@@ -107,15 +107,11 @@ class ForwardAccumulator(Listener):
             self._refs[p._id] = None
 
     def __enter__(self):
-        tls.stack.append(self)
+        push_recorder(self)
         return self
 
     def __exit__(self, *exc):
-        stack = tls.stack
-        for k in range(len(stack) - 1, -1, -1):
-            if stack[k] is self:
-                del stack[k]
-                break
+        pop_recorder(self)
         return False
 
     # the Recorder protocol (nbtape/core/recorder.py)
@@ -131,7 +127,7 @@ class ForwardAccumulator(Listener):
         if _makes_object_array(outs):
             # an object array holds Python objects: its tangent cannot be followed, so it
             # (and all computed from it) carries a refusal that acc.jvp raises, as reverse
-            # mode does (nbtape.diagnostics.breaks); the rule's tangent would be dropped, or worse
+            # mode does (nbtape.tape.breaks); the rule's tangent would be dropped, or worse
             from ..diagnostics import user_line
             where = user_line.caller()
             self._store(outs, NoJvp(rule.name, where, object_array_refusal(
@@ -196,6 +192,20 @@ class ForwardAccumulator(Listener):
             for i in [i for i, r in refs.items() if r is not None and r() is None]:
                 del refs[i], tans[i]
             self._limit = max(256, 2 * len(tans))
+
+    @property
+    def tangents(self):
+        """Read-only ``{tensor id: tangent}`` of what this accumulator follows (for
+        pictures).
+
+        >>> import nbtape as nt
+        >>> x = nt.constant(1.0)
+        >>> with nt.ForwardAccumulator(x, 1.0) as acc:
+        ...     y = x * 3.0
+        >>> float(acc.tangents[y._id])
+        3.0
+        """
+        return MappingProxyType(self._tangents)
 
     @user_facing
     def jvp(self, primals, unconnected_gradients="none"):
@@ -272,8 +282,3 @@ def _refusing_dask_fallback(lazy):
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*" + UNIMPLEMENTED, category=FutureWarning)
         yield
-
-
-def tangent_table(accumulator):
-    """Read-only ``{tensor id: tangent}`` of what ``accumulator`` follows (for pictures)."""
-    return MappingProxyType(accumulator._tangents)

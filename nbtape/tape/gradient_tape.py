@@ -6,23 +6,26 @@ import numpy as np
 
 from ..diagnostics import user_line
 from ..diagnostics.user_line import SKIP_PREFIXES, frame_at
-from ..core.state import next_id, suspended, tls
+from ..core.state import next_id, standing_in, push_recorder, pop_recorder, suspended, tls
 from ..core.arrays import FLOAT_SCALARS, SCALAR_METAS, is_foreign as _is_foreign
 from .backward import backward, whole_reach
-from .records import Records, free_records, small_tape
-from ..diagnostics.breaks import object_rule, off_float_path
+from .records import (NUMBERS, Records, free_records, operand_metas, saved_args, small_tape,
+                      some_constant)
+from .breaks import object_rule, off_float_path
 from ..diagnostics.errors import TapeConsumedError, user_facing, warn_user
 from ..core.observe import Observable, notify
-from .snapshot import KEPT_AS_IS, own_outputs, snapshot, snapshot_kwargs
+from ..core.recorder import Recorder
+from ..core.owned import own_outputs
+from .snapshot import KEPT_AS_IS, snapshot_kwargs
 from ..core.structure import flatten, unflatten
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from .arguments import (UnconnectedGradients, checked_sources, int_source_message,
                         not_a_tensor_message, target_seeds, unconnected_policy)
 from .bookkeeping import GradientRecord, Note, Watched
 from .view import TapeView
-from ..diagnostics.numerics import finite, finite_all
-from ..diagnostics.none_warnings import warn_escape, warn_partial
-from ..diagnostics.check_numerics import say_where_born
+from .numerics import finite, finite_all
+from .none_warnings import warn_escape, warn_partial
+from .check_numerics import say_where_born
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
 
@@ -39,7 +42,7 @@ DISPLAY_BYTES = 1 << 20
 _KEEP_BYTES = DISPLAY_BYTES // 16
 
 
-class _Paused:
+class _Paused(Recorder):
     """Stands in for a tape inside ``stop_recording``: notes uses, records nothing
     (a ``Recorder`` whose ``paused`` is the tape)."""
 
@@ -68,11 +71,7 @@ class _Paused:
         pass
 
 
-_NUMBERS = (int, float, complex)
-_meta = SCALAR_METAS.get    # a numpy scalar's (shape, dtype) without reading it off the scalar
-
-
-class GradientTape(TapeView, Observable):
+class GradientTape(TapeView, Observable, Recorder):
     """Records operations on watched values so their gradients can be computed (a
     ``Recorder``: nbtape/core/recorder.py says what each hook must do).
 
@@ -132,7 +131,7 @@ class GradientTape(TapeView, Observable):
             raise ValueError("This tape is already recording (its `with` block is active), so "
                              "entering it again would record every operation twice. Use the "
                              "open tape, or make a new nt.GradientTape().")
-        tls.stack.append(self)
+        push_recorder(self)
         return self
 
     def __exit__(self, exc_type, exc, tb):
@@ -142,12 +141,7 @@ class GradientTape(TapeView, Observable):
         return False
 
     def _pop(self):
-        stack = tls.stack
-        for k in range(len(stack) - 1, -1, -1):
-            r = stack[k]
-            if r is self or r.paused is self:
-                del stack[k]
-                return
+        pop_recorder(self)        # (or its stand-in, if paused)
 
     # watching ------------------------------------------------------------------------
     @user_facing
@@ -182,6 +176,12 @@ class GradientTape(TapeView, Observable):
             self._watch_variable(v, 5)
 
     def record(self, rule, args, kwargs, operands, ids, outs):
+        """Keep what a gradient through this call will need, when it is connected to
+        what the tape follows; in steps: connected? (an operand followed), the outputs
+        followed (float ones), what is saved (``_saved``: the arrays a rule reads, a
+        changeable one snapshot), the operands' shapes, the user's line
+        (``_users_line``), and the record appended.  The common cases stay inline: this
+        runs once per op of the user's loop."""
         tracked = self._tracked
         if len(ids) == 2:       # x * y, unrolled
             i, j = ids
@@ -192,13 +192,8 @@ class GradientTape(TapeView, Observable):
             else:
                 return
         else:
-            connected = constant_operand = False
-            for i in ids:
-                if i in tracked:
-                    connected = True
-                elif i is not None:
-                    constant_operand = True
-            if not connected:
+            constant_operand = some_constant(ids, tracked)
+            if constant_operand is None:
                 return
         all_ids = None
         if constant_operand:
@@ -206,20 +201,13 @@ class GradientTape(TapeView, Observable):
             # even if it gets watched later (TensorFlow's semantics)
             all_ids = ids
             ids = tuple([i if i in tracked else None for i in ids])
-        if rule.multi:
-            own_outputs(outs, args, kwargs)     # np.broadcast_arrays(buf, x) views buf
-            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
-                            for o in outs)
-            if any(isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs):
-                rule = object_rule(rule, ids, out_ids, self._object_origins)
-        elif type(outs) is Tensor and (type(outs._value) in FLOAT_SCALARS
-                                       or outs._value.dtype.kind in "fc"):
+        if not rule.multi and type(outs) is Tensor and (type(outs._value) in FLOAT_SCALARS
+                                                        or outs._value.dtype.kind in "fc"):
             out_ids = (outs._id,)
         else:
-            rule = off_float_path(rule, ids, outs, self._notes, self._object_origins)
+            rule, out_ids = self._followed_outputs(rule, args, kwargs, ids, outs)
             if rule is None:
                 return
-            out_ids = (outs._id,)
         save = rule.save
         sel = save is not None and not rule.save_all    # keep only what the rule needs
         # an operand tensor is saved as its array (all_ids says whose), so a long tape keeps
@@ -230,62 +218,22 @@ class GradientTape(TapeView, Observable):
             a, b = args
             ta, tb = type(a), type(b)
             # Python numbers are kept even when unused: they label pictures, and cost nothing
-            saved = ((a._value if ta is Tensor else a) if not sel or save[0] or ta in _NUMBERS
+            saved = ((a._value if ta is Tensor else a) if not sel or save[0] or ta in NUMBERS
                      else None,
-                     (b._value if tb is Tensor else b) if not sel or save[1] or tb in _NUMBERS
+                     (b._value if tb is Tensor else b) if not sel or save[1] or tb in NUMBERS
                      else None)
         elif raw and len(args) == 1 and type(args[0]) is Tensor and (not sel or save):
             saved = (args[0]._value if not sel or save[0] else None,)
         else:
             raw = False
-            saved = tuple([a if (k < len(save) and save[k]) or type(a) in _NUMBERS else None
-                           for k, a in enumerate(args)]) if sel else args
-            for a in saved:
-                if type(a) not in KEPT_AS_IS:
-                    # a plain array the user may change later (a buffer reused in a loop):
-                    # the rule must see it as it was now: a copy, or a big one fingerprinted
-                    saved = tuple(snapshot(saved, self._ops))
-                    break
+            saved = saved_args(args, save if sel else None, self._ops)
         if kwargs:
             kwargs = snapshot_kwargs(kwargs, self._ops)
-        # tuples of (shape, dtype): once the GC has seen them it stops tracking them
-        n = len(operands)
-        # (a numpy scalar's metas come from a table, an array's are read off it)
-        if n == 2:
-            a, b = operands
-            metas = ((_meta(type(a._value)) or (a._value.shape, a._value.dtype))
-                     if type(a) is Tensor else None,
-                     (_meta(type(b._value)) or (b._value.shape, b._value.dtype))
-                     if type(b) is Tensor else None)
-        elif n == 1:
-            a = operands[0]
-            metas = ((_meta(type(a._value)) or (a._value.shape, a._value.dtype))
-                     if type(a) is Tensor else None,)
-        else:
-            metas = tuple([(a._value.shape, a._value.dtype) if type(a) is Tensor else None
-                           for a in operands])
-        # ops of a loop share their metas: one tuple per kind of op, not three per op,
-        # so a long tape leaves the collector fewer objects to count
-        metas = self._shared_metas.setdefault(metas, metas)
+        metas = operand_metas(operands)
+        metas = self._shared_metas.setdefault(metas, metas)     # one tuple per kind of op
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
-            # user_line.caller_raw inlined (a call per op shows); frames 1-2 are always nbtape's
-            # (record's callers and theirs; test_backward), and a frame's first read costs most
-            where = None
-            try:
-                f = frame_at(3)
-            except ValueError:      # nothing above nbtape's frames: no user's line
-                f = None
-            inside = self._inside       # file name -> inside nbtape or numpy? (a cache)
-            while f is not None:
-                code = f.f_code
-                skip = inside.get(code.co_filename)
-                if skip is None:
-                    skip = inside[code.co_filename] = code.co_filename.startswith(SKIP_PREFIXES)
-                if not skip:
-                    where = (code, f.f_lasti)
-                    break
-                f = f.f_back
+            where = self._users_line()
             out = (outs if type(outs) is not Tensor or type(outs._value) in SCALAR_METAS
                    or outs._value.nbytes <= _KEEP_BYTES else None)
         else:       # a long tape is a loop: its lines are those of its first ops
@@ -306,6 +254,40 @@ class GradientTape(TapeView, Observable):
                 tracked.add(out_ids[0])
             else:
                 tracked.update(o for o in out_ids if o is not None)
+
+    def _followed_outputs(self, rule, args, kwargs, ids, outs):
+        """``(rule, out_ids)`` for a call whose result is not one float tensor: several
+        outputs (each float one followed; an object array gets a rule that refuses), or
+        an integer/bool/Python result, which ends the path (``rule`` None: not recorded)."""
+        if rule.multi:
+            own_outputs(outs, args, kwargs)     # np.broadcast_arrays(buf, x) views buf
+            out_ids = tuple(o._id if isinstance(o, Tensor) and o.dtype.kind in "fcO" else None
+                            for o in outs)
+            if any(isinstance(o, Tensor) and o.dtype.kind == "O" for o in outs):
+                rule = object_rule(rule, ids, out_ids, self._object_origins)
+            return rule, out_ids
+        rule = off_float_path(rule, ids, outs, self._notes, self._object_origins)
+        return (rule, (outs._id,)) if rule is not None else (None, None)
+
+    def _users_line(self):
+        """``(code, last instruction)`` of the user's frame that made this call, or None:
+        ``user_line.caller_raw`` with its file test cached per tape.  Frames 1-3 are
+        always nbtape's (this method, record, and record's callers; test_backward), and a
+        frame's first read costs most."""
+        try:
+            f = frame_at(4)
+        except ValueError:      # nothing above nbtape's frames: no user's line
+            return None
+        inside = self._inside       # file name -> inside nbtape or numpy? (a cache)
+        while f is not None:
+            code = f.f_code
+            skip = inside.get(code.co_filename)
+            if skip is None:
+                skip = inside[code.co_filename] = code.co_filename.startswith(SKIP_PREFIXES)
+            if not skip:
+                return (code, f.f_lasti)
+            f = f.f_back
+        return None
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
@@ -498,19 +480,11 @@ class _StopRecording:
         self.tape = tape
 
     def __enter__(self):
-        stack = tls.stack
-        for k, r in enumerate(stack):
-            if r is self.tape:
-                self.pos = k
-                stack[k] = _Paused(self.tape)
-                return self
-        raise RuntimeError("stop_recording() needs a tape that is recording: use it inside "
-                           "the tape's `with` block.")
+        self.swap = standing_in(self.tape, _Paused(self.tape))
+        if not self.swap.__enter__().placed:
+            raise RuntimeError("stop_recording() needs a tape that is recording: use it "
+                               "inside the tape's `with` block.")
+        return self
 
     def __exit__(self, *exc):
-        stack = tls.stack
-        for k, r in enumerate(stack):
-            if r.paused is self.tape:
-                stack[k] = self.tape
-                break
-        return False
+        return self.swap.__exit__(*exc)

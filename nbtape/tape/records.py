@@ -32,7 +32,9 @@ import weakref
 from collections.abc import Sequence
 
 from ..diagnostics.user_line import LazyWhere
+from ..core.arrays import SCALAR_METAS
 from ..core.tensor import Tensor, TensorLike
+from .snapshot import KEPT_AS_IS, snapshot
 
 # a record's fields, in order, and the position of each
 FIELDS = ("rule", "args", "kwargs", "ans", "in_ids", "metas", "out_ids", "where", "out",
@@ -254,3 +256,55 @@ def _nbytes(values):
         elif v is not None:
             total += getattr(v._value if isinstance(v, TensorLike) else v, "nbytes", 8)
     return total
+
+
+# --- making a record's fields (GradientTape.record) --------------------------------------------
+NUMBERS = (int, float, complex)     # Python numbers: kept in a record even when unused
+_meta = SCALAR_METAS.get    # a numpy scalar's (shape, dtype) without reading it off the scalar
+
+
+def some_constant(ids, tracked):
+    """For a call of one or three or more operands: None when no operand is followed
+    (the call is not the tape's), else whether some tensor operand is not followed."""
+    connected = constant = False
+    for i in ids:
+        if i in tracked:
+            connected = True
+        elif i is not None:
+            constant = True
+    return constant if connected else None
+
+
+def operand_metas(operands):
+    """The operands' ``(shape, dtype)`` (None for a non-tensor): tuples, which the GC
+    stops tracking once it has seen them; a numpy scalar's come from a table, an
+    array's are read off it.  The tape shares equal ones (``_shared_metas``: ops of a
+    loop have one tuple per kind of op, not three per op, so a long tape leaves the
+    collector fewer objects to count)."""
+    n = len(operands)
+    if n == 2:
+        a, b = operands
+        return ((_meta(type(a._value)) or (a._value.shape, a._value.dtype))
+                if type(a) is Tensor else None,
+                (_meta(type(b._value)) or (b._value.shape, b._value.dtype))
+                if type(b) is Tensor else None)
+    if n == 1:
+        a = operands[0]
+        return ((_meta(type(a._value)) or (a._value.shape, a._value.dtype))
+                if type(a) is Tensor else None,)
+    return tuple([(a._value.shape, a._value.dtype) if type(a) is Tensor else None
+                  for a in operands])
+
+
+def saved_args(args, save, records):
+    """What a record keeps of ``args``: those the rule reads (``save``, a flag per
+    argument; None: all) and Python numbers (they label pictures, and cost nothing); a
+    plain array the user may change later (a buffer reused in a loop) must be seen by
+    the rule as it was now: a copy, or a big one fingerprinted (``snapshot``)."""
+    saved = args if save is None else tuple(
+        [a if (k < len(save) and save[k]) or type(a) in NUMBERS else None
+         for k, a in enumerate(args)])
+    for a in saved:
+        if type(a) not in KEPT_AS_IS:
+            return tuple(snapshot(saved, records))
+    return saved

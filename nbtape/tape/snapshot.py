@@ -19,7 +19,8 @@ array([1., 1.])
 """
 import numpy as np
 
-from ..core.arrays import is_foreign as _is_foreign
+from ..core.owned import changeable
+from ..core.state import tell_copied
 from ..core.tensor import Tensor
 from ..diagnostics.errors import NbtapeError
 from ..diagnostics.user_line import describe, source_line
@@ -82,20 +83,6 @@ def _by_reference(a):
         not a.dtype.hasobject and (a.flags.c_contiguous or a.flags.f_contiguous)
 
 
-def _changeable(a):
-    """True when ``a`` is an array whose values can still change (it, or what it views,
-    is writeable); a tensor's value and a read-only constant are safe to keep.  A
-    Dask or CuPy array counts as changeable (``d[0] = 1`` rebinds a Dask array in
-    place): its ``.copy()`` is lazy for Dask, a device copy for CuPy."""
-    if _is_foreign(a):
-        return True
-    while isinstance(a, np.ndarray):
-        if a.flags.writeable:
-            return True
-        a = a.base
-    return False
-
-
 def snapshot(values, records=None):
     """``values`` (a list or tuple, nested) with every changeable array copied, or, given
     the ``records`` of the tape about to append the op, a large one kept as it is with
@@ -105,11 +92,13 @@ def snapshot(values, records=None):
         t = type(a)
         if t is list or t is tuple:
             a = t(snapshot(a, records))
-        elif t not in KEPT_AS_IS and _changeable(a):
+        elif t not in KEPT_AS_IS and changeable(a):
             if records is not None and _by_reference(a):
                 records.guards.setdefault(len(records), []).append((a, fingerprint(a)))
             else:
-                a = a.copy()
+                copy = a.copy()
+                tell_copied(a, copy)
+                a = copy
         out.append(a)
     return out
 
@@ -163,62 +152,3 @@ def snapshot_kwargs(kwargs, records=None):
         if type(v) not in KEPT_AS_IS:
             return dict(zip(kwargs, snapshot(kwargs.values(), records)))
     return kwargs
-
-
-def own_outputs(outs, args, kwargs=None):
-    """Give each output tensor that shares memory with a plain, changeable argument its
-    own copy: a function's ``out=`` buffer (``np.clip(x, 0, 1, out=buf)`` returns
-    ``buf``) or a view of a plain operand (``np.broadcast_arrays(buf, x)``).  A tensor
-    is immutable, and an op that later keeps it must see it as it was.
-
-    >>> from nbtape.core.tensor import Tensor
-    >>> buf = np.ones(2)
-    >>> outs = (Tensor(buf[:]), Tensor(np.zeros(2)))
-    >>> own_outputs(outs, [buf])
-    >>> buf[:] = 5.0
-    >>> np.asarray(outs[0])
-    array([1., 1.])
-    """
-    plain = [a for a in _flat(args) if type(a) is np.ndarray and _changeable(a)]
-    if kwargs:
-        plain += [a for a in kwargs.values() if type(a) is np.ndarray and _changeable(a)]
-    if not plain:
-        return
-    for o in outs:
-        if type(o) is Tensor and type(o._value) is np.ndarray and any(
-                np.may_share_memory(o._value, a) for a in plain):
-            o._value = o._value.copy()
-
-
-def own_result(out, args, kwargs):
-    """Give the tensor ``out`` its own copy when its value is one of the arguments: an
-    ``out=`` buffer, which numpy returns (``np.sum(x, 0, None, buf)`` is ``buf``).  An
-    identity test per argument (the tape asks only for calls that can hold an out=).
-
-    >>> from nbtape.core.tensor import Tensor
-    >>> buf = np.ones(2)
-    >>> out = Tensor(buf)
-    >>> own_result(out, [out, buf], None)
-    >>> buf[:] = 5.0
-    >>> np.asarray(out)
-    array([1., 1.])
-    """
-    if type(out) is not Tensor:
-        return
-    v = out._value
-    for a in args:
-        if a is v:
-            break
-    else:
-        if not kwargs or all(a is not v for a in kwargs.values()):
-            return
-    if _changeable(v):
-        out._value = v.copy()
-
-
-def _flat(args):
-    for a in args:
-        if type(a) is list or type(a) is tuple:
-            yield from _flat(a)
-        else:
-            yield a

@@ -3,14 +3,18 @@
 The tape keeps its own lists and dicts private; explain, the reprs, the pictures
 and the notebook layer read it through these properties, the ``Op`` views of
 ``records.py`` and the entries of ``bookkeeping.py``, never by tuple position, so the tape can change how it
-stores things without breaking them.
+stores things without breaking them.  What the notebook layer needs of this thread's
+recording stack comes from here too (``recorders_here``, ``not_recording``), so that it
+never reaches into ``core.state``.
 """
 from types import MappingProxyType
 
 from ..display import pictures
-from .backward import backward_steps
+from .backward import backward, backward_steps, forward_reach, reverse_step
+from .numerics import backward_birth, count, finite, forward_birth
 from ..display.cards import tape_html, tape_repr
-from ..diagnostics.explain import explain
+from .explain import explain
+from ..core.state import not_recording, tls
 from ..core.structure import flatten
 from .arguments import not_a_tensor_message
 from .records import OpsView
@@ -151,6 +155,56 @@ class TapeView:
         return backward_steps(self._ops, target_ids, source_ids)
 
 
+    # the passes, for the pictures and players: on plain arrays, recording nothing ------------
+    def reach(self, source_ids):
+        """``(positions, ids)``: the ops and tensors downstream of the tensor ids
+        ``source_ids``, as a gradient's reverse pass sees them (stops excluded).
+
+        >>> import nbtape as nt
+        >>> x = nt.Variable(2.0)
+        >>> with nt.GradientTape() as tape:
+        ...     y = x * x
+        >>> tape.reach(list(tape.watched))[0]
+        [0]
+        """
+        return forward_reach(self._ops, list(source_ids))
+
+    def adjoints(self, seeds, source_ids):
+        """Every adjoint of a reverse pass from ``seeds`` (``{target id: seed array}``)
+        back to ``source_ids``: ``{tensor id: adjoint}``, intermediate ones included.
+
+        >>> import numpy as np, nbtape as nt
+        >>> x = nt.Variable(2.0)
+        >>> with nt.GradientTape(persistent=True) as tape:
+        ...     y = x * x
+        >>> float(tape.adjoints({y._id: np.ones(())}, list(tape.watched))[x._id])
+        4.0
+        """
+        with not_recording():
+            return backward(self._ops, seeds, list(source_ids), False, True)
+
+    def step_back(self, op, g, needs):
+        """One reverse step: the adjoints of ``op``'s operands (``needs``: which) for its
+        output's adjoint ``g``, a list with None where not needed.
+
+        >>> import numpy as np, nbtape as nt
+        >>> x = nt.Variable(3.0)
+        >>> with nt.GradientTape(persistent=True) as tape:
+        ...     y = x * 5.0
+        >>> [float(g) for g in tape.step_back(tape.ops[0], np.ones(()), [True, False])[:1]]
+        [5.0]
+        """
+        with not_recording():
+            return reverse_step(op, g, needs)
+
+    def forward_birth(self):
+        """Where the first NaN or inf of the forward pass was made (a ``Birth``), or None."""
+        return forward_birth(self._ops)
+
+    def backward_birth(self, seeds, source_ids):
+        """Where the first NaN or inf of a reverse pass from ``seeds`` was made, or None."""
+        return backward_birth(self._ops, seeds, list(source_ids))
+
     def graph(self, target=None, sources=None, **options):
         """A ``graphviz.Digraph`` of what this tape recorded (see ``nbtape.notebook.graph``)."""
         return pictures.draw_tape(self, target=target, sources=sources, **options)
@@ -172,3 +226,21 @@ def _tensors_of(value, role):
         if not isinstance(t, TensorLike):
             raise TypeError(not_a_tensor_message("backward_steps", t, role=role))
     return out
+
+
+def recorders_here():
+    """The recorders on this thread's stack now, outermost first (a copy: the magic
+    compares what a cell left open with what was open before it).
+
+    >>> import nbtape as nt
+    >>> with nt.GradientTape() as tape:
+    ...     recorders_here()[-1] is tape
+    True
+    """
+    return list(tls.stack)
+
+
+# what the notebook layer takes from the engine, all through this module: the view, this
+# thread's recorders, and the finite checks the pictures share with the warnings (an
+# accumulator's tangents: its ``tangents``)
+__all__ = ["TapeView", "recorders_here", "not_recording", "finite", "count"]

@@ -6,8 +6,8 @@ are differentiable, so they can be used inside a tape or inside a
 """
 import numpy as np
 
-from ..rules.core_ops import primitive
-from ..rules.registry import defjvp, defvjp
+from ..core.primitive import primitive
+from ..core.registry import defjvp, defvjp
 from ..core.tensor import TensorLike
 
 

@@ -14,8 +14,8 @@ too: second derivatives of every function here work.
 import numpy as np
 
 from ..core.arrays import is_foreign
-from ..rules.core_ops import primitive
-from ..rules.registry import defjvp, defvjp
+from ..core.primitive import primitive
+from ..core.registry import defjvp, defvjp
 from ..rules.util import shape_of
 from .class_labels import check_labels, one_hot
 

@@ -34,6 +34,16 @@ def _now(slot):
     return slot.value() if stack and keeps_every_call(stack[-1]) else slot._value
 
 
+def _weak(lr, g):
+    """The learning rate as it meets the gradient ``g``: eagerly a Python float, which
+    numpy 2 treats as a weak scalar (a float32 gradient stays float32, the rate rounded
+    to float32 first); traced, a schedule's rate is a float64 0-d tensor, which numpy
+    would not treat so, so it is cast to ``g``'s float dtype first: the same bits."""
+    if isinstance(lr, TensorLike) and lr.dtype != g.dtype and g.dtype.kind == "f":
+        return lr.astype(g.dtype)
+    return lr
+
+
 def _takes_step(schedule):
     """Whether a callable learning rate takes the iteration count (a schedule) or nothing."""
     try:
@@ -307,6 +317,7 @@ class SGD(Optimizer):
         self.nesterov = bool(nesterov)
 
     def _update(self, variable, g, lr):
+        lr = _weak(lr, g)
         if self.momentum == 0.0:
             variable.assign_sub(g * lr)
             return
@@ -394,7 +405,7 @@ class RMSprop(Optimizer):
             mg_new = rho * _now(mg) + (1.0 - rho) * g
             mg.assign(mg_new)
             denominator = denominator - np.square(mg_new)
-        increment = lr * g / np.sqrt(denominator)
+        increment = _weak(lr, g) * g / np.sqrt(denominator)
         if self.momentum > 0:
             mom = self.slot(variable, "momentum")
             mom_new = self.momentum * _now(mom) + increment

@@ -5,11 +5,11 @@ import inspect
 import numpy as np
 
 from ..diagnostics import user_line
-from ..core.state import tls
+from ..core.state import recording, tls
 from ..core.recorder import Listener
 from ..core.arrays import is_foreign
 from ..diagnostics.errors import InvalidArgumentError, user_facing
-from ..rules.registry import VARARGS, Rule, defstop
+from ..core.registry import VARARGS, Rule, defstop
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
@@ -77,12 +77,8 @@ def custom_gradient(f):
     @user_facing
     @functools.wraps(f)
     def wrapper(*args, **kwargs):
-        watcher = _VariableWatcher()
-        tls.stack.append(watcher)
-        try:
+        with recording(_VariableWatcher()) as watcher:
             returned = f(*args, **kwargs)
-        finally:
-            tls.stack.remove(watcher)
         result, grad_fn = _result_and_grad_fn(f, returned)
         leaves = _leaves(args)
         nested = len(leaves) != len(args) or any(

@@ -7,8 +7,7 @@ and what the function returns.  An edge runs from the step that computed a value
 each step that uses it.  Only ``graphviz``'s Python package is needed to build it (a
 notebook displays it as SVG); it is imported here, when a picture is asked for.
 """
-from .program import kind_text
-from .trace import Slot
+from .trace import Slot, kind_text
 
 _COLOURS = {"forward": "#dbe9f6", "backward": "#fde0c5"}
 
@@ -60,7 +59,7 @@ def draw_program(steps, result, kinds, name="f"):
                    shape="ellipse", style="dashed")
             node_of[step[1]] = node
         elif kind == "call":
-            _, out, op, _, args, kw, phase = step
+            out, op, _, args, kw, phase = step[1:7]
             outs = out if type(out) is tuple else (out,)
             label = op + "".join(f"\n{kind_text(kinds.get(n))}" for n in outs if n is not None)
             g.node(node, label, shape="box", style="filled,rounded",

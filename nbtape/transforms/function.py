@@ -7,24 +7,36 @@ as one straight-line Python function.  Later calls with the same signature run t
 function on the raw arrays: no dispatch, no recording, the same numpy calls in the same
 order, so the same values bit for bit.
 
-The signature, as in ``tf.function``: an array argument (an ``np.ndarray``, a tensor, a
-numpy scalar) by its shape and dtype, a variable by its identity (its value is read
-when the program runs, never baked in), any other Python value by value (a new value
-traces again), lists, tuples and dicts by their structure.  Python code that does not
-touch tensors (a ``print``, appending to a list, a Python counter) runs at trace time
-only, as in TensorFlow.
+The signature, as in ``tf.function`` (``input_signature.py``): the arguments bound as
+Python binds them, an array argument (an ``np.ndarray``, a tensor, a numpy scalar) by
+its shape and dtype, a variable by its identity (its value is read when the program
+runs, never baked in), any other Python value by value (a new value traces again),
+lists, tuples, namedtuples, dataclasses and dicts by their structure.  Python code that
+does not touch tensors (a ``print``, appending to a list, a Python counter) runs at
+trace time only, as in TensorFlow.
+
+A replay is right or refused: a value of data-dependent shape is checked by the program
+(another shape traces again, ``program.ShapeChanged``), and a trace that froze a random
+draw is refused (``_check_draws``: the generators ``randomness.py`` reaches, and a
+second trace for those it cannot).
 """
+import contextlib
 import functools
 import inspect
+import io
+import types
 import warnings
+import weakref
 
 import numpy as np
 
-from ..core.state import tls
-from ..core.tensor import Tensor, TensorLike
-from ..core.variable import Variable
+from ..core.state import recording, tls
+from ..core.tensor import Tensor
 from ..diagnostics.errors import shown_from_user
-from .program import compile_program, listing, wrap
+from ..diagnostics.user_line import describe as describe_where, source_line
+from .input_signature import Binder, describe_call, inputs, signature
+from .program import NotFinite, Program, ShapeChanged
+from .randomness import drawn, random_states, set_state
 from .trace import Slot, Tracer, TracingError
 
 # how many traces of one function before the retracing warning (TensorFlow's is 5)
@@ -62,58 +74,88 @@ class Function:
 
     ``trace_count`` counts the traces so far (``experimental_get_tracing_count()``
     is TensorFlow's name for it); ``program(*args)`` and ``graph(*args)`` show what a
-    call with those arguments replays.
+    call with those arguments replays.  A decorated method traces per instance, as in
+    TensorFlow (``obj.method`` is a ``Function`` of its own).
     """
 
-    def __init__(self, fn):
+    def __init__(self, fn, instance=None):
         functools.update_wrapper(self, fn)
         self.python_function = fn
         self.trace_count = 0
+        self._instance = instance   # a method's object (a weak reference) or None
         self._cache = {}            # signature -> (replay function, guards)
-        self._shown = {}            # signature -> (steps, result, kinds), for program()
+        self._shown = {}            # signature -> its newest Program, for program()
+        self._built = set()         # signatures whose first call made variables
         self._last = None           # the arguments' descriptions at the last trace
         self._warned = False
-        try:
-            self._params = list(inspect.signature(fn).parameters)
-        except (TypeError, ValueError):
-            self._params = []
+        self._methods = {}          # id(instance) -> (weak reference, its Function)
+        self._binder = Binder(fn, skip_first=instance is not None)
 
     def __get__(self, obj, objtype=None):
-        # a decorated method: the instance is an argument (by identity) of the program
+        # a decorated method: each instance has its own traces (a Function bound to it)
         if obj is None:
             return self
-        return functools.partial(self.__call__, obj)
+        entry = self._methods.get(id(obj))
+        if entry is not None and entry[0]() is obj:
+            return entry[1]
+        try:
+            ref = weakref.ref(obj, functools.partial(_forget, self._methods, id(obj)))
+        except TypeError:       # an object without weak references: kept alive
+            ref = functools.partial(_same_object, obj)
+        bound = Function(self.python_function, instance=ref)
+        self._methods[id(obj)] = (ref, bound)
+        return bound
 
     def experimental_get_tracing_count(self):
         """TensorFlow's name for ``trace_count``."""
         return self.trace_count
+
+    def _run(self, args, kwargs):
+        if self._instance is None:
+            return self.python_function(*args, **kwargs)
+        return self.python_function(self._instance(), *args, **kwargs)
+
+    def _target(self):
+        """What the random-generator search looks into: the function (a method bound)."""
+        if self._instance is None:
+            return self.python_function
+        return types.MethodType(self.python_function, self._instance())
 
     def __call__(self, *args, **kwargs):
         __tracebackhide__ = True  # noqa: F841  (pytest and IPython hide this frame)
         if tls.stack:
             # inside a recording tape the function runs eagerly, so the tape sees (and
             # can differentiate) every op
-            return self.python_function(*args, **kwargs)
+            return self._run(args, kwargs)
+        args, kwargs = self._binder.bind(args, kwargs)
         key, leaves = signature(args, kwargs)
-        entry = self._cache.get(key)
-        if entry is not None:
-            replay, guards = entry
+        for replay, guards in self._cache.get(key, ()):
             for obj, attr, value in guards:
-                if getattr(obj, attr) != value:
+                if (obj() if attr is None else getattr(obj, attr)) != value:
                     break
             else:
-                return replay(*leaves)
+                try:
+                    return replay(*leaves)
+                except ShapeChanged as e:   # a mask's count, np.unique's: another program
+                    for v, t in e.undo:
+                        v._tensor = t
+                    if isinstance(e, NotFinite):
+                        # a NaN or inf loss: this call runs eagerly, so nbtape says
+                        # where it was born as it does eagerly (the same values)
+                        return self._run(args, kwargs)
         return self._trace(key, args, kwargs)[0]
 
     # tracing ---------------------------------------------------------------------------
-    def _trace(self, key, args, kwargs, keep_variables=True):
+    def _trace_once(self, args, kwargs, quiet=False):
+        """Run the function under a new tracer; ``(tracer, out)``, or raise its refusal
+        (the variables given back their values)."""
         tracer = Tracer()
-        targs, tkwargs = _inputs(tracer, args, kwargs, self._params)
-        before = _random_states(self.python_function, args, kwargs)
-        stack = tls.stack
-        stack.append(tracer)
+        targs, tkwargs = inputs(tracer, args, kwargs, self._binder.labels)
+        entered = recording(tracer)
+        entered.__enter__()
         try:
-            out = self.python_function(*targs, **tkwargs)
+            with _quiet() if quiet else contextlib.nullcontext():
+                out = self._run(targs, tkwargs)
             tracer.finish()
         except TracingError as e:
             tracer.restore()
@@ -122,31 +164,46 @@ class Function:
             if tracer.refused is not None:      # the user's code caught the refusal
                 tracer.restore()
                 raise tracer.refused from None
+            tracer.restore()
             raise
         finally:
-            stack.remove(tracer)
+            entered.__exit__(None, None, None)
         if tracer.refused is not None:
             tracer.restore()
             raise shown_from_user(tracer.refused)
-        if tracer.created and keep_variables:
-            # the first call made variables (a model building its weights, with random
-            # initial values): it stays an eager call, and the next call traces, as
-            # tf.function traces twice then
-            return out, None
-        drawn = _random_drawn(before)
-        if drawn:
+        if tracer.raised is not None:       # a numpy error the function caught itself
             tracer.restore()
-            raise TracingError(
-                f"nt.function cannot trace this function: it drew random numbers "
-                f"({drawn}), and a replay would reuse the numbers of this first call (a "
-                "dropout mask or noise drawn once, for good). Instead, draw them outside "
-                "and pass them in as an argument (step(x, rng.random(x.shape) < 0.5)): "
-                "each call then gets fresh ones. The variables were left as they were "
-                "before this call.")
+            raise shown_from_user(TracingError(tracer.raised_message()))
+        return tracer, out
+
+    def _trace(self, key, args, kwargs, keep_variables=True):
+        before = random_states(self._target(), args, kwargs)
+        tracer, out = self._trace_once(args, kwargs)
+        if tracer.created:
+            if key in self._built:
+                tracer.restore()
+                raise shown_from_user(ValueError(
+                    f"{self.__name__} creates a new nt.Variable each time it is traced, "
+                    "and nt.function keeps only the variables made by the first call "
+                    "(as tf.function does). Create the variables once, outside the "
+                    "function or on its first call only (a model that builds its weights "
+                    "when first called does this), and pass or close over them."))
+            self._built.add(key)
+            if keep_variables:
+                # the first call made variables (a model building its weights, with
+                # random initial values): it stays an eager call, and the next call
+                # traces, as tf.function traces twice then
+                return out, None
+            tracer.restore()
+            return self._trace(key, args, kwargs, keep_variables)
+        _check_draws(self, tracer, before, args, kwargs)
         result = _result(tracer, out)
-        replay = compile_program(tracer.steps, result)
-        self._cache[key] = (replay, tracer.guards)
-        self._shown[key] = (tracer.steps, result, tracer.kinds)
+        program = Program(tracer.steps, result, tracer.kinds)
+        replay = program.compile()
+        # a guard (a learning rate) that changed, or a data-dependent shape, traces
+        # again: the newest program is tried first
+        self._cache[key] = [(replay, tracer.guards)] + self._cache.get(key, [])[:7]
+        self._shown[key] = program
         self.trace_count += 1
         self._note_retrace(args, kwargs)
         if not keep_variables:
@@ -154,7 +211,7 @@ class Function:
         return out, key
 
     def _note_retrace(self, args, kwargs):
-        now = _describe(args, kwargs, self._params)
+        now = describe_call(args, kwargs, self._binder.labels)
         last, self._last = self._last, now
         if self.trace_count < RETRACE_WARNING or self._warned or last is None:
             return
@@ -171,6 +228,7 @@ class Function:
 
     # showing the program ---------------------------------------------------------------
     def _program_of(self, args, kwargs):
+        args, kwargs = self._binder.bind(args, kwargs)
         key, _ = signature(args, kwargs)
         if key not in self._shown:
             self._trace(key, args, kwargs, keep_variables=False)
@@ -191,130 +249,16 @@ class Function:
           v2:float64 = np.sum(v1)
           in v2 }
         """
-        return Program(*self._program_of(args, kwargs))
+        return self._program_of(args, kwargs)
 
     def graph(self, *args, **kwargs):
         """A ``graphviz.Digraph`` of the program ``program(*args)`` lists: inputs and
         variable reads, numpy calls (the backward pass's in another colour), updates.
         """
-        from .drawing import draw_program      # graphviz, imported only to draw
-        return draw_program(*self._program_of(args, kwargs), name=self.__name__)
+        return self._program_of(args, kwargs).graph(name=self.__name__)
 
     def __repr__(self):
         return f"<nt.function {self.__name__}: traced {self.trace_count} time(s)>"
-
-
-class Program:
-    """``f.program(...)``: the traced steps; shown as text, ``steps`` for a program."""
-
-    def __init__(self, steps, result, kinds):
-        self.steps, self.result, self.kinds = steps, result, kinds
-
-    def __str__(self):
-        return listing(self.steps, self.result, self.kinds)
-
-    __repr__ = __str__
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(str(self))
-
-
-# the signature -------------------------------------------------------------------------
-def signature(args, kwargs):
-    """``(key, leaves)``: the input signature of a call (hashable) and its arrays in
-    order, the program's inputs.
-
-    >>> key, leaves = signature((np.zeros(2), 3), {})
-    >>> key == signature((np.ones(2), 3), {})[0], key == signature((np.ones(2), 4), {})[0]
-    (True, False)
-    """
-    key, leaves = [], []
-    for a in args:
-        _walk(a, key, leaves)
-    if kwargs:
-        for k in sorted(kwargs):
-            key.append(k)
-            _walk(kwargs[k], key, leaves)
-    return tuple(key), leaves
-
-
-def _walk(a, key, leaves):
-    t = type(a)
-    if t is np.ndarray:
-        key.append((a.shape, a.dtype))
-        leaves.append(a)
-    elif t is Tensor:
-        v = a._value
-        if isinstance(v, np.generic):
-            v = np.asarray(v)
-        key.append((v.shape, v.dtype) if type(v) is np.ndarray else (type(v), id(v)))
-        leaves.append(v)
-    elif t is Variable:
-        key.append(("variable", id(a), a))      # by identity (the program reads it)
-    elif t is list or t is tuple:
-        key.append((t, len(a)))
-        for x in a:
-            _walk(x, key, leaves)
-    elif t is dict:
-        key.append((dict, tuple(a)))
-        for x in a.values():
-            _walk(x, key, leaves)
-    elif isinstance(a, np.generic):
-        # a numpy scalar is a 0-d array, as nt.constant makes it (numpy's scalar
-        # arithmetic can round otherwise than its array loops)
-        key.append(((), a.dtype))
-        leaves.append(np.asarray(a))
-    else:
-        try:
-            hash(a)
-            key.append((t, a))
-        except TypeError:       # an unhashable object: by identity
-            key.append((t, id(a), "id"))
-
-
-def _inputs(tracer, args, kwargs, params):
-    """The arguments as the traced function sees them: each array a new tensor that
-    the tracer knows as an input (named after its parameter)."""
-    def convert(a, label):
-        t = type(a)
-        if t is np.ndarray or t is Tensor or isinstance(a, np.generic):
-            v = a._value if t is Tensor else a
-            v = np.asarray(v) if isinstance(v, np.generic) else v
-            if not isinstance(v, (np.ndarray, np.generic)):
-                tracer.refuse_foreign()
-            x = wrap(v)
-            tracer.add_input(x, label)
-            return x
-        if t is list or t is tuple:
-            return t(convert(x, f"{label}[{k}]") for k, x in enumerate(a))
-        if t is dict:
-            return {k: convert(x, f"{label}[{k!r}]") for k, x in a.items()}
-        return a
-
-    names = params + [f"arg{k}" for k in range(len(params), len(args))]
-    targs = [convert(a, names[k] if not names[k].startswith("*") else f"arg{k}")
-             for k, a in enumerate(args)]
-    tkwargs = {k: convert(v, k) for k, v in kwargs.items()}
-    return targs, tkwargs
-
-
-def _describe(args, kwargs, params):
-    names = params + [f"arg{k}" for k in range(len(params), len(args))]
-    out = {}
-    for k, a in enumerate(args):
-        out[names[k]] = _short(a)
-    for k, v in kwargs.items():
-        out[k] = _short(v)
-    return out
-
-
-def _short(a):
-    if isinstance(a, (np.ndarray, np.generic, TensorLike)):
-        return f"{a.dtype}{list(np.shape(a))}" if not isinstance(a, Variable) else repr(a.name)
-    if isinstance(a, (list, tuple, dict)):
-        return f"a {type(a).__name__} of {len(a)}"
-    text = repr(a)
-    return text if len(text) < 40 else type(a).__name__
 
 
 def _result(tracer, out):
@@ -333,81 +277,157 @@ def _result(tracer, out):
     return out
 
 
-# random numbers --------------------------------------------------------------------------
-def _random_states(fn, args, kwargs):
-    """The state of numpy's global generator and of every ``Generator``/``RandomState``
-    the function can reach (closure, globals it names, arguments, their attributes)."""
-    found = {}
-    seeds = list(args) + list(kwargs.values())
-    code = getattr(fn, "__code__", None)
-    if code is not None:
-        seeds += [c.cell_contents for c in (fn.__closure__ or ()) if _filled(c)]
-        names = set(code.co_names)
-        for const in code.co_consts:
-            if inspect.iscode(const):
-                names.update(const.co_names)
-        g = getattr(fn, "__globals__", {})
-        seeds += [g[n] for n in names if n in g]
-    _find_generators(seeds, found, 3, set())
-    states = [(None, np.random.get_state(legacy=False))]
-    states += [(gen, _state_of(gen)) for gen in found.values()]
-    return states
 
 
-def _filled(cell):
+def _forget(methods, key, _ref):
+    methods.pop(key, None)
+
+
+def _same_object(obj):
+    return obj
+
+
+@contextlib.contextmanager
+def _quiet():
+    """The checking trace's prints and warnings are not shown (the first trace's were)."""
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+# frozen draws ------------------------------------------------------------------------------
+def _check_draws(f, tracer, before, args, kwargs):
+    """Refuse the trace if it froze a random draw (or another value that changes from
+    call to call).  A draw from a generator the search reaches shows in its state; one
+    from a generator it cannot reach (made inside the function, kept by a helper
+    module) shows only in the program: when the program holds arrays or numbers made
+    while it ran, the function is traced once more on the same inputs, its variables
+    and prints left as the first trace left them, and a constant that differs between
+    the two traces is refused at its line."""
+    source = drawn(before)
+    if not source and not _suspicious(tracer.steps, f.python_function):
+        return
+    first = [(v, v._tensor) for v, _ in tracer.before.values()]
+    tracer.restore()
     try:
-        cell.cell_contents
-        return True
-    except ValueError:
+        second, _ = f._trace_once(args, kwargs, quiet=True)
+        second.restore()
+        diff = _first_difference(tracer.steps, second.steps)
+    except Exception:   # the same call failed the second time: it is not the same call
+        diff = (None, "result (its second run failed)")
+    for v, t in first:
+        v._tensor = t
+    if diff is None and not source:
+        return
+    tracer.restore()
+    for g, state in before:
+        set_state(g, state)
+    step, what = diff if diff is not None else (None, None)
+    at = ""
+    if step is not None and step.where is not None:
+        line = source_line(step.where)
+        at = f" at {describe_where(step.where)}" + (f" (`{line.strip()}`)" if line else "")
+    if what is None:
+        why = f"it drew random numbers from {source}"
+    else:
+        why = (f"run twice on the same inputs, it computed another {what}{at}: random "
+               "numbers from a generator nbtape cannot record (np.random.default_rng() "
+               "inside the function, a Generator a helper keeps, Python's random module) "
+               "or another value that changes from call to call")
+    raise shown_from_user(TracingError(
+        f"nt.function cannot trace this function: {why}, and a replay would reuse this "
+        "first call's numbers for good (a dropout mask or noise drawn once). Instead, "
+        "draw them outside and pass them in as an argument (step(x, rng.random(x.shape) "
+        "< 0.5)): each call then gets fresh ones. The variables were left as they were "
+        "before this call."))
+
+
+def _literals(fn, out=None):
+    out = set() if out is None else out
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    stack = [code] if code is not None else []
+    while stack:
+        c = stack.pop()
+        for k in c.co_consts:
+            if inspect.iscode(k):
+                stack.append(k)
+            elif type(k) in (int, float, complex):
+                out.add(k)
+    return out
+
+
+def _suspect(a, lits):
+    """Whether the constant ``a`` could be a draw: an array or numpy scalar made while
+    the function ran (not one filled with a single value, such as a gradient's seed),
+    or a Python float with a draw's many digits that is no literal of the function."""
+    t = type(a)
+    if t is Slot or a is None or t is bool or t is str:
+        return False
+    if t is list or t is tuple:
+        return any(_suspect(x, lits) for x in a)
+    if t is dict:
+        return any(_suspect(x, lits) for x in a.values())
+    if t is float:
+        return a not in lits and len(repr(abs(a))) > 9
+    if t is np.ndarray or isinstance(a, np.generic):
+        if a.dtype.kind not in "biufc":
+            return False
+        if a.dtype.kind == "b" or np.size(a) == 0:
+            return a.dtype.kind == "b"
+        # an array of one value (a seed of ones, a mean's 1/n) is no draw; one number
+        # is, unless it is 0 or 1
+        first = a.flat[0] if t is np.ndarray else a
+        if (np.size(a) > 1 or first in (0, 1)) and np.all(a == first):
+            return False
+        # nor is 0, 1, 2, ... (np.arange(classes), compared with labels)
+        return not (np.size(a) > 2 and np.array_equal(np.ravel(a), np.arange(np.size(a))))
+    return False
+
+
+def _suspicious(steps, fn):
+    lits = _literals(fn)
+    for step in steps:
+        if step[0] == "call":
+            if _suspect(step.args, lits) or (step.kwargs and _suspect(step.kwargs, lits)):
+                return True
+        elif step[0] == "assign" and _suspect(step.src, lits):
+            return True
+    return False
+
+
+def _same_constant(a, b):
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is Slot:
+        return a.n == b.n
+    if ta is list or ta is tuple:
+        return len(a) == len(b) and all(_same_constant(x, y) for x, y in zip(a, b))
+    if ta is dict:
+        return a.keys() == b.keys() and all(_same_constant(a[k], b[k]) for k in a)
+    if ta is np.ndarray or isinstance(a, np.generic):
+        return a.dtype == b.dtype and np.shape(a) == np.shape(b) and np.array_equal(
+            a, b, equal_nan=a.dtype.kind in "fc")
+    if ta is float or ta is complex:
+        return a == b or (a != a and b != b)
+    try:
+        return bool(a is b or a == b)
+    except Exception:
         return False
 
 
-_GENERATORS = (np.random.Generator, np.random.RandomState)
-
-
-def _find_generators(objs, found, depth, seen):
-    for o in objs:
-        if id(o) in seen or isinstance(o, (np.ndarray, TensorLike, str, bytes, int, float)):
-            continue
-        seen.add(id(o))
-        if isinstance(o, _GENERATORS):
-            found[id(o)] = o
-            continue
-        if depth <= 0:
-            continue
-        if isinstance(o, dict):
-            inner = list(o.values())
-        elif isinstance(o, (list, tuple, set)):
-            inner = list(o)
-        elif hasattr(o, "__dict__") and not (inspect.ismodule(o) or inspect.isroutine(o)
-                                             or inspect.isclass(o)):
-            inner = list(vars(o).values())      # a model, a layer: its attributes
-        else:
-            continue
-        _find_generators(inner[:200], found, depth - 1, seen)
-
-
-def _state_of(gen):
-    if isinstance(gen, np.random.RandomState):
-        return gen.get_state(legacy=False)
-    return gen.bit_generator.state
-
-
-def _same(a, b):
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(
-            _same(a[k], b[k]) for k in a)
-    if isinstance(a, np.ndarray):
-        return np.array_equal(a, b)
-    return a == b
-
-
-def _random_drawn(before):
-    """What drew random numbers since ``before`` (``_random_states``), or ''."""
-    for gen, state in before:
-        now = np.random.get_state(legacy=False) if gen is None else _state_of(gen)
-        if not _same(state, now):
-            return ("np.random's global generator, e.g. np.random.rand or "
-                    "np.random.normal" if gen is None else
-                    f"a {type(gen).__name__}'s methods, e.g. rng.normal")
-    return ""
+def _first_difference(steps, others):
+    """``(step, what)``: the first step of ``steps`` that ``others`` (a second trace of
+    the same call) computes otherwise, or None when the two are the same program."""
+    for step, other in zip(steps, others):
+        if step[0] != other[0] or (step[0] == "call" and step.name != other.name):
+            return step if step[0] == "call" else None, "program (other numpy calls)"
+        if step[0] == "call" and not (
+                _same_constant(step.args, other.args)
+                and _same_constant(step.kwargs, other.kwargs)):
+            return step, f"constant in {step.name}"
+        if step[0] == "assign" and not _same_constant(step.src, other.src):
+            return None, f"update of {step.variable.name}"
+    if len(steps) != len(others):
+        return None, "program (another number of numpy calls)"
+    return None

@@ -12,14 +12,13 @@ namespace.
 ``listing`` shows the same steps in numpy's words, as ``jax.make_jaxpr`` shows a JAX
 program: what ``f.program(...)`` prints.
 """
+import math
 import operator
 
 import numpy as np
 
-from ..core.state import next_id
-from ..core.tensor import Tensor
 from ..core.variable import Variable, replace_value
-from .trace import ADD_REDUCE, Slot
+from .trace import ADD_REDUCE, Slot, kind_text, wrap
 
 _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -28,26 +27,49 @@ _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.true
           operator.eq: "==", operator.ne: "!="}
 _PREFIX = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
 
-_new = object.__new__
 
 
-def wrap(value):
-    """A new tensor of ``value`` (``Tensor(value)`` without its ``__init__`` call).
+class ShapeChanged(Exception):
+    """Raised by a replay whose value of a data-dependent shape (a mask's count,
+    ``np.nonzero``, ``np.unique``) is not the traced one: that program does not apply
+    (``nt.function`` traces again).  ``undo``: ``(variable, tensor)`` pairs that give the
+    variables the program had updated before it stopped their values back."""
 
-    >>> wrap(np.float64(2.0))
-    nt.Tensor(2.0, shape=(), dtype=float64)
-    """
-    t = _new(Tensor)
-    t._value = value
-    t._id = next_id()
-    return t
+    def __init__(self, undo=()):
+        super().__init__("a data-dependent shape changed")
+        self.undo = undo
+
+
+# numpy functions whose result's shape depends on values, not only on shapes: a
+# program checks it (a getitem is checked when a boolean mask of the program indexes)
+DATA_SHAPED = frozenset((
+    "np.nonzero", "np.flatnonzero", "np.argwhere", "np.unique", "np.unique_values",
+    "np.unique_counts", "np.unique_inverse", "np.unique_all", "np.extract", "np.compress",
+    "np.where", "np.trim_zeros", "np.setdiff1d", "np.intersect1d", "np.union1d",
+    "np.setxor1d", "np.delete", "np.repeat", "np.bincount", "np.nanargmax"))
+
+
+class NotFinite(ShapeChanged):
+    """Raised by a replay whose scalar result (a loss) came out NaN or inf:
+    ``nt.function`` runs that call eagerly instead, so that nbtape says where the
+    value was born, as it says eagerly."""
+
+
+def _raise_changed(undo):
+    raise ShapeChanged([(v, t) for v, t in undo])
+
+
+def _raise_not_finite(undo):
+    raise NotFinite([(v, t) for v, t in undo])
 
 
 class _Names:
     """The namespace of a generated function: each constant gets a name."""
 
     def __init__(self):
-        self.ns = {"_wrap": wrap, "_array": np.array, "_set": replace_value}
+        self.ns = {"_wrap": wrap, "_array": np.array, "_set": replace_value,
+                   "_changed": _raise_changed, "_not_finite": _raise_not_finite,
+                   "_isfinite": math.isfinite}
         self._by_id = {}
 
     def const(self, value, hint="c"):
@@ -56,8 +78,31 @@ class _Names:
         if name is None:
             name = f"{hint}{len(self._by_id)}"
             self._by_id[key] = name
-            self.ns[name] = value
+            self.ns[name] = captured(value)
         return name
+
+
+def captured(value):
+    """A constant as the program keeps it: a plain array that can still change (one the
+    function closes over) is copied, read-only, when traced, as ``tf.function`` captures
+    a numpy array; the replay never sees a later in-place change (it traces nothing
+    again), and never a mix of the old and the new value.
+
+    >>> a = np.ones(2); c = captured(a); a[:] = 5.0; c
+    array([1., 1.])
+    """
+    if type(value) is np.ndarray and _changeable(value):
+        value = value.copy()
+        value.flags.writeable = False
+    return value
+
+
+def _changeable(a):
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return True
+        a = a.base
+    return False
 
 
 def _render(a, names):
@@ -75,7 +120,7 @@ def _render(a, names):
 
 
 def _call_source(step, names):
-    _, out, name, fn, args, kwargs, _ = step
+    out, name, fn, args, kwargs = step[1:6]
     if kwargs is None and len(args) == 2 and fn in _INFIX:
         expr = f"{_render(args[0], names)} {_INFIX[fn]} {_render(args[1], names)}"
     elif kwargs is None and len(args) == 1 and fn in _PREFIX:
@@ -128,9 +173,88 @@ def _result_source(r, names):
     return names.const(r, "result")
 
 
-def source(steps, result):
+# a value of at least this many elements is freed (``del``) after its last use, as
+# torch.fx's generated code does: a replay's peak memory is then at most the eager
+# run's; a smaller one is left to the function's end (a del costs a little time)
+FREE_FROM = 1024
+
+
+def _slots_in(a, out):
+    t = type(a)
+    if t is Slot:
+        out.append(a.n)
+    elif t is list or t is tuple:
+        for x in a:
+            _slots_in(x, out)
+    elif t is dict:
+        for x in a.values():
+            _slots_in(x, out)
+    return out
+
+
+def _last_uses(steps, result, kinds):
+    """``{k: [slots]}``: the large values made by calls whose last use is step ``k``."""
+    made = set()
+    for step in steps:
+        if step[0] == "call" and step[1] is not None:
+            for n in (step[1] if type(step[1]) is tuple else (step[1],)):
+                kind = kinds.get(n) if n is not None else None
+                if kind is not None and int(np.prod(kind[1])) >= FREE_FROM:
+                    made.add(n)
+    last = {}
+    for k, step in enumerate(steps):
+        if step[0] == "call":
+            used = _slots_in((step[4], step[5]), [])
+        elif step[0] == "assign":
+            used = _slots_in((step[4], step[5]), [])
+        else:
+            continue
+        for n in used:
+            if n in made:
+                last[n] = k
+    for n in _slots_in(result, []):
+        last.pop(n, None)
+    out = {}
+    for n, k in last.items():
+        out.setdefault(k, []).append(n)
+    return out
+
+
+def _scalar_results(steps, result, kinds):
+    """``{k: [slot]}``: the real scalar results (a loss) that step ``k`` makes."""
+    wanted = {n for n in _slots_in(result, []) if kinds.get(n) is not None
+              and kinds[n][1] == () and np.dtype(kinds[n][0]).kind == "f"}
+    out = {}
+    for k, step in enumerate(steps):
+        if step[0] == "call" and type(step[1]) is int and step[1] in wanted:
+            out.setdefault(k, []).append(step[1])
+    return out
+
+
+def _guarded(steps, kinds):
+    """``{k: [(slot, shape)]}``: the values of data-dependent shape step ``k`` makes."""
+    out = {}
+    for k, step in enumerate(steps):
+        if step[0] != "call" or step[1] is None:
+            continue
+        name = step[2].split(" (")[0]       # "np.nonzero (returning several arrays)"
+        if name == "getitem":
+            index = _slots_in(step[4][1:], [])
+            if not any(kinds.get(n, (None,))[0] == np.bool_ for n in index):
+                continue
+        elif name not in DATA_SHAPED:
+            continue
+        outs = step[1] if type(step[1]) is tuple else (step[1],)
+        checks = [(n, kinds[n][1]) for n in outs if n is not None and n in kinds]
+        if checks:
+            out[k] = checks
+    return out
+
+
+def source(steps, result, kinds=None):
     """``(source, namespace)`` of the replay function of ``steps`` returning ``result``
-    (a template: ``Slot``s, constants, lists, tuples and dicts).
+    (a template: ``Slot``s, constants, lists, tuples and dicts).  Given the values'
+    ``kinds`` (slot -> dtype and shape), a large value is freed after its last use.
 
     >>> import operator
     >>> steps = [("input", 0, "x"),
@@ -143,20 +267,39 @@ def source(steps, result):
     names = _Names()
     inputs = [f"v{s[1]}" for s in steps if s[0] == "input"]
     lines = []
-    for step in steps:
+    free = _last_uses(steps, result, kinds) if kinds else {}
+    guarded = _guarded(steps, kinds) if kinds else {}
+    finite = _scalar_results(steps, result, kinds) if kinds else {}
+    # the variables a program updates before its last check: given back their values
+    # when a check fails (the program then does not apply to this call)
+    last = max(max(guarded, default=-1), max(finite, default=-1))
+    early = [s[2] for k, s in enumerate(steps) if s[0] == "assign" and k < last]
+    undo = "()"
+    if early:
+        pairs = ", ".join(f"({n}, {n}._tensor)" for n in
+                          dict.fromkeys(names.const(v, "var") for v in early))
+        lines.append(f"_undo = ({pairs},)")
+        undo = "_undo"
+    for k, step in enumerate(steps):
         kind = step[0]
         if kind == "call":
             lines += _call_source(step, names)
+            for n, shape in guarded.get(k, ()):
+                lines.append(f"if v{n}.shape != {shape!r}: _changed({undo})")
+            for n in finite.get(k, ()):
+                lines.append(f"if not _isfinite(v{n}): _not_finite({undo})")
         elif kind == "read":
             lines.append(f"v{step[1]} = {names.const(step[2], 'var')}._tensor._value")
         elif kind == "assign":
             lines += _assign_source(step, names)
+        if k in free:
+            lines.append("del " + ", ".join(f"v{n}" for n in sorted(free[k])))
     lines.append(f"return {_result_source(result, names)}")
     body = "".join(f"    {line}\n" for line in lines)
     return f"def replay({', '.join(inputs)}):\n{body}".rstrip("\n"), names.ns
 
 
-def compile_program(steps, result):
+def compile_program(steps, result, kinds=None):
     """The replay function of ``steps`` (see ``source``), compiled.
 
     >>> import operator
@@ -165,7 +308,7 @@ def compile_program(steps, result):
     >>> compile_program(steps, Slot(1))(np.array(2.0))
     nt.Tensor(6.0, shape=(), dtype=float64)
     """
-    text, ns = source(steps, result)
+    text, ns = source(steps, result, kinds)
     code = compile(text, "<nt.function program>", "exec")
     exec(code, ns)      # defines replay in ns: the program as one Python function
     return ns["replay"]
@@ -192,18 +335,6 @@ def _show(a, labels):
     return text if len(text) < 40 and "\n" not in text else f"<{type(a).__name__}>"
 
 
-def kind_text(kind):
-    """``(dtype, shape)`` as numpy's words for a value's type, ``float64[2, 3]``.
-
-    >>> kind_text((np.dtype("float32"), (2, 3))), kind_text((np.dtype("int64"), ()))
-    ('float32[2, 3]', 'int64')
-    """
-    if kind is None:
-        return "?"
-    dtype, shape = kind
-    return f"{dtype}{list(shape)}" if shape else f"{dtype}"
-
-
 def listing(steps, result, kinds):
     """The program in numpy's words: one line per step, each value ``vN`` with its
     dtype and shape (``kinds``: slot -> ``(dtype, shape)``); the backward pass's calls
@@ -225,7 +356,7 @@ def listing(steps, result, kinds):
     for step in steps:
         kind = step[0]
         if kind == "call":
-            _, out, name, _, args, kwargs, now = step
+            out, name, _, args, kwargs, now = step[1:7]
             if now != phase and not (phase == "update" and now == "forward"):
                 # (a call between two updates, the next update's step, stays under them)
                 lines.append("# backward pass" if now == "backward" else
@@ -253,3 +384,45 @@ def listing(steps, result, kinds):
             lines.append(f"{_show(var, labels)}.{how}(v{n} = {op}{_show(src, labels)})")
     body = "".join(f"  {line}\n" for line in lines)
     return f"{{ lambda {inputs} .\n{body}  in {_show(result, labels)} }}"
+
+
+class Program:
+    """A traced program: its ``steps`` (``trace.Input``, ``Read``, ``Call``, ``Assign``),
+    its ``result`` (a template of ``Slot``s and constants) and its values' ``kinds``
+    (slot -> dtype and shape).  ``str()`` (``text()``) lists it in numpy's words,
+    ``source()`` is the replay function's Python, ``compile()`` that function,
+    ``graph()`` a picture; ``f.program(...)`` returns one.
+
+    >>> import operator
+    >>> kind = (np.dtype("float64"), (2,))
+    >>> p = Program([("input", 0, "x"),
+    ...              ("call", 1, "np.multiply", operator.mul, (Slot(0), 3.0), None, "forward")],
+    ...             Slot(1), {0: kind, 1: kind})
+    >>> p.compile()(np.array([1.0, 2.0]))
+    nt.Tensor([3.0 6.0], shape=(2,), dtype=float64)
+    """
+
+    def __init__(self, steps, result, kinds):
+        self.steps, self.result, self.kinds = steps, result, kinds
+
+    def text(self):
+        return listing(self.steps, self.result, self.kinds)
+
+    def source(self):
+        return source(self.steps, self.result, self.kinds)[0]
+
+    def compile(self):
+        return compile_program(self.steps, self.result, self.kinds)
+
+    def graph(self, name="f"):
+        """A ``graphviz.Digraph`` of the program (graphviz imported only to draw)."""
+        from .drawing import draw_program
+        return draw_program(self.steps, self.result, self.kinds, name=name)
+
+    def __str__(self):
+        return self.text()
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))

@@ -9,26 +9,25 @@ forward/reverse derivatives work as they do without checkpointing.
 
 The re-run must compute what the first run computed, or its gradient is that of
 another computation.  So it reads the variables' values as ``f`` first read them,
-and numpy's random state as it was (the global ``np.random`` state, and the
-``Generator``/``RandomState`` objects passed to ``f`` or reachable from its closure
-and globals), restored afterwards so the user's stream goes on untouched (PyTorch's
+and the random generators' states as they were (the ones ``randomness.py`` finds:
+numpy's and Python's global generators, and those ``f`` is given or can reach), restored afterwards so the user's stream goes on untouched (PyTorch's
 checkpoint does the same).  What nbtape cannot replay (a generator it cannot see, a
 side effect) is caught: the re-run's outputs are compared bit for bit with the first
 run's, and a difference raises instead of giving another gradient.
 """
-import contextlib
 import functools
 
 import numpy as np
 
 from ..core.arrays import is_foreign
-from ..core.state import keeps_every_call, tls
+from ..core.state import keeps_every_call, only, tls
 from ..core.recorder import Listener
 from ..diagnostics.errors import InvalidArgumentError, NbtapeError, user_facing
-from ..rules.registry import VARARGS, Rule
+from ..core.registry import VARARGS, Rule
 from ..core.structure import flatten, unflatten
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable, holding
+from .randomness import random_states, replayed
 
 
 class RecomputeMismatchError(NbtapeError, RuntimeError):
@@ -99,16 +98,13 @@ def recompute_grad(f):
         if not stack:
             return f(*args, **kwargs)
         reads = _Reads()
-        states = _random_states(f, args, kwargs)
+        states = random_states(f, args, kwargs)
         # nothing records f's steps: that is the point (but nt.function's tracer, which
         # keeps every call, sees them: its replay computes them as the first run did)
-        tls.stack = [reads] + [r for r in stack if keeps_every_call(r)]
-        try:
+        with only([reads] + [r for r in stack if keeps_every_call(r)]):
             result = f(*args, **kwargs)
             inputs = {id(a) for a in flatten((args, kwargs))}
             outs = [_output(f, o, inputs) for o in flatten(result)]
-        finally:
-            tls.stack = stack
         packed = unflatten(result, outs) if isinstance(result, (list, tuple, dict)) \
             else outs[0]
         tensors = [a for a in flatten((args, kwargs)) if isinstance(a, TensorLike)]
@@ -151,7 +147,7 @@ def _rule(f, args, kwargs, sources, outs, held, states):
     first = [o._value for o in outs]
 
     def rerun():
-        with holding(held), _replayed(states):
+        with holding(held), replayed(states):
             ys = flatten(f(*args, **kwargs))
         _check_same(f, ys, first)
         return ys
@@ -189,69 +185,6 @@ def _rule(f, args, kwargs, sources, outs, held, states):
     # the reverse pass needs the outputs' shapes only when there are several
     return Rule(f, name=f"recompute_grad({_name(f)})", kind=VARARGS, start=0, multi=multi,
                 save_ans=multi, vjp_all=vjp_all, jvp_all=jvp_all)
-
-
-# --- the re-run sees what the first run saw ---------------------------------------------------
-_RANDOM = (np.random.Generator, np.random.RandomState)
-
-
-def _random_states(f, args, kwargs):
-    """``[(generator, its state)]`` now, for numpy's global random state (generator
-    None) and each Generator or RandomState given to ``f`` or reachable from it: its
-    arguments, a partial's, a bound method's object, its closure and the globals it names."""
-    found = {}
-
-    def add(x):
-        if isinstance(x, _RANDOM):
-            found.setdefault(id(x), x)
-    for x in flatten((args, kwargs)):
-        add(x)
-    fn = f
-    while isinstance(fn, functools.partial):
-        for x in (*fn.args, *fn.keywords.values()):
-            add(x)
-        fn = fn.func
-    owner = getattr(fn, "__self__", None)
-    for x in (owner, *(vars(owner).values() if hasattr(owner, "__dict__") else ())):
-        add(x)
-    fn = getattr(fn, "__func__", fn)
-    for cell in getattr(fn, "__closure__", None) or ():
-        try:
-            add(cell.cell_contents)
-        except ValueError:      # a cell not yet filled
-            pass
-    code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", None) or {}
-    for name in code.co_names if code is not None else ():
-        add(names.get(name))
-    return [(g, _state(g)) for g in (None, *found.values())]
-
-
-def _state(g):
-    if g is None:
-        return np.random.get_state()
-    return g.bit_generator.state if isinstance(g, np.random.Generator) else g.get_state()
-
-
-def _set_state(g, state):
-    if g is None:
-        np.random.set_state(state)
-    elif isinstance(g, np.random.Generator):
-        g.bit_generator.state = state
-    else:
-        g.set_state(state)
-
-
-@contextlib.contextmanager
-def _replayed(states):
-    """The random states as the first run found them; afterwards, as they are now."""
-    now = [(g, _state(g)) for g, _ in states]
-    for g, state in states:
-        _set_state(g, state)
-    try:
-        yield
-    finally:
-        for g, state in now:
-            _set_state(g, state)
 
 
 def _same(a, b):

@@ -15,13 +15,18 @@ backward pass and its update, one straight line of numpy calls.
 
 Values are followed by identity: a step's result is known by its tensor, its tensor's
 id, or its array (the backward pass wraps a saved array in a new tensor with the old
-id).  Anything the tracer does not know is a constant of the program.  A value of the
+id; a tape's snapshot copy of an index or a mask is told to the tracer, ``note_copy``;
+an integer a value picked, ``np.argmax``'s, is held as a 0-d array, the object an index
+made of it is).  A rule that computes positions from an index in numpy gets the index
+as a tensor of the program (``follow``), so that computation is recorded too.
+Anything else the tracer does not know is a constant of the program (a literal, an
+array made inside the step from constants, a closed-over array: ``program.captured``).  A value of the
 program that leaves for Python (``float(t)``, ``bool(t)``, ``np.asarray(t)``) would be
 frozen at its traced value: the tracer refuses the trace there (``TracingError``),
 naming the user's line.
 """
-import os
-import sys
+import inspect
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,8 +36,21 @@ from ..core.arrays import is_foreign
 from ..core.tensor import Tensor
 from ..core.variable import Variable
 from ..diagnostics.errors import NbtapeError
-from ..diagnostics.user_line import PACKAGE_DIR, caller, describe, source_line
+from ..diagnostics.user_line import caller, describe, source_line
 from ..tape.backward import step_in_progress
+from .refusals import inside_nbtape, refusal_message
+
+
+def wrap(value):
+    """A new tensor of ``value`` (``Tensor(value)`` without its ``__init__`` call).
+
+    >>> wrap(np.float64(2.0))
+    nt.Tensor(2.0, shape=(), dtype=float64)
+    """
+    t = object.__new__(Tensor)
+    t._value = value
+    t._id = next_id()
+    return t
 
 
 class TracingError(NbtapeError, RuntimeError):
@@ -51,6 +69,48 @@ class Slot:
         return f"v{self.n}"
 
 
+# the steps of a program, one kind each (``kind`` first: ``step[0]`` says which)
+class Input(NamedTuple):
+    """The program's argument ``label`` (a parameter's name), held in slot ``out``."""
+    kind: str
+    out: int
+    label: str
+
+
+class Read(NamedTuple):
+    """A read of ``variable``'s value at replay time, into slot ``out``."""
+    kind: str
+    out: int
+    variable: object
+
+
+class Call(NamedTuple):
+    """``out = fn(*args, **kwargs)`` (templates of ``Slot``s and constants); ``name`` is
+    numpy's name, ``phase`` the pass (forward, backward), ``where`` the user's line."""
+    kind: str
+    out: object
+    name: str
+    fn: object
+    args: tuple
+    kwargs: object
+    phase: str
+    where: object = None
+
+
+class Assign(NamedTuple):
+    """``variable.how(src)`` (assign, assign_add, assign_sub; ``cur`` the slot of the
+    value it updates), its new value in slot ``out``, of ``dtype``; ``fresh`` when
+    numpy's result already is that new value (no cast)."""
+    kind: str
+    out: int
+    variable: object
+    how: str
+    cur: object
+    src: object
+    dtype: object
+    fresh: bool
+
+
 # numpy functions whose Python result depends on shapes and dtypes only (part of the
 # signature), never on values: a traced function may use them freely
 _SHAPE_ONLY = frozenset(("shape", "ndim", "size", "result_type", "iscomplexobj",
@@ -59,78 +119,33 @@ _SHAPE_ONLY = frozenset(("shape", "ndim", "size", "result_type", "iscomplexobj",
 _SUM_KEYWORDS = frozenset(("axis", "keepdims", "dtype"))
 ADD_REDUCE = np.add.reduce      # (one bound method: one name in a program)
 
-_FIXES = {
-    "bool()": (
-        "Python control flow on a tensor (if, while, and/or, assert) picks one branch "
-        "for good",
-        "compute both branches and choose with np.where(condition, a, b) (or "
-        "np.maximum/np.minimum/np.clip), pass the condition as a Python argument (one "
-        "trace per value), or leave this part outside the function"),
-    "float()": ("float(t) makes a Python number of a tensor",
-                "keep it a tensor (arithmetic and numpy functions work on tensors), or "
-                "return it from the function and convert it outside"),
-    "int()": ("int(t) makes a Python number of a tensor",
-              "keep it a tensor, pass the number as a Python argument (one trace per "
-              "value), or return it from the function and convert it outside"),
-    "complex()": ("complex(t) makes a Python number of a tensor",
-                  "keep it a tensor, or return it and convert it outside"),
-    ".item()": (".item() makes a Python number of a tensor",
-                "keep it a tensor, or return it from the function and call .item() "
-                "outside"),
-    ".tolist()": (".tolist() makes Python numbers of a tensor",
-                  "keep it a tensor, or return it and convert it outside"),
-    ".numpy()": (".numpy() copies a tensor's value into a plain array, which numpy then "
-                 "computes on unseen",
-                 "call numpy functions on the tensor itself (np.sum(t), t * 2: they are "
-                 "traced), or return the tensor and call .numpy() outside"),
-    ".data": (".data hands out a tensor's array, which numpy then computes on unseen",
-              "call numpy functions on the tensor itself (they are traced), or return "
-              "the tensor and read .data outside"),
-    "operator.index()": ("using a tensor as a Python integer (an index, range())",
-                         "index with the tensor itself (x[t]: traced), or pass the "
-                         "integer as a Python argument"),
-}
-_FIXES["a rule's reading of its operand's value"] = (
-    "a gradient rule reads its operand's value in Python (to pick positions or a formula)",
-    "compute that part outside the traced function (eagerly) and pass the result in")
-_ASARRAY = ("np.asarray(t) (or np.array, or a function without a rule) copies a tensor's "
-            "value into a plain array, which numpy then computes on unseen",
-            "call numpy functions on the tensor itself (np.sum(t), t @ w: they are traced) "
-            "instead of on a plain copy, or return the tensor and convert it outside")
+def _takes_nothing(fn):
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    try:
+        sig.bind(0)
+        return False
+    except TypeError:
+        pass
+    try:
+        sig.bind()
+        return True
+    except TypeError:
+        return False
 
 
-def refusal_message(how, where, what="a value computed from the function's arguments or variables"):
-    """The one-paragraph message for a trace refused because ``how`` (an escape hook's
-    word: ``"bool()"``, ``"float()"``...) let ``what`` leave at ``where`` (``caller()``).
+def kind_text(kind):
+    """``(dtype, shape)`` as numpy's words for a value's type, ``float64[2, 3]``.
 
-    >>> refusal_message("bool()", None).split(":")[0]
-    'nt.function cannot trace this function'
+    >>> kind_text((np.dtype("float32"), (2, 3))), kind_text((np.dtype("int64"), ()))
+    ('float32[2, 3]', 'int64')
     """
-    why, fix = _FIXES.get(how, _ASARRAY)
-    at = ""
-    if where is not None:
-        line = source_line(where)
-        at = f" at {describe(where)}" + (f" (`{line.strip()}`)" if line else "")
-    return (f"nt.function cannot trace this function: {why}{at}, and {what} would be "
-            "frozen there: every later call would replay the value it had at this first "
-            f"call. Instead, {fix}. The variables were left as they were before this call.")
-
-
-_HOOK_MODULES = frozenset((__name__, "nbtape.core.tensor", "nbtape.core.variable",
-                           "nbtape.rules.util"))
-
-
-def _inside_nbtape():
-    """``"name (file)"`` of the nbtape function that let the value escape, when it was
-    not the user's code (a rule that checks its operand's values in Python), else ''."""
-    f = sys._getframe(2)
-    # the tracer's own frames, and those of the hooks that told it (bool(), value_of)
-    while f is not None and f.f_globals.get("__name__") in _HOOK_MODULES:
-        f = f.f_back
-    if f is None or not f.f_code.co_filename.startswith(PACKAGE_DIR):
-        return ""
-    rel = os.path.relpath(f.f_code.co_filename, os.path.dirname(PACKAGE_DIR))
-    return f"{f.f_code.co_name} ({rel.replace(os.sep, '/')})"
+    if kind is None:
+        return "?"
+    dtype, shape = kind
+    return f"{dtype}{list(shape)}" if shape else f"{dtype}"
 
 
 def _kind(v):
@@ -151,7 +166,7 @@ class Tracer(Listener):
     (['input', 'call', 'call'], 'np.multiply')
     """
 
-    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "_start",
+    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "raised", "_start",
                  "_by_obj", "_by_tid", "_by_arr",
                  "_keep", "_count", "_pending", "_var_ids")
     records_all = True      # dispatch offers it the calls no tape keeps (comparisons)
@@ -163,6 +178,7 @@ class Tracer(Listener):
         self.refused = None     # the first refusal (kept if the user's code caught it)
         self.kinds = {}         # slot -> (dtype, shape) of its value, for the listing
         self.created = False    # whether a variable made during the trace was used
+        self.raised = None      # (name, where, error) of the first call on program values that raised
         self._start = next_id()     # ids after it were made during the trace
         self._by_obj, self._by_tid, self._by_arr = {}, {}, {}
         self._keep = []         # what the maps key by id() stays alive while tracing
@@ -180,7 +196,12 @@ class Tracer(Listener):
         if t._id not in self._var_ids:
             self._by_tid[t._id] = n
         v = t._value
+        if isinstance(v, np.generic) and v.dtype.kind in "biu":
+            # an integer picked by a value (np.argmax's): held as a 0-d array, the one
+            # object an index made of it (x[i] unwraps it) is, so the tracer knows it
+            v = t._value = np.asarray(v)
         if type(v) is np.ndarray:
+            # (a tape's copy of it, for its backward pass, is told: note_copy)
             # the array is kept too: a tape may give the tensor a copy of its own later
             # (a view's result), and a freed array's id would be another's
             self._keep.append(v)
@@ -206,6 +227,27 @@ class Tracer(Listener):
             return self.find(a._tensor)
         return None
 
+    def note_copy(self, a, copy):
+        """A tape kept ``copy`` of the array ``a`` (snapshot): if ``a`` is a value of the
+        program, so is the copy (its backward pass reads the copy)."""
+        n = self._by_arr.get(id(a))
+        if n is not None:
+            self._keep.append(copy)
+            self._by_arr[id(copy)] = n
+
+    def follow(self, a):
+        """``a`` (a tensor or an array) as a tensor of the program, or None when it is
+        not one of its values (``state.program_value``)."""
+        n = self.find(a) if type(a) is not Variable else None
+        if n is None:
+            return None
+        if type(a) is Tensor:
+            return a
+        t = wrap(a)
+        self._by_tid[t._id] = n
+        self._keep.append(t)
+        return t
+
     def template(self, a):
         """``(template, dynamic)``: ``a`` with each value of the program a ``Slot`` and
         each constant tensor its array; ``dynamic`` when it holds a slot."""
@@ -225,7 +267,7 @@ class Tracer(Listener):
 
     def add_input(self, t, label):
         """``t`` (a tensor made of an argument) is the program's input ``label``."""
-        self.steps.append(("input", self._new(t), label))
+        self.steps.append(Input("input", self._new(t), label))
 
     def _settle(self):
         # an assignment's new tensor exists only once assign has returned: the next hook
@@ -245,8 +287,13 @@ class Tracer(Listener):
         self._keep = []
 
     def guard(self, obj, attr):
-        """Retrace when ``obj.attr`` changes (an optimizer's learning rate)."""
-        self.guards.append((obj, attr, getattr(obj, attr)))
+        """Retrace when ``obj.attr`` changes (an optimizer's learning rate); when it is a
+        callable of no arguments (a learning rate read from elsewhere), when what it
+        returns changes too (the replay calls it, as eager calls it at each step)."""
+        value = getattr(obj, attr)
+        self.guards.append((obj, attr, value))
+        if callable(value) and _takes_nothing(value):
+            self.guards.append((value, None, value()))
 
     # the hooks ---------------------------------------------------------------------
     def record(self, rule, args, kwargs, operands, ids, outs):
@@ -283,7 +330,7 @@ class Tracer(Listener):
             fn = ADD_REDUCE      # (the program passes axis=None where np.sum's default was)
         # a reverse step runs inside the backward pass's _step: shown as its own phase
         phase = "backward" if step_in_progress() is not None else "forward"
-        self.steps.append(("call", out, rule.name, fn, targs, tkw, phase))
+        self.steps.append(Call("call", out, rule.name, fn, targs, tkw, phase, caller()))
 
     def _known(self, outs):
         if type(outs) is Tensor:
@@ -305,7 +352,31 @@ class Tracer(Listener):
         if variable._id > self._start:
             self.created = True
         self._var_ids.add(variable._id)
-        self.steps.append(("read", self._new(t), variable))
+        self.steps.append(Read("read", self._new(t), variable))
+
+    def note_raised(self, rule, args, kwargs, error):
+        """A numpy call raised: kept when it was a call on values of the program (if the
+        function's own code catches it, the trace is refused: see ``raised_message``)."""
+        if self.raised is None:
+            dynamic = self.template(tuple(args))[1] or (
+                kwargs is not None and self.template(dict(kwargs))[1])
+            if dynamic:
+                self.raised = (rule.name, caller(), error)
+
+    def raised_message(self):
+        """The refusal of a trace whose function caught a numpy error itself."""
+        name, where, error = self.raised
+        line = source_line(where) if where is not None else None
+        at = "" if where is None else f" at {describe(where)}" + (
+            f" (`{line.strip()}`)" if line else "")
+        return (f"nt.function cannot trace this function: {name}{at} raised "
+                f"{type(error).__name__} on a value of the traced call, and the "
+                "function's own try/except caught it, so only the branch this call took "
+                "was traced: every later call would replay that branch, whatever its "
+                "values. Instead, decide outside the traced function (call it eagerly "
+                "for the check, or pass the choice in as a Python argument: one trace per "
+                "value), or compute both branches with numpy and choose with np.where. "
+                "The variables were left as they were before this call.")
 
     def note_escape(self, tensor, how):
         self._settle()
@@ -328,14 +399,14 @@ class Tracer(Listener):
         fresh = how != "assign" and np.ndim(now) > 0 and np.result_type(now, raw) == now.dtype
         n = self._count
         self._count += 1
-        self.steps.append(("assign", n, variable, how, cur, src, now.dtype, fresh))
+        self.steps.append(Assign("assign", n, variable, how, cur, src, now.dtype, fresh))
         self._pending = (variable, n)
 
     # refusals ----------------------------------------------------------------------
     def refuse(self, how, what=None):
         where = caller()
         msg = refusal_message(how, where) if what is None else refusal_message(how, where, what)
-        inside = _inside_nbtape() if what is None else ""
+        inside = inside_nbtape() if what is None else ""
         if inside:
             line = source_line(where) if where is not None else None
             at = "" if where is None else f", reached from {describe(where)}" + (

@@ -28,7 +28,7 @@ import pytest
 
 import nbtape as nt
 from nbtape.transforms.check import numerical_gradient
-from nbtape.rules.registry import RULES, numpy_function
+from nbtape.core.registry import RULES, numpy_function
 
 
 # --- first order -----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import inspect
 
 import numpy as np
 
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 from .programs import Call, Const, Lit, Reject, broadcast_partner, random_shape
 
 P = inspect.Parameter

@@ -1,13 +1,13 @@
 """The table of makers for every registry entry: ``makers()``.
 
-Every entry of ``nbtape.rules.registry.RULES`` that carries a gradient gets a maker,
+Every entry of ``nbtape.core.registry.RULES`` that carries a gradient gets a maker,
 so a rule added tomorrow is fuzzed at once (``program_makers`` derives what it can
 from numpy's signatures); ``special()`` holds only what a signature cannot say (a
 square matrix, an increasing ``xp``, a subscripts string, a list of operands).
 """
 import numpy as np
 
-from nbtape.rules.registry import RULES
+from nbtape.core.registry import RULES
 from .program_makers import (FN_DOMAINS, METHODS, _matmul_partner, _maybe_tensor, _sig_of,
                             any_shape, array_fn, gufunc, make_square, nd, operator,
                             same_shape, solve_rhs, square, two_arrays, ufunc, ufunc_method)

@@ -19,7 +19,6 @@ with ``nbtape.display.pictures``, which is how ``tape.graph()`` reaches it.
 import operator
 
 from ...display import palette, pictures
-from ...tape.forward import tangent_table
 from . import labels as L
 from .collapse import plan
 from .draw import PATH, TANGENT, Drawing, TapeDigraph
@@ -179,7 +178,7 @@ def _build(tape, o, caption_extra=()):
     view, acc = o["view"], o["accumulator"]
     caption = []
     if view == "forward":
-        source_ids = [t for t in tangent_table(acc) if t in model.leaves]
+        source_ids = [t for t in acc.tangents if t in model.leaves]
     for t in source_ids:
         model.add_leaf(t)
     missing = [t for t in target_ids if not model.known(t)]

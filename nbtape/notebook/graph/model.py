@@ -10,10 +10,8 @@ import contextlib
 
 import numpy as np
 
-from ...core.state import tls
-from ...tape.backward import backward, forward_reach, reverse_step
-from ...tape.forward import tangent_table
-from ...rules.registry import SEQUENCE, VARARGS
+from ...tape.view import not_recording
+from ...core.registry import SEQUENCE, VARARGS
 from ...core.structure import flatten
 from ...core.tensor import Tensor, TensorLike
 
@@ -40,12 +38,8 @@ def quiet():
     >>> len(tape)
     0
     """
-    saved = tls.stack
-    tls.stack = []
-    try:
+    with not_recording():
         yield
-    finally:
-        tls.stack = saved
 
 
 def ids_of(value, role):
@@ -138,7 +132,6 @@ class TapeModel:
     def __init__(self, tape, names=None, objects=()):
         self.tape = tape
         self.ops = ops = list(tape.ops)
-        self.records = tape.op_records      # what the passes below read
         self.names = name_table(names)
         self.objects = {o._id: o for o in objects}
         producer, consumers, leaves, links = {}, {}, {}, {}
@@ -238,7 +231,7 @@ class TapeModel:
     def downstream(self, start, through_stop=False, ops=None):
         """Ops (positions) and tensors reachable forward from tensor ids ``start``."""
         if not through_stop and ops is None:     # the gradient's own reach, as backward's
-            positions, reach = forward_reach(self.records, start)
+            positions, reach = self.tape.reach(start)
             return set(positions), set(reach)
         reach, hit = set(start), set()
         for i in (range(len(self.ops)) if ops is None else sorted(ops)):
@@ -319,7 +312,7 @@ class TapeModel:
             seeds[t] = np.ones(shape, dtype=dtype)
         try:
             with quiet():
-                adj = backward(self.records, seeds, list(source_ids), False, True)
+                adj = self.tape.adjoints(seeds, source_ids)
         except Exception as e:   # a missing rule: the picture still draws, and says so
             return f"gradients are not shown: {type(e).__name__}: {str(e)[:200]}"
         return {k: _plain(v) for k, v in adj.items()}
@@ -346,7 +339,7 @@ class TapeModel:
                  for t, m in zip(op.in_ids, op.metas)]
         try:
             with quiet():
-                grads = reverse_step(op, np.ones_like(out), needs)
+                grads = self.tape.step_back(op, np.ones_like(out), needs)
             result = [np.asarray(g) if g is not None else None for g in grads]
         except Exception:   # a rule that needs a value the tape did not keep
             return [None] * n, "freed"
@@ -354,7 +347,7 @@ class TapeModel:
 
     def tangent(self, accumulator, tid):
         """The accumulator's tangent of ``tid``: an array, "norule", or None."""
-        t = tangent_table(accumulator).get(tid)
+        t = accumulator.tangents.get(tid)
         if t is None:
             return None
         if not isinstance(t, (np.ndarray, np.generic, TensorLike)) and hasattr(t, "where"):

@@ -10,7 +10,7 @@ when one of them fails.
 """
 import numpy as np
 
-from ...diagnostics.numerics import backward_birth, count, finite, forward_birth
+from ...tape.view import count, finite
 from .model import quiet
 
 
@@ -77,9 +77,9 @@ def gradient_birth(model, target_ids, source_ids):
     # the picture looks for the NaN the warning already reported: numpy should not warn
     # (or raise, under np.errstate) again while the walk recomputes 0 x inf
     with quiet(), np.errstate(all="ignore"):
-        found = backward_birth(model.records, seeds, list(source_ids))
+        found = model.tape.backward_birth(seeds, source_ids)
     if found is None and not all(finite(model.value(t)) for t in target_ids):
-        found = forward_birth(model.records)
+        found = model.tape.forward_birth()
     return found
 
 
@@ -98,7 +98,7 @@ def picture_birth(ctx):
                                   or birth.position in step["done"]):
             return birth
     if ctx.o["show_values"] and not all(finite(model.value(t)) for t in drawn_tensors(ctx)):
-        return forward_birth(model.records)
+        return model.tape.forward_birth()
     return None
 
 

@@ -6,7 +6,7 @@ nodes and edges, in tape order so the DOT is the same on every run.
 """
 import numpy as np
 
-from ...rules.rule import POSITIONAL
+from ...core.rule import POSITIONAL
 from . import labels as L
 from .collapse import group_summary
 from .draw import GREY, LEAF_STYLE, NAN, OP_STYLE, OTHER_STYLE

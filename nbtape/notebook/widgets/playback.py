@@ -13,8 +13,7 @@ import collections
 
 import numpy as np
 
-from ...diagnostics.numerics import finite, forward_birth
-from ...tape.backward import reverse_step
+from ...tape.view import finite
 from ...core.tensor import Tensor
 from ...display.numbers import number
 from ..graph.labels import where_text
@@ -206,7 +205,7 @@ class Playback:
         values = (model.value(o) for i in forward for o in model.ops[i].out_ids
                   if o is not None)
         if not all(finite(v) for v in values):
-            b = forward_birth(model.records)
+            b = model.tape.forward_birth()
             if b is not None:
                 out.setdefault(("forward", b.position), b)
         return out
@@ -297,7 +296,7 @@ class _Walk:
             return None, f"{op.rule.name} has no gradient rule, so the engine stops here"
         needs = [t is not None and t in self.path_t for t in op.in_ids]
         try:
-            grads = reverse_step(op, np.asarray(g[0]), needs)
+            grads = self.model.tape.step_back(op, np.asarray(g[0]), needs)
         except Exception as exc:          # the caption says what went wrong, the player goes on
             return None, f"its VJP failed: {type(exc).__name__}: {str(exc)[:120]}"
         return [np.asarray(gi) if gi is not None else None for gi in grads], ""

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .user_line import describe, source_line
+from ..diagnostics.user_line import describe, source_line
 
 # op names whose derivative is infinite at 0, with what to say and what to do
 _AT_ZERO = {
@@ -327,7 +327,7 @@ def backward_birth(records, seeds, source_ids):
     >>> b.name, b.index, b.values["cotangent"]
     ('np.sqrt', (0,), 0.0)
     """
-    from ..tape.backward import forward_reach, reverse_step, take_adjoint
+    from .backward import forward_reach, reverse_step, take_adjoint
     positions, reach = forward_reach(records, source_ids)
     adj = dict(seeds)
     forward = forward_birth(records)

@@ -1,4 +1,4 @@
-"""nbtape/rules/registry.py: the rule table and the ``def*`` functions that fill it
+"""nbtape/core/registry.py: the rule table and the ``def*`` functions that fill it
 (numpy_function, rule_for, defalias, defprimitive, defvjp/defjvp/defderiv/deflinear,
 defparam, defrule, defmodes, defvariant, defcomposite, defseveral, defnondiff, defzero,
 operand_names, variant).  Rules are registered for functions made in each test, and the
@@ -10,8 +10,8 @@ import nbtape as nt
 from gradcheck import NUMPY, check_both
 from nbtape.diagnostics.errors import NoGradientRuleError
 from nbtape.extend import primitive
-from nbtape.rules import registry
-from nbtape.rules.registry import (POSITIONAL, RULES, SEQUENCE, VARARGS, Rule, defalias,
+from nbtape.core import registry
+from nbtape.core.registry import (POSITIONAL, RULES, SEQUENCE, VARARGS, Rule, defalias,
                                    defcomposite, defderiv, defjvp, deflinear, defmodes,
                                    defnondiff, defparam, defprimitive, defrule, defseveral,
                                    defvariant, defvjp, defzero, numpy_function, operand_names,

@@ -7,9 +7,9 @@ that made it None, and a gradient that came out but lost a part through an escap
 (``math.exp(v[0]) * v[1]``) says it may be incomplete.  Kept apart from the tape so
 that ``gradient_tape.py`` reads as recording and playback.
 """
-from ..tape.backward import forward_reach
-from .breaks import break_message, escapes_into_path, partial_message
-from .errors import warn_user
+from .backward import backward_steps, forward_reach
+from .breaks import break_message, can_lose_a_share, escapes_into_path, partial_message
+from ..diagnostics.errors import warn_user
 
 
 def warn_escape(notes, escaped_at, asked, records, source, zeros=False):
@@ -42,12 +42,16 @@ def warn_partial(ops, notes, records, sources, results, seeds):
     >>> warn_partial((), [], [], [], [], {}) is None
     True
     """
-    # a target that escaped (print(float(loss))) cannot have come back into itself
-    notes = [n for n in notes if n.kind == "escape" and n.id not in seeds]
+    # a target that escaped (print(float(loss))) cannot have come back into itself, and an
+    # escape that gives an integer (bool(), int()) never loses a share: Python control flow
+    # on a value (a `while` on bool(), every gradient) costs nothing here
+    notes = [n for n in notes if can_lose_a_share(n) and n.id not in seeds]
     if not notes:
         return
+    targets = list(seeds)
     for s, g in zip(sources, results):
         if g is not None:
-            n = escapes_into_path(ops, notes, forward_reach(records, [s._id])[1])
+            n = escapes_into_path(ops, notes, forward_reach(records, [s._id])[1],
+                                  backward_steps(records, targets, [s._id]))
             if n is not None:
                 warn_user(partial_message(n.where, n.detail))

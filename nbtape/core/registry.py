@@ -35,6 +35,26 @@ from .rule import POSITIONAL, SEQUENCE, VARARGS, Kind, Rule, name_of  # noqa: F4
 
 RULES = {}
 
+# Rules of libraries nbtape does not depend on (scipy.special) load on first need:
+# ``nbtape.rules`` says how when it is imported (the core never imports it), and the
+# dispatcher asks when a ufunc has no rule.  Set once at import, never per call.
+_LATE = []
+
+
+def set_late_loader(load):
+    """Called by ``nbtape.rules``: ``load()`` registers late rules, True when it did."""
+    _LATE[:] = [load]
+
+
+def late_rules():
+    """Load the rules that load late; True when that registered something new.
+
+    >>> import nbtape
+    >>> late_rules() in (True, False)
+    True
+    """
+    return bool(_LATE) and _LATE[0]()
+
 
 
 def numpy_function(path):

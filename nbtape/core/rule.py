@@ -134,7 +134,7 @@ class Rule:
         """numpy's names of the parameters this rule differentiates.
 
         >>> import numpy as np, nbtape
-        >>> from nbtape.rules.registry import RULES
+        >>> from nbtape.core.registry import RULES
         >>> RULES[np.diff].differentiated()
         ['a', 'prepend', 'append']
         """

@@ -15,9 +15,9 @@ import sysconfig
 
 import numpy as np
 
-from . import user_line
-from .user_line import PACKAGE_DIR
-from ..tape.backward import forward_reach
+from ..diagnostics import user_line
+from ..diagnostics.user_line import PACKAGE_DIR
+from .backward import forward_reach
 from .breaks import ObjectArrayRule
 from .numerics import backward_birth, finite, forward_birth
 from ..core.tensor import Tensor, TensorLike
@@ -142,19 +142,9 @@ def explain(tape, target, source):
     src = _label(source, f"`{name}`" if name else "the source")
     title_none = f"No gradient: the target does not depend on {src} on this tape."
 
-    if getattr(tape, "retired", None):
-        return Explanation(f"No answer: this tape was retired ({tape.retired}), so its "
-                           "records are gone and it cannot say how the target depends on "
-                           f"{src}.", False, [],
-                           [f"the tape was retired: {tape.retired}"],
-                           fix="ask the tape that replaced it, or record the computation "
-                               "on a new tape.")
-
-    if source.dtype.kind not in "fc":
-        return Explanation(title_none, False, [], [
-            f"{src} has dtype {source.dtype}: integer and bool values are never "
-            "differentiable, so the tape does not follow them."],
-            fix="make it a float, e.g. nt.Variable(2.0) instead of nt.Variable(2).")
+    early = _before_the_records(tape, source, src, title_none)
+    if early is not None:
+        return early
 
     if tid == sid:
         # d(x)/d(x) is the identity, watched or not (as tape.gradient gives it, after
@@ -207,6 +197,24 @@ def explain(tape, target, source):
         reasons = ["no recorded operation connects them: the target was computed from "
                    "other values (or before this tape started recording)."]
     return Explanation(title_none, False, [], reasons)
+
+
+def _before_the_records(tape, source, src, title_none):
+    """The answer that needs no records (a retired tape, an integer or bool source), or
+    None."""
+    if getattr(tape, "retired", None):
+        return Explanation(f"No answer: this tape was retired ({tape.retired}), so its "
+                           "records are gone and it cannot say how the target depends on "
+                           f"{src}.", False, [],
+                           [f"the tape was retired: {tape.retired}"],
+                           fix="ask the tape that replaced it, or record the computation "
+                               "on a new tape.")
+    if source.dtype.kind not in "fc":
+        return Explanation(title_none, False, [], [
+            f"{src} has dtype {source.dtype}: integer and bool values are never "
+            "differentiable, so the tape does not follow them."],
+            fix="make it a float, e.g. nt.Variable(2.0) instead of nt.Variable(2).")
+    return None
 
 
 def _nonfinite(tape, target, source):

@@ -10,12 +10,12 @@ derivative made the value.  Off by default: it costs a check per op.
 """
 import numpy as np
 
-from ..core.state import tls
+from ..core.state import pop_recorder, push_recorder
 from ..core.recorder import Listener
 from ..core.tensor import Tensor, TensorLike
-from ..tape.backward import step_in_progress
-from . import user_line
-from .errors import NbtapeError, shown_from_user, warn_user
+from .backward import step_in_progress
+from ..diagnostics import user_line
+from ..diagnostics.errors import NbtapeError, shown_from_user, warn_user
 from .numerics import (Birth, backward_pattern, explain_nonfinite, finite, first_bad,
                        forward_pattern, nonfinite_results, value_at)
 
@@ -119,13 +119,9 @@ class check_numerics:
 
     def __enter__(self):
         self._listener = _Checking()
-        tls.stack.append(self._listener)
+        push_recorder(self._listener)
         return self
 
     def __exit__(self, *exc):
-        stack = tls.stack
-        for k in range(len(stack) - 1, -1, -1):
-            if stack[k] is self._listener:
-                del stack[k]
-                break
+        pop_recorder(self._listener)
         return False

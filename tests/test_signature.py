@@ -1,4 +1,4 @@
-"""nbtape/rules/signature.py: numpy's own parameters for a rule's function (plain
+"""nbtape/core/signature.py: numpy's own parameters for a rule's function (plain
 functions, ufuncs, ufunc methods, and functions Python cannot read), and which
 keywords a ``Signature`` accepts."""
 import inspect
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gradcheck import since_numpy
-from nbtape.rules.signature import Signature, signature_of
+from nbtape.core.signature import Signature, signature_of
 
 _EMPTY = inspect.Parameter.empty
 

@@ -7,10 +7,10 @@ an object array (``astype(object)``, ``np.frompyfunc``) holds Python objects
 nbtape cannot differentiate, so the op is recorded with a rule that has no
 gradient and the error names the op that first made one.
 """
-from . import user_line
-from .errors import NoGradientRuleError
-from ..rules.registry import VARARGS, Rule
-from ..tape.bookkeeping import Note
+from ..diagnostics import user_line
+from ..diagnostics.errors import NoGradientRuleError
+from ..core.registry import VARARGS, Rule
+from .bookkeeping import Note
 from ..core.tensor import Tensor
 
 
@@ -88,23 +88,58 @@ def _at(where):
     return user_line.describe(where) + (f": {line}" if line else "")
 
 
-def escapes_into_path(ops, notes, reach):
+# Escapes that give an integer (``bool(t)``, ``int(t)``, an index): what is computed from
+# one is a step function of the source, whose derivative is zero wherever it has one, so
+# no share of a gradient can go missing through it (Python control flow, ``x if y > 0
+# else -x``, is right as it is, as in TensorFlow and autograd).
+INTEGER_ESCAPES = frozenset({"bool()", "int()", "operator.index()"})
+
+
+def can_lose_a_share(note):
+    """True for an escape whose plain value could carry a share of a gradient: a float
+    (``float(t)``, ``.item()``, ``np.asarray``), not an integer or a bool.
+
+    >>> can_lose_a_share(Note("escape", 1, None, "bool()"))
+    False
+    >>> can_lose_a_share(Note("escape", 1, None, "float()"))
+    True
+    """
+    return note.kind == "escape" and note.detail not in INTEGER_ESCAPES
+
+
+def escapes_into_path(ops, notes, reach, path=None):
     """The first escape note of a value in ``reach`` (computed from a source) that most
     likely came back onto the path as a plain number: an op on the same line, recorded
     after it, is also downstream of the source and takes a plain float operand
     (``math.exp(v[0]) * v[1]``; a mask such as ``np.where(x.numpy() > 0, x, 0)`` is
     bool, and flat, so it is no loss).  A plain
     value is a constant to the tape, so the gradient then misses its share.  Escapes
-    elsewhere (``print(float(loss))``) are only named by ``explain``."""
+    elsewhere (``print(float(loss))``) are only named by ``explain``, and escapes that
+    give an integer (``INTEGER_ESCAPES``) never lose a share, so they cost nothing here.
+    ``path``, the positions of the ops between the source and the target asked for,
+    limits the search to them (an op that feeds another target cannot lose this one a
+    share)."""
     for n in notes:
-        if n.kind != "escape" or n.id not in reach or n.where is None:
+        if not can_lose_a_share(n) or n.id not in reach or n.where is None:
             continue
-        for k in range(len(ops)):
+        file, _, function = n.where
+        for k in (range(len(ops)) if path is None else sorted(path)):
             op = ops[k]     # (the ids first: a line is decoded only when needed)
             if any(o is not None and o > n.id and o in reach for o in op.out_ids) \
+                    and _same_function(op.raw_where, file, function) \
                     and op.where == n.where and _plain_float_operand(op):
                 return n
     return None
+
+
+def _same_function(raw, file, function):
+    # an op's line is kept undecoded, (code, last instruction): the code object names the
+    # file and function without decoding the line, so most ops are ruled out for free
+    if raw is None:
+        return False
+    if type(raw[0]) is str:
+        return raw[0] == file and raw[2] == function
+    return raw[0].co_filename == file and raw[0].co_name == function
 
 
 def _plain_float_operand(op):

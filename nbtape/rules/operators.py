@@ -9,11 +9,13 @@ overhead is what a scalar loop feels.
 """
 import numpy as np
 
-from .arrays import is_foreign
-from .dispatch import apply, array_function, array_ufunc
-from ..rules.core_ops import OPERATOR_RULES as _R
-from ..rules.registry import RULES
-from .tensor import TensorLike
+from ..core.arrays import is_foreign
+from ..core.dispatch import apply, array_function, array_ufunc
+from .core_ops import OPERATOR_RULES as _R
+from ..core.registry import RULES
+from ..core.state import tls
+from ..core.tensor import TensorLike
+from ..core.variable import Variable
 
 # one module global per operator rule: a dict lookup less on every operator call
 _R_ABSOLUTE = _R["absolute"]
@@ -128,6 +130,8 @@ def _index_value(idx):
     if t is tuple:
         return tuple(_index_value(i) for i in idx)
     if isinstance(idx, TensorLike):
+        if t is Variable and tls.stack:
+            idx = idx.value()       # a read the recorders see (nt.function replays it)
         v = idx._value
         return np.asarray(v) if not is_foreign(v) else v
     if t is list and any(isinstance(i, TensorLike) for i in idx):

@@ -1,11 +1,11 @@
-"""nbtape/rules/reads.py: which arguments (and whether the output) a VJP reads, found
+"""nbtape/core/reads.py: which arguments (and whether the output) a VJP reads, found
 from its bytecode, so that a tape keeps only those for the reverse pass."""
 import numpy as np
 import pytest
 
 import nbtape  # noqa: F401 (loads the rule table)
-from nbtape.rules.reads import positional_params, used_names, vjp_reads
-from nbtape.rules.registry import RULES, _derivative_vjp
+from nbtape.core.reads import positional_params, used_names, vjp_reads
+from nbtape.core.registry import RULES, _derivative_vjp
 
 
 # --- used_names ----------------------------------------------------------------------------------

@@ -1,11 +1,11 @@
-"""nbtape/rules/rule.py: a ``Rule`` (what it can differentiate, its signature, its
+"""nbtape/core/rule.py: a ``Rule`` (what it can differentiate, its signature, its
 operands), the operand layouts ``Kind``, and ``name_of``.  Every rule here is made by
 the constructor, so none is registered."""
 import numpy as np
 import pytest
 
-from nbtape.rules.registry import RULES
-from nbtape.rules.rule import POSITIONAL, SEQUENCE, VARARGS, Kind, Rule, name_of
+from nbtape.core.registry import RULES
+from nbtape.core.rule import POSITIONAL, SEQUENCE, VARARGS, Kind, Rule, name_of
 
 
 def own(x, y=1.0):

@@ -1,0 +1,408 @@
+"""``nt.function`` is right or refuses: the everyday steps that replayed a wrong program.
+
+Each step is traced at one input and replayed at others that differ in what the trace
+could have frozen (other positions, other counts, other orders, other objects), and each
+replay is compared bit for bit with an eager run at the same inputs; where nbtape cannot
+replay a step it must refuse at trace time, naming the user's line.
+"""
+import random
+import types
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import nbtape as nt
+from gradcheck.traced import same
+from nbtape.transforms.trace import TracingError
+
+
+def _agree(fn, calls, traces=None):
+    """Run ``nt.function(fn)`` on each ``(args, kwargs)`` of ``calls`` and ``fn`` eagerly
+    on the same, comparing everything they return bit for bit."""
+    traced = nt.function(fn)
+    for args, kwargs in calls:
+        got = traced(*args, **kwargs)
+        want = fn(*args, **kwargs)
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        for g, w in zip(got, want):
+            assert same(g, w), (args, kwargs, g, w)
+    if traces is not None:
+        assert traced.trace_count == traces
+    return traced
+
+
+def _grad_of(loss):
+    def step(x):
+        x = nt.constant(x)
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            y = loss(x)
+        return y, tape.gradient(y, x)
+    return step
+
+
+# --- 1. values that choose positions are program values ----------------------------------
+def test_a_mask_chooses_positions_in_the_forward_and_backward_pass():
+    f = _grad_of(lambda x: np.sum(x[x > 0] ** 2))
+    _agree(f, [((np.array([1.0, -1, 2, -2]),), {}), ((np.array([-1.0, 1, -2, 2]),), {}),
+               ((np.array([-3.0, 1, -2, 5]),), {})])
+
+
+def test_a_mask_with_another_count_retraces_never_crashes():
+    f = _grad_of(lambda x: np.sum(x[x > 0] ** 2))
+    _agree(f, [((np.array([1.0, -1, 2, -2]),), {}), ((np.array([1.0, 2, 3, -2]),), {}),
+               ((np.array([-1.0, -2, -3, -2]),), {}), ((np.array([1.0, -1, 2, -2]),), {})])
+
+
+def test_an_embedding_lookup_sends_each_replays_gradient_to_its_rows():
+    E = nt.Variable(np.arange(12.0).reshape(4, 3))
+
+    def step(ids):
+        with nt.GradientTape() as tape:
+            y = np.sum(E[ids] ** 2)
+        return y, tape.gradient(y, E)
+
+    _agree(step, [((np.array([0, 1]),), {}), ((np.array([2, 3]),), {}),
+                  ((np.array([3, 3]),), {})], traces=1)
+
+
+def test_a_variable_used_as_an_index_is_read_at_each_call():
+    table = np.linspace(0.0, 1.0, 5)
+    t = nt.Variable(0, dtype=np.int64)
+
+    @nt.function
+    def step(x):
+        y = x * nt.constant(table)[t]
+        t.assign_add(1)
+        return y
+
+    assert [float(step(np.array(2.0))) for _ in range(3)] == [0.0, 0.5, 1.0]
+
+
+def test_argmax_chooses_the_forward_value():
+    f = _grad_of(lambda x: x[np.argmax(x)] * 2.0)
+    _agree(f, [((np.array([1.0, 3, 2]),), {}), ((np.array([5.0, 3, 2]),), {}),
+               ((np.array([0.0, 3, 7]),), {})])
+
+
+@pytest.mark.parametrize("loss", [
+    lambda x: np.sum(np.sort(x) * np.arange(3.0)),
+    lambda x: np.sum(np.partition(x, 1)[:1] * 3.0),
+    lambda x: np.sum(x[np.argsort(x)] * np.arange(3.0)),
+], ids=["sort", "partition", "argsort"])
+def test_sort_and_partition_replay_each_calls_permutation(loss):
+    _agree(_grad_of(loss), [((np.array([1.0, 3, 2]),), {}), ((np.array([5.0, 3, 2]),), {}),
+                            ((np.array([2.0, 1, 9]),), {})])
+
+
+def test_take_along_axis_picks_each_rows_label():
+    def step(logits, labels):
+        logits = nt.constant(logits)
+        with nt.GradientTape() as tape:
+            tape.watch(logits)
+            picked = np.take_along_axis(logits, labels[:, None], axis=1)
+            loss = -np.sum(picked)
+        return loss, tape.gradient(loss, logits)
+
+    x = np.arange(6.0).reshape(2, 3)
+    _agree(step, [((x, np.array([0, 1])), {}), ((x + 1, np.array([2, 0])), {}),
+                  ((x * 2, np.array([1, 1])), {})], traces=1)
+
+
+@pytest.mark.parametrize("one_hot", [lambda labels: nt.constant(np.eye(5))[labels],
+                                     lambda labels: np.take(nt.constant(np.eye(5)), labels,
+                                                            axis=0)],
+                         ids=["eye-index", "take"])
+def test_one_hot_from_labels_is_supported(one_hot):
+    w = nt.Variable(np.linspace(-1, 1, 15).reshape(3, 5))
+
+    def step(x, labels):
+        with nt.GradientTape() as tape:
+            loss = np.sum((x @ w - one_hot(labels)) ** 2)
+        return loss, tape.gradient(loss, w)
+
+    x = np.arange(6.0).reshape(2, 3)
+    _agree(step, [((x, np.array([0, 4])), {}), ((x, np.array([2, 1])), {}),
+                  ((x - 1, np.array([3, 3])), {})], traces=1)
+
+
+@pytest.mark.parametrize("one_hot", [lambda labels: np.eye(5)[labels],
+                                     lambda labels: np.take(np.eye(5), labels, axis=0)],
+                         ids=["eye-index", "take"])
+def test_a_plain_table_indexed_by_labels_is_refused_saying_how_to_write_it(one_hot):
+    # numpy indexes a plain array with a plain copy of the index (np.take does not even
+    # offer the call to the tensor): nbtape cannot see the result, so it refuses
+    with pytest.raises(TracingError, match=r"nt.constant\(np.eye\(5\)\)\[labels\]"):
+        nt.function(lambda x, labels: x * one_hot(labels))(np.ones(5), np.array([1, 2]))
+
+
+@pytest.mark.parametrize("pick", [lambda x: x[np.nonzero(x > 0)],
+                                  lambda x: np.unique(x)],
+                         ids=["nonzero", "unique"])
+def test_a_data_dependent_shape_retraces_or_refuses_never_crashes(pick):
+    f = lambda x: np.sum(pick(x) * 2.0)    # noqa: E731
+    traced = nt.function(f)
+    for x in (np.array([1.0, -1, 2, 2]), np.array([1.0, 3, 4, 5]), np.array([-1.0, -1, 0, 0])):
+        try:
+            got = traced(x)
+        except TracingError as e:
+            assert "test_function_replays.py" in str(e)
+            continue
+        assert same(got, f(x))
+
+
+# --- 2. which array is which ------------------------------------------------------------
+def test_keyword_arguments_are_bound_by_name_in_call_order():
+    def affine(x, scale, bias):
+        return x * scale + bias
+
+    x = np.array([2.0, 3.0])
+    _agree(affine, [((x,), dict(scale=np.array([2.0, 2]), bias=np.array([3.0, 3]))),
+                    ((x,), dict(scale=np.array([5.0, 7]), bias=np.array([1.0, 0]))),
+                    ((x,), dict(bias=np.array([5.0, 7]), scale=np.array([1.0, 0])))])
+
+
+def test_an_argument_that_is_a_closed_over_array_is_still_an_argument():
+    targets = np.array([1.0, 2.0])
+
+    def mse(pred):
+        return np.mean((pred - targets) ** 2)
+
+    _agree(mse, [((targets,), {}), ((np.zeros(2),), {}), ((np.array([4.0, 1.0]),), {})])
+
+
+def test_a_closed_over_array_is_captured_when_traced_as_tensorflow_does():
+    scale = np.array([1.0, 2.0])
+    f = nt.function(lambda x: np.sum(x * scale))
+    assert float(f(np.ones(2))) == 3.0
+    scale[:] = 10.0     # changed in place after the trace: the capture keeps its value
+    x = nt.constant(np.ones(2))
+    assert float(f(np.ones(2))) == 3.0
+    with nt.GradientTape() as tape:     # (the backward pass too: never a mix)
+        tape.watch(x)
+        y = np.sum(x * scale)
+    assert float(y) == 20.0
+
+
+# --- 3. frozen without a word -----------------------------------------------------------
+def _helper_module():
+    """A module that keeps its own generator (the search does not look into modules)."""
+    helper = types.ModuleType("helper")
+    exec("import numpy as np\n_rng = np.random.default_rng(3)\n"
+         "def noise(shape):\n    return _rng.normal(size=shape)\n", helper.__dict__)
+    return helper
+
+
+@pytest.mark.parametrize("draw", [
+    lambda x: x + np.random.default_rng().normal(size=x.shape),
+    lambda x: x + _helper_module.made.noise(x.shape),
+    lambda x: x + random.gauss(0.0, 1.0),
+    lambda x: x * np.random.default_rng().normal(),
+    lambda x: x[np.array(random.sample(range(4), 2))],
+], ids=["default_rng-inside", "helper-generator", "random.gauss", "scalar-draw",
+        "random.sample"])
+def test_draws_nbtape_cannot_record_are_refused_at_their_line(draw):
+    _helper_module.made = _helper_module()
+    with pytest.raises(TracingError) as info:
+        nt.function(draw)(np.arange(4.0))
+    msg = str(info.value)
+    assert "test_function_replays.py" in msg and "random" in msg
+
+
+def test_a_zero_argument_learning_rate_that_changes_is_followed():
+    rate = {"now": 0.1}
+    w = nt.Variable(np.ones(2))
+    opt = nt.optimizers.SGD(learning_rate=lambda: rate["now"])
+
+    @nt.function
+    def step(x):
+        with nt.GradientTape() as tape:
+            loss = np.sum((x * w) ** 2)
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+        return loss
+
+    step(np.ones(2))
+    rate["now"] = 0.5
+    before = w.numpy()
+    step(np.ones(2))
+    assert np.array_equal(w.numpy(), before - 0.5 * 2 * before)
+
+
+def test_a_numpy_error_caught_by_the_users_code_is_refused():
+    def f(a):
+        try:
+            L = np.linalg.cholesky(a)
+        except np.linalg.LinAlgError:
+            L = np.linalg.cholesky(a + 10.0 * np.eye(2))
+        return np.sum(L)
+
+    with pytest.raises(TracingError) as info:
+        nt.function(f)(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    assert "L = np.linalg.cholesky(a)" in str(info.value)
+
+
+# --- 4. parity and words ----------------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda lr: nt.optimizers.SGD(learning_rate=lr),
+    lambda lr: nt.optimizers.SGD(learning_rate=lr, momentum=0.9),
+    lambda lr: nt.optimizers.RMSprop(learning_rate=lr),
+    lambda lr: nt.optimizers.Adam(learning_rate=lr),
+], ids=["sgd", "momentum", "rmsprop", "adam"])
+def test_a_float32_schedule_updates_as_eager_bit_for_bit(make):
+    def run(traced):
+        w = nt.Variable(np.linspace(0.3, 1.7, 5).astype(np.float32))
+        opt = make(lambda step: 0.1 / (1.0 + 0.3 * step))
+
+        def step(x):
+            with nt.GradientTape() as tape:
+                loss = np.sum((x * w) ** 2)
+            opt.apply_gradients([(tape.gradient(loss, w), w)])
+            return loss
+
+        step = nt.function(step) if traced else step
+        for k in range(4):
+            step(np.full(5, 0.7 + k, dtype=np.float32))
+        return w.numpy()
+
+    assert same(run(True), run(False))
+
+
+def test_a_nan_in_a_replay_is_warned_as_eagerly():
+    step = _grad_of(lambda x: np.sum(np.sqrt(x)))
+    f = nt.function(step)
+    f(np.array([1.0, 4.0]))
+    with pytest.warns(RuntimeWarning) as eager:
+        want = step(np.array([-1.0, 4.0]))
+    with pytest.warns(RuntimeWarning) as replayed:
+        got = f(np.array([-1.0, 4.0]))
+    # (numpy's own warning from the program comes first: the replay stopped there)
+    said = [(str(w.message), w.filename) for w in replayed]
+    assert all((str(w.message), w.filename) in said for w in eager)
+    assert any("born in the backward pass at np.sqrt" in m for m, _ in said)
+    assert all(same(g, w) for g, w in zip(got, want)) and f.trace_count == 1
+
+
+def test_program_before_the_first_call_of_a_step_that_builds_its_model():
+    model = nt.Sequential([nt.layers.Dense(2)])
+
+    @nt.function
+    def step(x):
+        with nt.GradientTape() as tape:
+            loss = np.sum(model(x) ** 2)
+        return loss, tape.gradient(loss, model.trainable_variables)
+
+    text = str(step.program(np.ones((3, 4))))
+    assert "np.matmul" in text and "backward pass" in text
+
+
+# --- 5. signatures, against tf.function's documented rules --------------------------------
+Pair = namedtuple("Pair", "x y")
+
+
+@dataclass(frozen=True)
+class Batch:
+    x: np.ndarray
+    y: np.ndarray
+
+
+@pytest.mark.parametrize("make", [Pair, Batch], ids=["namedtuple", "dataclass"])
+def test_a_structured_argument_is_keyed_by_its_structure_and_values_replayed(make):
+    f = lambda b: np.sum((b.x - b.y) ** 2)     # noqa: E731
+    _agree(f, [((make(np.ones(2), np.zeros(2)),), {}),
+               ((make(np.arange(2.0), np.ones(2)),), {}),
+               ((make(np.array([3.0, 1]), np.array([0.5, 2])),), {})], traces=1)
+
+
+def test_positional_keyword_and_default_calls_share_one_trace():
+    seen = []
+
+    def f(x, y, scale=2.0):
+        seen.append(1)
+        return (x - y) * scale
+
+    x, y = np.ones(2), np.arange(2.0)
+    traced = _agree(f, [((x, y), {}), ((x,), dict(y=y + 1)), ((), dict(y=y, x=x + 2)),
+                        ((x, y, 2.0), {})])
+    assert traced.trace_count == 1 and len(seen) == 1 + 4     # the trace, the eager runs
+
+
+def test_a_dicts_key_order_does_not_retrace():
+    f = lambda d: d["a"] * 2.0 - d["b"]        # noqa: E731
+    _agree(f, [(({"a": np.ones(2), "b": np.zeros(2)},), {}),
+               (({"b": np.ones(2), "a": np.arange(2.0)},), {})], traces=1)
+
+
+def test_a_decorated_method_counts_traces_per_instance():
+    class Model:
+        def __init__(self, k):
+            self.w = nt.Variable(float(k))
+
+        @nt.function
+        def __call__(self, x):
+            return self.w * x
+
+    a, b = Model(2), Model(3)
+    assert float(a(np.array(2.0))) == 4.0 and float(b(np.array(2.0))) == 6.0
+    assert float(a(np.array(5.0))) == 10.0
+    assert a.__call__.experimental_get_tracing_count() == 1
+    assert b.__call__.experimental_get_tracing_count() == 1
+
+
+def test_a_step_that_creates_a_variable_on_every_call_raises():
+    @nt.function
+    def f(x):
+        v = nt.Variable(np.ones(2))
+        return x * v
+
+    f(np.ones(2))           # the first call may build (a model's weights)
+    with pytest.raises(ValueError, match="creates a new nt.Variable"):
+        f(np.ones(2))
+
+
+def test_under_an_outer_tape_the_step_runs_eagerly_side_effects_included():
+    seen = []
+
+    @nt.function
+    def f(x):
+        seen.append(1)
+        return np.sin(x)
+
+    x = nt.Variable(0.5)
+    with nt.GradientTape() as tape:
+        y = f(x)
+    assert float(tape.gradient(y, x)) == pytest.approx(np.cos(0.5))
+    f(np.array(0.1))
+    f(np.array(0.2))
+    assert len(seen) == 2    # the eager call under the tape, and the one trace
+
+
+# --- 7. memory ---------------------------------------------------------------------------
+def test_a_replay_frees_each_value_after_its_last_use():
+    import tracemalloc
+    w = nt.Variable(np.linspace(0.1, 1.0, 200_000))
+
+    def step(x):
+        with nt.GradientTape() as tape:
+            y = x * w
+            for _ in range(20):
+                y = np.sin(y) * 1.001
+            loss = np.sum(y)
+        w.assign_sub(1e-3 * tape.gradient(loss, w))
+        return loss
+
+    def peak(fn, x):
+        tracemalloc.start()
+        try:
+            fn(x)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    traced = nt.function(step)
+    x = np.full(200_000, 0.5)
+    traced(x)
+    eager, replay = peak(step, x + 1.0), peak(traced, x + 2.0)
+    assert replay <= eager, (replay / 1e6, eager / 1e6)
