@@ -27,8 +27,10 @@ a folder on a USB stick opened through a local web server).  It holds:
   here), and ``contents.ipynb`` (the first page) opens with what a student of the
   site needs to know (where the work lives, downloading it, closing kernels).
 
-Lab's help menu plugins are disabled (``jupyter-lite.json``): the vendor's workaround
-for CVE-2026-40171 in the JupyterLab 4.4.5 that JupyterLite 0.6 ships; see
+The JupyterLab 4.4.5 that JupyterLite 0.6 ships has known vulnerabilities: Lab's help
+plugins are disabled (``jupyter-lite.json``: the vendor's workaround for CVE-2026-40171)
+and every page loads ``lite/commandlinker-guard.js`` first (a click on a command button
+inside a notebook's content does not reach Lab's command linker: CVE-2026-42557); see
 docs/teaching.md for what remains.
 
 Where Pyodide's files come from (offline builds).  Pyodide's core files come from
@@ -86,6 +88,7 @@ SITE_NOTE = """**In this browser site (JupyterLite)** everything runs in your br
 - `import nbtape` works in every notebook here, a new one too."""
 COLAB_BADGE = "[![Open in Colab]"
 SERVICE_WORKER = ROOT / "lite" / "service-worker.js"
+GUARD = ROOT / "lite" / "commandlinker-guard.js"
 # what the site's own service worker does not keep: source maps and licence notes
 # nobody's page asks for, and the workers' own scripts (the browser keeps those)
 NOT_CACHED = re.compile(r"(\.map|\.LICENSE\.txt|(^|/)[a-z-]*service-worker\.js)$")
@@ -358,6 +361,28 @@ def add_index_to_lock(pyodide, wheels):
     path.write_text(json.dumps(lock))
 
 
+def guard_command_linker(site):
+    """Load ``lite/commandlinker-guard.js`` first on every page of the site (the pages
+    that start Lab: each imports ``config-utils.js``); the pages changed, by path."""
+    site = pathlib.Path(site)
+    dest = site / "static" / "nbtape" / GUARD.name
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(GUARD, dest)
+    pages = []
+    for page in sorted(site.rglob("index.html")):
+        text = page.read_text(encoding="utf-8")
+        if "config-utils.js" not in text or "<head>" not in text:
+            continue
+        src = os.path.relpath(dest, page.parent).replace(os.sep, "/")
+        page.write_text(text.replace("<head>", f'<head>\n    <script src="{src}"></script>', 1),
+                        encoding="utf-8")
+        pages.append(page.relative_to(site).as_posix())
+    if "lab/index.html" not in pages:
+        raise BuildError("lab/index.html does not import config-utils.js: the command-linker "
+                         "guard has no page to go on (has JupyterLite's layout changed?)")
+    return pages
+
+
 def install_service_worker(site):
     """Put the site's own service worker (``lite/service-worker.js``) in place."""
     site = pathlib.Path(site)
@@ -416,6 +441,7 @@ def build(output, offline=True, contents=ROOT / "notebooks"):
             shutil.rmtree(output)
         run(cmd, cwd=lite_dir)
     viz_files(cache, output)
+    guard_command_linker(output)
     cached = install_service_worker(output)
     size = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
     pyo = output / "static" / "pyodide"

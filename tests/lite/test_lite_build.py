@@ -152,3 +152,20 @@ def test_the_service_worker_lists_the_site_and_changes_with_it(tmp_path):
     (site / "service-worker.js").write_text("// JupyterLite's")
     lite_build.install_service_worker(site)
     assert re.search(r"nbtape-site-(\w+)", (site / "service-worker.js").read_text())[1] != first
+
+
+def test_every_lab_page_loads_the_command_linker_guard_first(tmp_path):
+    site = tmp_path / "site"
+    (site / "lab").mkdir(parents=True)
+    (site / "lab" / "index.html").write_text(
+        "<html>\n  <head>\n    <script>import('../config-utils.js')</script>")
+    (site / "other.html").write_text("<head></head>")
+    assert lite_build.guard_command_linker(site) == ["lab/index.html"]
+    text = (site / "lab" / "index.html").read_text()
+    guard = '<script src="../static/nbtape/commandlinker-guard.js"></script>'
+    assert text.index(guard) < text.index("config-utils.js")
+    assert (site / "static" / "nbtape" / "commandlinker-guard.js").exists()
+
+    (site / "lab" / "index.html").write_text("<head></head>")       # another layout
+    with pytest.raises(lite_build.BuildError, match="command-linker guard"):
+        lite_build.guard_command_linker(site)

@@ -4,7 +4,9 @@
 * a notebook has a visible Download (toolbar and File menu) that saves the ``.ipynb``;
 * the tutorials show no broken image (no "Open in Colab" badge inside the site), and
   the site's first page says where the work lives and to close kernels;
-* Lab's help plugins are off (the vendor's workaround for CVE-2026-40171);
+* Lab's help plugins are off (the vendor's workaround for CVE-2026-40171), and a
+  command button in a notebook's output does not reach Lab's command linker
+  (CVE-2026-42557);
 * offline after the first visit: with the site's server stopped, another tutorial
   opens and runs (its kernel's Pyodide from the browser's cache), and a reload shows
   the site again.
@@ -44,6 +46,17 @@ SET_FIRST_CELL = """
   }
   return false;
 }"""
+# a crafted output's button (CVE-2026-42557): a click would insert a cell, were it run
+COMMAND_BUTTON = ("from IPython.display import HTML\n"
+                  "HTML('<button id=\"crafted\" data-commandlinker-command="
+                  "\"notebook:insert-cell-below\">click</button>')")
+CELL_COUNT = """
+(path) => {
+  for (const w of window.jupyterapp.shell.widgets('main')) {
+    if (w.context && w.context.path === path && w.content) return w.content.widgets.length;
+  }
+  return -1;
+}"""
 IMAGES = """
 () => Array.from(document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) img'))
   .map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0}))"""
@@ -79,6 +92,14 @@ def test_a_new_notebook_imports_nbtape_without_installing(lite_page, lite_server
         # Lab's help plugins are not running (their commands are not there)
         assert not pg.evaluate("() => ['help:about', 'help:open'].filter("
                                "c => window.jupyterapp.commands.hasCommand(c))")
+
+        assert pg.evaluate(SET_FIRST_CELL, [path, COMMAND_BUTTON])
+        page.run_each(nb)
+        cells_before = pg.evaluate(CELL_COUNT, path)
+        pg.locator("#crafted").click()
+        time.sleep(1.0)                     # a command run by the click would be done
+        assert pg.evaluate(CELL_COUNT, path) == cells_before, \
+            "a command button in a notebook's output ran a Lab command when clicked"
     finally:
         lite_page.close_documents()
 
