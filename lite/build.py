@@ -274,16 +274,26 @@ def site_notebooks(source, dest):
     link is Colab's front page there), and ``contents.ipynb`` gets ``SITE_NOTE``.
     """
     for nb_path in sorted(pathlib.Path(source).glob("*.ipynb")):
-        nb = json.loads(nb_path.read_text(encoding="utf-8"))
-        nb["cells"] = [c for c in nb["cells"]
-                       if not (c["cell_type"] == "markdown"
-                               and "".join(c["source"]).startswith(COLAB_BADGE))]
-        if nb_path.name == "contents.ipynb":
-            note = {"cell_type": "markdown", "id": "in-this-site", "metadata": {},
-                    "source": SITE_NOTE.splitlines(keepends=True)}
-            nb["cells"].insert(1, note)
+        nb = as_in_the_site(json.loads(nb_path.read_text(encoding="utf-8")), nb_path.name)
         (dest / nb_path.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
                                          encoding="utf-8")
+
+
+def as_in_the_site(nb, name):
+    """Notebook ``nb`` (a dict, changed in place) as the site shows it (see ``site_notebooks``).
+
+    >>> badge = {"cell_type": "markdown", "source": ["[![Open in Colab](x.svg)](y)"]}
+    >>> len(as_in_the_site({"cells": [badge]}, "01_x.ipynb")["cells"])
+    0
+    """
+    nb["cells"] = [c for c in nb["cells"]
+                   if not (c["cell_type"] == "markdown"
+                           and "".join(c["source"]).startswith(COLAB_BADGE))]
+    if name == "contents.ipynb":
+        note = {"cell_type": "markdown", "id": "in-this-site", "metadata": {},
+                "source": SITE_NOTE.splitlines(keepends=True)}
+        nb["cells"].insert(1, note)
+    return nb
 
 
 def wheel_facts(wheel):

@@ -17,6 +17,7 @@ import pytest
 from browser import checks
 from browser.notebooks import expectations, read, tutorial_notebooks
 from . import outputs, page
+from .site import lite_build
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +70,7 @@ def test_tutorial_runs_in_the_browser(saved, open_lite_notebook, lite_page, lite
     seconds = page.run_each(nb)
     page.TIMES[saved.stem] = (nb.start_seconds, seconds)
     cells = wait_for_pictures(nb)
-    nbjson = read(saved)
+    nbjson = lite_build.as_in_the_site(read(saved), saved.name)    # no Colab badge there
     problems = checks.notebook_problems(cells, expectations(nbjson))
     for k, text in outputs.saved_prints(nbjson).items():
         shown = "".join(o["text"] for o in cells[k]["outputs"]
