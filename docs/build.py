@@ -1,6 +1,6 @@
 """Build nbtape's documentation site, with the JupyterLite site served beside it.
 
-    python3 -m pip install -e ".[docs,lite]"
+    python3 -m pip install -e ".[docs]"           # with the lite and notebook extras
     python3 docs/build.py                        # site in build/docs/html, lite/ inside
     python3 -m http.server -d build/docs/html -b 127.0.0.1 8000
 

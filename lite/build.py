@@ -17,7 +17,21 @@ a folder on a USB stick opened through a local web server).  It holds:
   reaches PyPI (the site sets ``disablePyPIFallback``);
 - ``static/nbtape/viz-global.js``: Graphviz compiled to WebAssembly (Viz.js, from
   the npm registry), which draws tape pictures inside the browser;
-- offline builds only: Pyodide itself under ``static/pyodide/``.
+- offline builds only: Pyodide itself under ``static/pyodide/``, whose lock also names
+  the index's wheels, so ``import nbtape`` works in any notebook (the kernel loads
+  what a cell imports from the lock: a new notebook needs no ``%pip install``);
+- ``service-worker.js``: the site's own service worker, which keeps every file of the
+  site in the browser's cache on the first visit, so the site works offline from
+  then on (``lite/service-worker.js``; JupyterLite's own worker is loaded by it);
+- the tutorials as the site shows them: no "Open in Colab" badge (a broken image
+  here), and ``contents.ipynb`` (the first page) opens with what a student of the
+  site needs to know (where the work lives, downloading it, closing kernels).
+
+The JupyterLab 4.4.5 that JupyterLite 0.6 ships has known vulnerabilities: Lab's help
+plugins are disabled (``jupyter-lite.json``: the vendor's workaround for CVE-2026-40171)
+and every page loads ``lite/commandlinker-guard.js`` first (a click on a command button
+inside a notebook's content does not reach Lab's command linker: CVE-2026-42557); see
+docs/teaching.md for what remains.
 
 Where Pyodide's files come from (offline builds).  Pyodide's core files come from
 the npm package ``pyodide``.  Its WebAssembly wheels (numpy, matplotlib, IPython's
@@ -65,6 +79,26 @@ INDEX_PACKAGES = ("ipywidgets>=8,<9", "comm>=0.1.3", "graphviz>=0.20",
 # can use, so the shipped lock leaves it out (``lock_without``) and micropip takes PyPI's.
 INDEX_PACKAGES += ("anywidget>=0.9", "psygnal", "typing_extensions")
 FROM_THE_INDEX = ("typing-extensions",)
+
+
+# what contents.ipynb (the site's first page) says only in the site
+SITE_NOTE = """**In this browser site (JupyterLite)** everything runs in your browser:
+
+- **Your work lives in this browser's storage**, on this computer, in this browser
+  profile. Clearing the browser's site data (or a private window) loses it. To keep a
+  notebook or hand it in, press **Download** in the notebook's toolbar (or File >
+  Download): it saves the `.ipynb` file to your computer.
+- **Close a notebook's kernel when you move on** (File > Close and Shut Down Notebook):
+  each open notebook runs a Python of its own, a few hundred MB of memory each, which a
+  4 GB Chromebook runs out of after three or four.
+- **Offline after the first visit:** the site keeps its files in the browser's cache.
+- `import nbtape` works in every notebook here, a new one too."""
+COLAB_BADGE = "[![Open in Colab]"
+SERVICE_WORKER = ROOT / "lite" / "service-worker.js"
+GUARD = ROOT / "lite" / "commandlinker-guard.js"
+# what the site's own service worker does not keep: source maps and licence notes
+# nobody's page asks for, and the workers' own scripts (the browser keeps those)
+NOT_CACHED = re.compile(r"(\.map|\.LICENSE\.txt|(^|/)[a-z-]*service-worker\.js)$")
 
 
 class BuildError(RuntimeError):
@@ -267,6 +301,149 @@ def index_wheels(cache, work):
     return sorted(wheels.glob("*.whl"))
 
 
+def site_notebooks(source, dest):
+    """Copy the tutorials as the site shows them into ``dest``.
+
+    The "Open in Colab" badge cell is left out (its picture is not in the site, and its
+    link is Colab's front page there), and ``contents.ipynb`` gets ``SITE_NOTE``.
+    """
+    for nb_path in sorted(pathlib.Path(source).glob("*.ipynb")):
+        nb = as_in_the_site(json.loads(nb_path.read_text(encoding="utf-8")), nb_path.name)
+        (dest / nb_path.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n",
+                                         encoding="utf-8")
+
+
+def as_in_the_site(nb, name):
+    """Notebook ``nb`` (a dict, changed in place) as the site shows it (see ``site_notebooks``).
+
+    >>> badge = {"cell_type": "markdown", "source": ["[![Open in Colab](x.svg)](y)"]}
+    >>> len(as_in_the_site({"cells": [badge]}, "01_x.ipynb")["cells"])
+    0
+    """
+    nb["cells"] = [c for c in nb["cells"]
+                   if not (c["cell_type"] == "markdown"
+                           and "".join(c["source"]).startswith(COLAB_BADGE))]
+    if name == "contents.ipynb":
+        note = {"cell_type": "markdown", "id": "in-this-site", "metadata": {},
+                "source": SITE_NOTE.splitlines(keepends=True)}
+        nb["cells"].insert(1, note)
+    return nb
+
+
+def wheel_facts(wheel):
+    """``(project name, version, top-level import names, requirements)`` of a wheel.
+
+    The requirements are ``{extra or "": [names]}``; ones with other markers are left
+    out (the browser's platform markers keep graphviz-pure out; see pyproject.toml).
+
+    >>> import pathlib, tempfile, zipfile
+    >>> w = pathlib.Path(tempfile.mkdtemp()) / "a_b-1.0-py3-none-any.whl"
+    >>> with zipfile.ZipFile(w, "w") as z:
+    ...     z.writestr("a_b/__init__.py", "")
+    ...     z.writestr("a_b-1.0.dist-info/METADATA", "Name: a_b\\nRequires-Dist: numpy>=1\\n"
+    ...                "Requires-Dist: ipywidgets; extra == 'notebook'\\n"
+    ...                "Requires-Dist: pure; sys_platform == 'linux'\\n")
+    >>> wheel_facts(w)
+    ('a_b', '1.0', ['a_b'], {'': ['numpy'], 'notebook': ['ipywidgets']})
+    """
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        text = z.read(meta).decode("utf-8")
+    name = re.search(r"^Name: *(\S+)", text, re.M)[1]
+    version = pathlib.Path(wheel).name.split("-")[1]
+    tops = sorted({n.split("/")[0].removesuffix(".py") for n in names
+                   if not n.split("/")[0].endswith((".dist-info", ".data"))})
+    requires = {}
+    for line in re.findall(r"^Requires-Dist: *(.+)$", text, re.M):
+        req, _, marker = line.partition(";")
+        extra = re.fullmatch(r"""\s*extra *== *['"]([^'"]+)['"]\s*""", marker)
+        if marker.strip() and not extra:
+            continue
+        requires.setdefault(extra[1] if extra else "", []).append(
+            re.match(r"[A-Za-z0-9._-]+", req.strip())[0])
+    return name, version, tops, requires
+
+
+def lock_name(name):
+    """A project's key in a Pyodide lock (PEP 503's normal form)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+# nbtape's extras a new notebook gets with ``import nbtape`` (matplotlib, its third
+# requirement, is loaded by the kernel when a cell imports it, as any lock package is)
+PRELOADED_EXTRAS = {"nbtape": ("notebook",)}
+NOT_PRELOADED = {"matplotlib", "widgetsnbextension"}   # the latter: never imported
+
+
+def add_index_to_lock(pyodide, wheels):
+    """Name ``wheels`` in the Pyodide lock in ``pyodide`` (the files copied beside it).
+
+    The Pyodide kernel loads the lock packages that a cell imports before running it,
+    so ``import nbtape`` needs no ``%pip install``, in a new notebook too.  Each
+    wheel's requirements become its ``depends``; one the lock cannot provide stops
+    the build.
+    """
+    path = pathlib.Path(pyodide) / "pyodide-lock.json"
+    lock = json.loads(path.read_text())
+    packages = lock["packages"]
+    facts = {lock_name(f[0]): (w, f) for w in wheels for f in [wheel_facts(w)]}
+    for key, (wheel, (name, version, tops, requires)) in sorted(facts.items()):
+        depends = list(requires.get("", []))
+        for extra in PRELOADED_EXTRAS.get(key, ()):
+            depends += requires.get(extra, [])
+        depends = sorted({lock_name(d) for d in depends} - NOT_PRELOADED)
+        missing = [d for d in depends if d not in packages and d not in facts]
+        if missing:
+            raise BuildError(f"{wheel.name} needs {missing}, which neither Pyodide "
+                             f"{PYODIDE_VERSION} nor the site's index has.")
+        shutil.copy2(wheel, pathlib.Path(pyodide) / wheel.name)
+        packages[key] = {"name": name, "version": version, "file_name": wheel.name,
+                         "install_dir": "site", "sha256": sha256(wheel),
+                         "package_type": "package", "imports": tops, "depends": depends,
+                         "unvendored_tests": False}
+    path.write_text(json.dumps(lock))
+
+
+def guard_command_linker(site):
+    """Load ``lite/commandlinker-guard.js`` first on every page of the site (the pages
+    that start Lab: each imports ``config-utils.js``); the pages changed, by path."""
+    site = pathlib.Path(site)
+    dest = site / "static" / "nbtape" / GUARD.name
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(GUARD, dest)
+    pages = []
+    for page in sorted(site.rglob("index.html")):
+        text = page.read_text(encoding="utf-8")
+        if "config-utils.js" not in text or "<head>" not in text:
+            continue
+        src = os.path.relpath(dest, page.parent).replace(os.sep, "/")
+        page.write_text(text.replace("<head>", f'<head>\n    <script src="{src}"></script>', 1),
+                        encoding="utf-8")
+        pages.append(page.relative_to(site).as_posix())
+    if "lab/index.html" not in pages:
+        raise BuildError("lab/index.html does not import config-utils.js: the command-linker "
+                         "guard has no page to go on (has JupyterLite's layout changed?)")
+    return pages
+
+
+def install_service_worker(site):
+    """Put the site's own service worker (``lite/service-worker.js``) in place."""
+    site = pathlib.Path(site)
+    theirs = site / "service-worker.js"
+    shutil.copy2(theirs, site / "jupyterlite-service-worker.js")
+    files = sorted(p.relative_to(site).as_posix() for p in site.rglob("*")
+                   if p.is_file() and not NOT_CACHED.search(p.relative_to(site).as_posix()))
+    build_id = hashlib.sha256()
+    for f in files:
+        build_id.update(f.encode() + b"\0" + sha256(site / f).encode())
+    text = SERVICE_WORKER.read_text(encoding="utf-8")
+    text = text.replace('"__NBTAPE_FILES__"', json.dumps(files))
+    text = text.replace("__NBTAPE_BUILD__", build_id.hexdigest()[:16])
+    theirs.write_text(text, encoding="utf-8")
+    return files
+
+
 def viz_files(cache, site):
     viz = npm_package(f"@viz-js/viz@{VIZ_VERSION}", cache)
     dest = site / "static" / "nbtape"
@@ -293,8 +470,7 @@ def build(output, offline=True, contents=ROOT / "notebooks"):
         shutil.copy2(ROOT / "lite" / "overrides.json", lite_dir)
         docs = work / "contents"
         docs.mkdir()
-        for nb in sorted(pathlib.Path(contents).glob("*.ipynb")):
-            shutil.copy2(nb, docs / nb.name)
+        site_notebooks(contents, docs)
         step("building nbtape's wheel and the site's package index")
         wheels = index_wheels(cache, work)
         cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite_dir),
@@ -303,18 +479,21 @@ def build(output, offline=True, contents=ROOT / "notebooks"):
             cmd += ["--piplite-wheels", str(w)]
         if offline:       # the kernel add-on ships what it finds in static/pyodide
             shutil.copytree(pyodide_dir(cache), lite_dir / "static" / "pyodide")
+            add_index_to_lock(lite_dir / "static" / "pyodide", wheels)
         step("jupyter lite build")
         if output.exists():
             shutil.rmtree(output)
         run(cmd, cwd=lite_dir)
     viz_files(cache, output)
+    guard_command_linker(output)
+    cached = install_service_worker(output)
     size = sum(p.stat().st_size for p in output.rglob("*") if p.is_file())
     pyo = output / "static" / "pyodide"
     pyodide_size = sum(p.stat().st_size for p in pyo.rglob("*") if p.is_file()) \
         if pyo.exists() else 0
     summary = {"output": str(output), "offline": offline, "seconds": time.monotonic() - started,
                "bytes": size, "pyodide_bytes": pyodide_size,
-               "wheels": [w.name for w in wheels]}
+               "wheels": [w.name for w in wheels], "cached_files": len(cached)}
     step(f"site in {output}: {size / 1e6:.1f} MB (Pyodide {pyodide_size / 1e6:.1f} MB), "
          f"built in {summary['seconds']:.0f} s")
     return summary

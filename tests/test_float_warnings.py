@@ -81,3 +81,51 @@ def test_the_users_own_filters_still_win():
         with np.errstate(over="raise"):                     # numpy's own settings too
             with pytest.raises(FloatingPointError):
                 np.exp(x)
+
+
+# Where numpy cannot warn (WebAssembly: no floating-point flags, so Pyodide's numpy never
+# sees an overflow), nbtape says what numpy would have.  Simulated here: numpy's own
+# warnings from inside nbtape are dropped and dispatch is told numpy is silent.
+SILENT_CASES = {
+    "overflow": lambda: np.exp(nt.constant(np.float32(100.0))),
+    "sqrt of -1": lambda: np.sqrt(nt.constant(np.array([-1.0, 4.0]))),
+    "1 / 0": lambda: 1.0 / nt.constant(np.array([1.0, 0.0])),
+    "log 0": lambda: np.log(nt.constant(0.0)),
+    "0 / 0": lambda: nt.constant(0.0) / nt.constant(0.0),
+    "inf - inf": lambda: nt.constant(np.inf) - nt.constant(np.inf),
+    "a keyword call": lambda: np.divide(1.0, nt.constant(np.array([1.0, 0.0])),
+                                        where=np.array([True, True])),
+    "float32 product": lambda: nt.constant(np.float32(1e30)) * np.float32(1e30),
+    "finite": lambda: np.exp(nt.constant(1.0)),
+    "inf in, inf out": lambda: np.exp(nt.constant(np.inf)),
+}
+
+
+def _said(case, silent, monkeypatch, errstate="warn"):
+    from nbtape.core import dispatch
+    monkeypatch.setattr(dispatch, "NUMPY_IS_SILENT", silent)
+    with warnings.catch_warnings(record=True) as caught, np.errstate(all=errstate):
+        warnings.resetwarnings()
+        float_warnings.install()
+        if silent:          # what numpy under WebAssembly does: nothing
+            warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"nbtape\.")
+        with nt.GradientTape():
+            SILENT_CASES[case]()
+    return [(str(w.message), w.filename, w.lineno) for w in caught
+            if w.category is RuntimeWarning]
+
+
+@pytest.mark.parametrize("case", SILENT_CASES)
+def test_where_numpy_is_silent_nbtape_says_what_numpy_would(case, monkeypatch):
+    numpy_said = _said(case, False, monkeypatch)
+    assert _said(case, True, monkeypatch) == numpy_said
+    assert all(f == __file__ for _, f, _ in numpy_said)
+    assert _said(case, True, monkeypatch, errstate="ignore") == []
+    if numpy_said:
+        with pytest.raises(FloatingPointError, match=numpy_said[0][0].split(" (in ")[0]):
+            _said(case, True, monkeypatch, errstate="raise")
+
+
+def test_numpy_here_warns_so_nothing_is_checked_per_op():
+    # this machine's numpy has floating-point flags; Pyodide's has none (tests/lite)
+    assert float_warnings.NUMPY_IS_SILENT is False

@@ -9,7 +9,7 @@ import numpy as np
 from .state import keeps_every_call, next_id, tls
 from .arrays import SCALAR_METAS, is_foreign as _is_foreign
 from .arrays import mixed_backends_error as _mixed_backends_error
-from ..diagnostics.float_warnings import reissue
+from ..diagnostics.float_warnings import NUMPY_IS_SILENT, reissue, say_for_numpy
 from .operands import bind as _bind, operand_names as _operand_names
 from .operands import rule_and_operands as _operands
 from .owned import own_result
@@ -119,6 +119,8 @@ def apply(rule, args, kwargs=None, rule_kwargs=True):
         raise err from e
     except RuntimeWarning as w:     # numpy's overflow/invalid, said at the user's line
         out = reissue(w, rule.name, rule.compute, *raw)
+    if NUMPY_IS_SILENT:             # WebAssembly: numpy cannot notice, nbtape says it
+        say_for_numpy(rule.name, raw, out)
     if rule.multi or (type(out) not in _ARRAY_TYPES and not isinstance(out, _ARRAYS)):
         return _finish(rule, args, None, out, stack, False)
     outs = _new(Tensor)     # Tensor(out) without its __init__ frame (a call per op shows)
@@ -274,6 +276,8 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
                     if stack:
                         tell_raised(rule, args, kwargs, e, stack)
                     raise
+                if NUMPY_IS_SILENT:
+                    say_for_numpy(rule.name, raw, out)
                 return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, False)
     args = [_read_nested(a, stack) for a in args]
     kwargs = {k: _read_nested(v, stack) for k, v in kwargs.items()}
@@ -287,6 +291,8 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
         if stack:
             tell_raised(rule, args, kwargs, e, stack)
         raise
+    if NUMPY_IS_SILENT:
+        say_for_numpy(rule.name, raw, out)
     if not stack or rule.nondiff:
         outs = _finish(rule, args, None, out, (), False)
         if stack:
@@ -385,6 +391,8 @@ def apply_unknown(fn, args, kwargs, name=None):
     except RuntimeWarning as w:     # said at the user's line (float_warnings)
         out = reissue(w, name or getattr(fn, "__name__", "a numpy function"), fn, *raw,
                       **dict(rawkw))
+    if NUMPY_IS_SILENT:
+        say_for_numpy(name or getattr(fn, "__name__", "a numpy function"), raw, out)
     multi = isinstance(out, (tuple, list)) and any(
         isinstance(o, np.ndarray) or _is_foreign(o) for o in out)
     outs = _wrap_multi(out) if multi else _wrap(out)
@@ -472,9 +480,12 @@ def _into_array(ufunc, method, inputs, kwargs):
     kwargs = {k: _raw_nested(_read_nested(v, stack)) for k, v in kwargs.items()}
     fn = ufunc if method == "__call__" else getattr(ufunc, method)
     try:
-        return fn(*raw, **kwargs)
+        out = fn(*raw, **kwargs)
     except RuntimeWarning as w:     # said at the user's line (float_warnings)
         return reissue(w, f"np.{ufunc.__name__}", fn, *raw, **kwargs)
+    if NUMPY_IS_SILENT:
+        say_for_numpy(f"np.{ufunc.__name__}", raw, out)
+    return out
 
 
 def array_function(func, args, kwargs):

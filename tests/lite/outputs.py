@@ -67,3 +67,47 @@ def mismatch(saved, shown, rtol=1e-4, atol=1e-9):
         if abs(w - g) > atol + rtol * abs(w):
             return f"printed {g:g} where the server printed {w:g}"
     return None
+
+
+WARNING = "warning: "
+WARNING_CHARS = 48          # enough of a warning's words to know it, before its numbers
+
+
+def saved_warnings(nb):
+    """``{cell index: [the start of each warning line]}``: the warnings a tutorial printed
+    on the server (with its ``printed_warnings()``), which the browser must print too.
+
+    >>> saved_warnings({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [
+    ...     {"output_type": "stream", "name": "stdout",
+    ...      "text": ["warning: overflow encountered in exp (in np.exp)\\n", "y = inf\\n"]}]}]})
+    {0: ['warning: overflow encountered in exp (in np.exp)']}
+    """
+    out = {}
+    for k, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code" or {"nbval-skip", "nbval-ignore-output"} & set(
+                cell.get("metadata", {}).get("tags", ())):
+            continue
+        text = "".join("".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+                       for o in cell.get("outputs", [])
+                       if o.get("output_type") == "stream" and o.get("name") == "stdout")
+        starts = [line[:WARNING_CHARS] for line in text.splitlines() if line.startswith(WARNING)]
+        if starts:
+            out[k] = starts
+    return out
+
+
+def missing_warnings(starts, shown):
+    """The warnings of ``starts`` that ``shown`` does not print (in order, each once).
+
+    >>> missing_warnings(["warning: overflow encountered in exp", "warning: x is NaN"],
+    ...                  "warning: x is NaN\\ny = inf")
+    ['warning: overflow encountered in exp']
+    """
+    lines = [line[:WARNING_CHARS] for line in shown.splitlines() if line.startswith(WARNING)]
+    missing = []
+    for start in starts:
+        if start in lines:
+            lines.remove(start)
+        else:
+            missing.append(start)
+    return missing

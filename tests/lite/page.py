@@ -18,8 +18,9 @@ START_TIMEOUT = 180.0       # page load, then Pyodide and the kernel starting in
 LOCAL_HOSTS = ("127.0.0.1",)
 TIMES = {}                  # notebook -> (s to an idle kernel, s to run all), for the summary
 
-# JupyterLite has no nbtape until a cell installs it from the site's own package index
-# (the tutorials' first cell does the same).
+# As the tutorials' first cell: install nbtape where it is missing (in the site it is not:
+# the site's Pyodide loads it when a cell imports it; a --cdn site installs it from the
+# site's own package index).
 INSTALL = ("try:\n    import nbtape\nexcept ImportError:\n"
            '    %pip install -q "nbtape[notebook]"\n'
            "import sys, time\nimport numpy as np\nimport nbtape as nt\n"

@@ -3,9 +3,9 @@
 The site is built by ``lite/build.py`` (the README's command), served on
 127.0.0.1 and opened in Chromium with every request to another address blocked
 and counted: none may be made.  Every tutorial runs top to bottom in the
-in-browser (Pyodide) kernel with no error output, prints the numbers the server
-kernel printed, and shows its tape pictures as SVG (drawn in the browser by
-Viz.js).  A purpose-built notebook checks the live inspector's final values
+in-browser (Pyodide) kernel with no error output, prints the numbers and the
+warnings the server kernel printed (numpy cannot warn there: nbtape says it), and
+shows its tape pictures as SVG (drawn in the browser by Viz.js).  A purpose-built notebook checks the live inspector's final values
 after a loop and the tape player stepping when clicked.
 """
 import json
@@ -17,6 +17,7 @@ import pytest
 from browser import checks
 from browser.notebooks import expectations, read, tutorial_notebooks
 from . import outputs, page
+from .site import lite_build
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +70,7 @@ def test_tutorial_runs_in_the_browser(saved, open_lite_notebook, lite_page, lite
     seconds = page.run_each(nb)
     page.TIMES[saved.stem] = (nb.start_seconds, seconds)
     cells = wait_for_pictures(nb)
-    nbjson = read(saved)
+    nbjson = lite_build.as_in_the_site(read(saved), saved.name)    # no Colab badge there
     problems = checks.notebook_problems(cells, expectations(nbjson))
     for k, text in outputs.saved_prints(nbjson).items():
         shown = "".join(o["text"] for o in cells[k]["outputs"]
@@ -77,6 +78,12 @@ def test_tutorial_runs_in_the_browser(saved, open_lite_notebook, lite_page, lite
         why = outputs.mismatch(text, shown)
         if why:
             problems.append(f"{checks.where(cells[k])}: {why} ({shown.strip()[:200]!r})")
+    for k, starts in outputs.saved_warnings(nbjson).items():    # the ones the text promises
+        shown = "".join(o["text"] for o in cells[k]["outputs"]
+                        if o["type"] == "stream" and o["name"] == "stdout")
+        for start in outputs.missing_warnings(starts, shown):
+            problems.append(f"{checks.where(cells[k])}: the server printed {start!r}..., "
+                            f"the browser did not")
     problems += offline_problems(lite_page, before)
     if nb.console.uncaught:
         problems.append(f"uncaught JavaScript errors: {nb.console.uncaught[:3]}")
