@@ -96,6 +96,9 @@ UPWARD = {
     ("nbtape.notebook.exercises.early", "nbtape"): "the public API, as a student uses it",
     ("nbtape.notebook.exercises.feedback", "nbtape"): "the public API, as a student uses it",
     ("nbtape.notebook.exercises.later", "nbtape"): "the public API, as a student uses it",
+    ("nbtape.notebook.exercises.further", "nbtape"): "the public API, as a student uses it",
+    ("nbtape.notebook.exercises.grader", "nbtape"): "the public API, as a student uses it",
+    ("nbtape.notebook.exercises.handin", "nbtape"): "the public API, as a student uses it",
     # a rule with extra keyword operands calls its base rule's VJP and JVP the way the
     # passes do (a JVP from a VJP takes a small tape), inside the call
     ("nbtape.core.operands", "nbtape.tape.backward"): "how the passes call a rule",

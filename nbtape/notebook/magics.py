@@ -13,7 +13,7 @@ from IPython.display import display
 
 from ..diagnostics.errors import NbtapeError, TapeConsumedError
 from ..tape.gradient_tape import GradientTape
-from ..tape.view import recorders_here
+from ..tape.view import recorders_here, stop_left_open
 from ..core.tensor import TensorLike
 from . import cell_report, cell_runner
 from . import namespace as names_
@@ -191,7 +191,7 @@ class TapeMagics(Magics):
                 with tape:
                     value = cell_runner.run_compiled(shell, compiled)
             finally:
-                left_open = _stop_left_open(outer)
+                left_open = stop_left_open(outer)
         except (Exception, KeyboardInterrupt) as exc:
             try:
                 self._report(tape, opts, watch, replaced, before, left_open, compiled, exc)
@@ -382,15 +382,6 @@ def _watch_on_line_one(tape, values, filename):
     if values:
         code = compile("tape.watch(values)", filename, "eval")
         eval(code, {"__builtins__": {}}, {"tape": tape, "values": values})
-
-
-def _stop_left_open(outer):
-    """Stop the recorders the cell entered but never left; return them."""
-    left = [r for r in recorders_here() if not any(r is o for o in outer)]
-    for r in left:
-        # a paused tape's stand-in is left by leaving its tape (which takes it off)
-        (r if hasattr(r, "__exit__") else r.paused).__exit__(None, None, None)
-    return left
 
 
 def _stopped(exc, name, tape, filename):

@@ -26,9 +26,9 @@ text.
 """
 import sys
 
-from ..core.state import tls
 from ..core.tensor import TensorLike
 from ..tape.gradient_tape import GradientTape
+from ..tape.view import recorders_here, stop_left_open
 from . import cell_report
 from . import namespace as names_
 
@@ -89,7 +89,7 @@ class TapeCell:
                 import marimo as mo
                 mo.output.append(self.inspector)
                 self._shown = {id(self.inspector)}
-        self._outer = list(tls.stack)
+        self._outer = recorders_here()
         self.tape.__enter__()
         if self._watch:
             self.tape.watch(self._watch)
@@ -98,12 +98,7 @@ class TapeCell:
     def __exit__(self, kind, exc, tb):
         self.tape.__exit__(kind, exc, tb)
         # what the block entered and never left (a tape, stop_recording) is stopped too
-        left_open = [r for r in tls.stack if not any(r is o for o in self._outer)]
-        for r in left_open:
-            if hasattr(r, "__exit__"):
-                r.__exit__(None, None, None)
-            else:       # a paused tape's stand-in
-                tls.stack[:] = [e for e in tls.stack if e is not r]
+        left_open = stop_left_open(self._outer)
         self._summarise(dict(sys._getframe(1).f_locals), exc, left_open)
         return False
 

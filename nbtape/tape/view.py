@@ -240,7 +240,25 @@ def recorders_here():
     return list(tls.stack)
 
 
+
+def stop_left_open(outer):
+    """Stop the recorders entered since ``outer`` (a ``recorders_here()`` list) and never
+    left, innermost first; return them (the magic and ``nt.tape_cell`` do this so that
+    recording never leaks past a cell or a block).
+
+    >>> import nbtape as nt
+    >>> outer = recorders_here()
+    >>> tape = nt.GradientTape().__enter__()
+    >>> stop_left_open(outer) == [tape], recorders_here() == outer
+    (True, True)
+    """
+    left = [r for r in recorders_here() if not any(r is o for o in outer)]
+    for r in reversed(left):
+        # a paused tape's stand-in is left by leaving its tape (which takes it off)
+        (r if hasattr(r, "__exit__") else r.paused).__exit__(None, None, None)
+    return left
+
 # what the notebook layer takes from the engine, all through this module: the view, this
 # thread's recorders, and the finite checks the pictures share with the warnings (an
 # accumulator's tangents: its ``tangents``)
-__all__ = ["TapeView", "recorders_here", "not_recording", "finite", "count"]
+__all__ = ["TapeView", "recorders_here", "stop_left_open", "not_recording", "finite", "count"]
