@@ -42,6 +42,26 @@ DISPLAY_BYTES = 1 << 20
 _KEEP_BYTES = DISPLAY_BYTES // 16
 
 
+def _users_line(inside):
+    """``(code, last instruction)`` of the user's frame that made this call, or None:
+    ``user_line.caller_raw`` with its file test cached per tape (``inside``: file name ->
+    inside nbtape or numpy?).  Frames 1-3 are always nbtape's (this function, record,
+    and record's callers; test_backward), and a frame's first read costs most."""
+    try:
+        f = frame_at(4)
+    except ValueError:      # nothing above nbtape's frames: no user's line
+        return None
+    while f is not None:
+        code = f.f_code
+        skip = inside.get(code.co_filename)
+        if skip is None:
+            skip = inside[code.co_filename] = code.co_filename.startswith(SKIP_PREFIXES)
+        if not skip:
+            return (code, f.f_lasti)
+        f = f.f_back
+    return None
+
+
 class _Paused(Recorder):
     """Stands in for a tape inside ``stop_recording``: notes uses, records nothing
     (a ``Recorder`` whose ``paused`` is the tape)."""
@@ -233,7 +253,7 @@ class GradientTape(TapeView, Observable, Recorder):
         metas = self._shared_metas.setdefault(metas, metas)     # one tuple per kind of op
         ops = self._ops
         if len(ops) < DISPLAY_OPS:
-            where = self._users_line()
+            where = _users_line(self._inside)
             out = (outs if type(outs) is not Tensor or type(outs._value) in SCALAR_METAS
                    or outs._value.nbytes <= _KEEP_BYTES else None)
         else:       # a long tape is a loop: its lines are those of its first ops
@@ -268,26 +288,6 @@ class GradientTape(TapeView, Observable, Recorder):
             return rule, out_ids
         rule = off_float_path(rule, ids, outs, self._notes, self._object_origins)
         return (rule, (outs._id,)) if rule is not None else (None, None)
-
-    def _users_line(self):
-        """``(code, last instruction)`` of the user's frame that made this call, or None:
-        ``user_line.caller_raw`` with its file test cached per tape.  Frames 1-3 are
-        always nbtape's (this method, record, and record's callers; test_backward), and a
-        frame's first read costs most."""
-        try:
-            f = frame_at(4)
-        except ValueError:      # nothing above nbtape's frames: no user's line
-            return None
-        inside = self._inside       # file name -> inside nbtape or numpy? (a cache)
-        while f is not None:
-            code = f.f_code
-            skip = inside.get(code.co_filename)
-            if skip is None:
-                skip = inside[code.co_filename] = code.co_filename.startswith(SKIP_PREFIXES)
-            if not skip:
-                return (code, f.f_lasti)
-            f = f.f_back
-        return None
 
     def note_escape(self, t, how):
         if t._id in self._tracked:
