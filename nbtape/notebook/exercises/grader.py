@@ -23,6 +23,7 @@ import numpy as np
 
 import nbtape as nt
 
+from ...diagnostics.user_line import PACKAGE_DIR
 from .catalogue import feedback
 from .early import DATA_05, DATA_05B
 from .feedback import Feedback, NotYet
@@ -238,7 +239,7 @@ def grade_elsewhere(data, timeout=TIMEOUT):
     The new process starts in an empty folder (no learner's file shadows a module)
     and reads nbtape from where this one did.
     """
-    root = os.path.dirname(os.path.dirname(os.path.abspath(nt.__file__)))
+    root = os.path.dirname(os.path.dirname(PACKAGE_DIR))     # the folder holding nbtape/
     start = ("import sys; sys.path.insert(0, sys.argv[1]); "
              "from nbtape.notebook.exercises.grader import judge_stdin; sys.exit(judge_stdin())")
     with tempfile.TemporaryDirectory() as empty:

@@ -44,11 +44,12 @@ except ImportError as exc:      # nbtape installed without its notebook extra
         "widgets, and anywidget is not installed here: pip install \"nbtape[notebook]\" "
         "(or pip install anywidget), then restart the kernel.", name="anywidget") from exc
 
+from ...diagnostics.user_line import PACKAGE_DIR
 from .cells import CellWidgets, get_shell, in_kernel
 from .throttle import Throttle, default_schedule
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-FRONT = pathlib.Path(__file__).with_name("front")
+FRONT = pathlib.Path(PACKAGE_DIR) / "notebook" / "widgets" / "front"
 
 
 def front_end(name, suffix=".js"):
