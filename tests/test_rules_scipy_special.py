@@ -115,3 +115,36 @@ def test_importing_nbtape_does_not_import_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=str(__import__("pathlib").Path(__file__).parents[1]))
     assert out.stdout.strip() == "False"
+
+
+def _grad_and_jvp(f, x):
+    xt = nt.constant(x)
+    with nt.GradientTape() as tape:
+        tape.watch(xt)
+        y = np.sum(f(xt))
+    with nt.ForwardAccumulator(xt, np.ones_like(x)) as acc:
+        z = f(xt)
+    return tape.gradient(y, xt).numpy(), acc.jvp(z).numpy()
+
+
+def test_rgamma_at_the_poles_of_gamma_takes_the_limit():
+    # 1/gamma(x) is entire: at x = -n its derivative is (-1)**n n!, not 0 * digamma's pole
+    poles = np.array([0.0, -1.0, -2.0, -3.0])
+    grad, jvp = _grad_and_jvp(sc.rgamma, poles)
+    closed = np.array([1.0, -1.0, 2.0, -6.0])
+    np.testing.assert_allclose(grad, closed, rtol=1e-12)
+    np.testing.assert_allclose(jvp, closed, rtol=1e-12)
+    h = 1e-6
+    np.testing.assert_allclose((sc.rgamma(poles + h) - sc.rgamma(poles - h)) / (2 * h),
+                               closed, rtol=1e-6)
+    # and the second derivative there and around it (reflection formula, both sides of 0)
+    check_second(sc.rgamma, np.array([0.0, -1.0, -2.0, -0.5, 0.7, 2.5]), rtol=1e-4)
+
+
+def test_gammainc_at_a_1_and_x_0_is_the_density_1():
+    # gammainc(1, x) = 1 - exp(-x): derivative 1 at 0 (the formula was 0 * log(0) there)
+    grad, jvp = _grad_and_jvp(lambda x: sc.gammainc(1.0, x), np.array([0.0, 0.5]))
+    np.testing.assert_allclose(grad, np.exp(-np.array([0.0, 0.5])), rtol=1e-12)
+    np.testing.assert_allclose(jvp, grad, rtol=1e-12)
+    grad, _ = _grad_and_jvp(lambda x: sc.gammaincc(1.0, x), np.array([0.0]))
+    np.testing.assert_allclose(grad, [-1.0], rtol=1e-12)

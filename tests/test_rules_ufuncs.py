@@ -347,3 +347,18 @@ def test_sinc_of_complex_values():
     """sinc is holomorphic: its VJP takes the conjugate derivative (found by the
     random-program test)."""
     check_both(np.sinc, np.array([-1.3 + 1.5j, 0.4 - 0.2j]))
+
+
+@pytest.mark.parametrize("power", [np.power, np.float_power, np.emath.power])
+def test_x_to_the_0_has_derivative_0_at_x_0(power):
+    # d(x**0)/dx is 0 everywhere; y * x**(y-1) would be 0 * inf = NaN at x = 0
+    x, y = nt.constant(np.array([0.0, 0.0, 2.0])), nt.constant(np.array([0.0, 2.0, 0.0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            z = np.sum(power(x, y))
+        with nt.ForwardAccumulator(x, np.ones(3)) as acc:
+            w = power(x, y)
+        np.testing.assert_array_equal(tape.gradient(z, x).numpy(), [0.0, 0.0, 0.0])
+        np.testing.assert_array_equal(np.real(acc.jvp(w).numpy()), [0.0, 0.0, 0.0])

@@ -31,9 +31,10 @@ defvjp(em.logn, lambda g, ans, n, x: -g * conj(ans / (n * em.log(n))),
                 lambda g, ans, n, x: g / conj(x * em.log(n)))
 defjvp(em.logn, lambda t, ans, n, x: -t * ans / (n * em.log(n)),
                 lambda t, ans, n, x: t / (x * em.log(n)))
-defvjp(em.power, lambda g, ans, x, p: g * conj(p * em.power(x, p - 1)),
+# p x**(p-1) reads the exponent 1 where p = 0 (x**0 has derivative 0, not 0 * inf)
+defvjp(em.power, lambda g, ans, x, p: g * conj(p * em.power(x, np.where(p, p - 1, 1.0))),
                  lambda g, ans, x, p: g * conj(em.log(np.where(x == 0, 1.0, x)) * ans))
-defjvp(em.power, lambda t, ans, x, p: t * p * em.power(x, p - 1),
+defjvp(em.power, lambda t, ans, x, p: t * p * em.power(x, np.where(p, p - 1, 1.0)),
                  lambda t, ans, x, p: t * em.log(np.where(x == 0, 1.0, x)) * ans)
 
 

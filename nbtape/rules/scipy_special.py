@@ -61,15 +61,36 @@ _deriv(sc.gammaln, lambda ans, x: sc.digamma(x))
 # digamma' = polygamma(1, x) = zeta(2, x), as a ufunc so that it differentiates again
 _deriv(sc.digamma, lambda ans, x: _zeta(2.0, x))        # (sc.psi is sc.digamma)
 _deriv(_zeta, _not_in("scipy.special.zeta in s"), lambda ans, s, q: -s * _zeta(s + 1, q))
-_deriv(sc.rgamma, lambda ans, x: -ans * sc.digamma(x))
+def _drgamma(ans, x):
+    """d(1/gamma)/dx.  -ans * digamma(x) is 0 * inf at the poles of gamma (x = 0, -1, ...)
+    where the true derivative is (-1)**n n!; for x <= 0 the reflection formula
+    1/gamma(x) = sin(pi x) gamma(1 - x) / pi differentiates with no pole in sight.  Each
+    branch reads a safe stand-in where the other is chosen (the double where), so that
+    neither a warning nor a NaN in the branch not taken reaches a second derivative."""
+    left = x <= 0
+    xl = np.where(left, x, 0.0)
+    xr = np.where(left, 1.0, x)
+    reflected = sc.gamma(1 - xl) * (np.cos(np.pi * xl)
+                                    - np.sin(np.pi * xl) * sc.digamma(1 - xl) / np.pi)
+    return np.where(left, reflected, -ans * sc.digamma(xr))
+
+
+_deriv(sc.rgamma, _drgamma)
 _deriv(sc.beta, lambda ans, a, b: ans * (sc.digamma(a) - sc.digamma(a + b)),
        lambda ans, a, b: ans * (sc.digamma(b) - sc.digamma(a + b)))
 _deriv(sc.betaln, lambda ans, a, b: sc.digamma(a) - sc.digamma(a + b),
        lambda ans, a, b: sc.digamma(b) - sc.digamma(a + b))
 # the regularized incomplete gamma functions, in x: the gamma density
-_deriv(sc.gammainc, _not_in("scipy.special.gammainc in a"), lambda ans, a, x: np.exp((a - 1) * np.log(x) - x - sc.gammaln(a)))
+def _gamma_density(a, x):
+    """x**(a-1) e**-x / gamma(a), as one exp.  At a = 1 the log term is 0 * log(0) = NaN at
+    x = 0, where the density is 1: the log reads x = 1 there (a where, not a product with
+    0, so that its derivative is 0 too)."""
+    return np.exp((a - 1) * np.log(np.where(a == 1, 1.0, x)) - x - sc.gammaln(a))
+
+
+_deriv(sc.gammainc, _not_in("scipy.special.gammainc in a"), lambda ans, a, x: _gamma_density(a, x))
 _deriv(sc.gammaincc, _not_in("scipy.special.gammaincc in a"),
-       lambda ans, a, x: -np.exp((a - 1) * np.log(x) - x - sc.gammaln(a)))
+       lambda ans, a, x: -_gamma_density(a, x))
 
 # --- error functions and the normal distribution ------------------------------------------
 _deriv(sc.erf, lambda ans, x: 2 / SQRT_PI * np.exp(-x * x))

@@ -33,11 +33,12 @@ defvjp(np.cbrt, lambda g, ans, x: g / (3 * ans ** 2))
 defjvp(np.cbrt, lambda t, ans, x: t / (3 * ans ** 2))
 defderiv(np.reciprocal, lambda ans, x: -(ans ** 2))
 # the JVPs multiply t * y first, defderiv's t * (y * ...) would round differently
+# y x**(y-1) reads the exponent 1 where y = 0: x**0 has derivative 0 (not 0 * 0**-1 = NaN)
 defvjp(np.float_power,
-       lambda g, ans, x, y: g * conj(y * np.float_power(x, y - 1)),
+       lambda g, ans, x, y: g * conj(y * np.float_power(x, np.where(y, y - 1, 1.0))),
        lambda g, ans, x, y: g * conj(np.log(np.where(x == 0, 1.0, x)) * ans))
 defjvp(np.float_power,
-       lambda t, ans, x, y: t * y * np.float_power(x, y - 1),
+       lambda t, ans, x, y: t * y * np.float_power(x, np.where(y, y - 1, 1.0)),
        lambda t, ans, x, y: t * np.log(np.where(x == 0, 1.0, x)) * ans)
 
 # --- exponentials and logarithms ----------------------------------------------------------
