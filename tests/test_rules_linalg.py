@@ -111,6 +111,30 @@ def test_det_of_an_exactly_singular_stack_is_finite_in_both_modes():
                                [[[4.0, -2.0], [-2.0, 1.0]], [[3.0, 0.0], [0.0, 2.0]]], atol=1e-12)
 
 
+def test_slogdet_at_a_singular_matrix_gives_the_infinite_derivative_not_a_linalgerror():
+    # numpy: slogdet(S) = (0, -inf); d log|det| = tr(adj(S) dA) / det(S): +-inf along adj(S)^T
+    # (a difference quotient grows as 1/h); a regular matrix in the same stack keeps inv^T
+    s = np.array([[1.0, 2.0], [2.0, 4.0]])
+    a = nt.constant(np.stack([s, np.diag([2.0, 4.0])]))
+    with pytest.warns(RuntimeWarning):
+        with nt.GradientTape() as t:
+            t.watch(a)
+            y = np.sum(np.linalg.slogdet(a)[1])
+        g = t.gradient(y, a).numpy()
+    np.testing.assert_array_equal(g[0], np.inf * np.array([[1.0, -1.0], [-1.0, 1.0]]))
+    np.testing.assert_allclose(g[1], np.diag([0.5, 0.25]))
+    for h in (1e-4, 1e-6):
+        assert abs(np.linalg.slogdet(s + h * np.eye(2))[1] - np.linalg.slogdet(s)[1]) == np.inf
+        quotient = (np.linalg.slogdet(s + h * np.diag([1.0, 0.0]))[1]
+                    - np.linalg.slogdet(s + h * np.diag([0.5, 0.0]))[1]) / (0.5 * h)
+        assert quotient > 0.5 / h                # log(2)/(h/2): no finite limit
+    with nt.ForwardAccumulator(a, np.ones((2, 2, 2))) as acc:
+        y = np.linalg.slogdet(a)[1]
+    jvp = acc.jvp(y).numpy()
+    assert not np.isfinite(jvp[0])
+    np.testing.assert_allclose(jvp[1], 0.75)
+
+
 # --- pinv(hermitian=True) and lstsq -----------------------------------------------------------
 def test_pinv_hermitian_reads_the_lower_triangle(draws):
     a = draws.randn(3, 3)

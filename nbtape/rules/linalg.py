@@ -48,17 +48,37 @@ defvjp(np.linalg.det, lambda g, ans, a: col(col(g)) * H(adjugate(a)))
 defjvp(np.linalg.det, lambda t, ans, a: tr(adjugate(a) @ t))
 
 
+def _inverse_or_pole(a):
+    """A^-1, the derivative of log|det A|; at a singular A (numpy's slogdet gives
+    (0, -inf) there) adj(A) / det(A): infinite (NaN where adj(A) is 0), as the
+    derivative of log at 0 is, instead of numpy's LinAlgError from inside the rule.
+
+    >>> _inverse_or_pole(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    array([[ inf, -inf],
+           [-inf,  inf]])
+    """
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        with np.errstate(all="ignore"):
+            return adjugate(a) / col(col(np.linalg.det(a)))
+
+
 def _slogdet_vjp(g, ans, args, kw, needs):
     # d log|det| = Re tr(A^-1 dA); for complex A the sign (a phase) moves by
     # i sign Im tr(A^-1 dA), which adds -i Im(conj(g_sign) sign) to the scale.
     scale = g[1]
     if np.result_type(ans[0]).kind == "c":
         scale = scale - 1j * np.imag(conj(g[0]) * ans[0])
-    return [col(col(scale)) * H(np.linalg.inv(operands(args, kw, ("a",))[0]))]
+    return [col(col(scale)) * H(_inverse_or_pole(operands(args, kw, ("a",))[0]))]
 
 
 def _slogdet_jvp(ts, ans, args, kw):
-    d = tr(np.linalg.solve(operands(args, kw, ("a",))[0], ts[0]))
+    a = operands(args, kw, ("a",))[0]
+    try:
+        d = tr(np.linalg.solve(a, ts[0]))
+    except np.linalg.LinAlgError:
+        d = tr(_inverse_or_pole(a) @ ts[0])
     if np.result_type(ans[0]).kind == "c":
         return 1j * ans[0] * np.imag(d), np.real(d)
     return np.zeros_like(ans[0]), d
