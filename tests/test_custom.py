@@ -518,3 +518,59 @@ def test_a_list_argument_given_too_few_gradients_names_each_tensor():
     with pytest.raises(InvalidArgumentError, match=r"1 input gradient\(s\) for 2 tensor "
                                                    r"argument\(s\) \(xs\[0\], xs\[1\]\)"):
         tape.gradient(y, [x1, x2])
+
+
+# --- tensors by keyword, dicts in sorted-key order (TensorFlow's nest.flatten) ---------------
+@nt.custom_gradient
+def _scaled(x, s=1.0):
+    # grad_fn gives the positional gradient, then the keyword one
+    return x * s, lambda dy: (dy * s, np.sum(dy * x))
+
+
+def test_a_tensor_passed_by_keyword_gets_its_gradient(rng):
+    x, s = rng.standard_normal(3), rng.standard_normal(())
+    check_both(lambda x, s: _scaled(x, s=s), x, s)
+    xs, ss = nt.constant([1.0, 2.0]), nt.Variable(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(xs)
+        y = np.sum(_scaled(xs, s=ss))
+    gx, gs = tape.gradient(y, [xs, ss])
+    assert gx.numpy().tolist() == [3.0, 3.0] and float(gs) == 3.0
+
+
+def test_a_keyword_tensor_that_grad_fn_leaves_out_is_refused_when_a_gradient_reaches_it():
+    @nt.custom_gradient
+    def f(x, s=1.0):
+        return x * s, lambda dy: dy * s             # TensorFlow's: positional ones only
+    x, s = nt.constant(2.0), nt.constant(3.0)
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x, s=s)                               # s not followed: nothing is lost
+    assert float(tape.gradient(y, x)) == 3.0
+    with nt.GradientTape() as tape:
+        tape.watch([x, s])
+        y = f(x, s=s)
+    with pytest.raises(InvalidArgumentError, match=r"was given s by keyword.*pass it by "
+                                                   r"position"):
+        tape.gradient(y, [x, s])
+
+
+def test_a_dict_argument_flattens_in_sorted_key_order_as_tensorflow_does():
+    @nt.custom_gradient
+    def f(d):
+        y = d["a"] * 2.0 + d["b"] * 5.0
+        return y, lambda dy: [dy * 2.0, dy * 5.0]   # a's, then b's: sorted keys
+    a, b = nt.constant(1.0), nt.constant(1.0)
+    with nt.GradientTape() as tape:
+        tape.watch([a, b])
+        y = f({"b": b, "a": a})                     # inserted b first
+    assert [float(g) for g in tape.gradient(y, [a, b])] == [2.0, 5.0]
+
+    @nt.custom_gradient
+    def g(d):
+        y = d["a"] * 2.0 + d["b"] * 5.0
+        return y, lambda dy: {"a": dy * 2.0, "b": dy * 5.0}     # by key, any order
+    with nt.GradientTape() as tape:
+        tape.watch([a, b])
+        y = g({"b": b, "a": a})
+    assert [float(x) for x in tape.gradient(y, [a, b])] == [2.0, 5.0]

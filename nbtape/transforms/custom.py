@@ -59,7 +59,12 @@ def custom_gradient(f):
     ``grad_fn`` returns one gradient per tensor argument, each of its argument's
     shape (a single value when there is one).  An argument that is a list, tuple or
     dict of tensors gets gradients with its structure (as TensorFlow flattens them, a
-    flat list of one gradient per tensor, in order, is taken too).  If ``f`` reads variables,
+    flat list of one gradient per tensor, in order, is taken too; a dict's tensors come
+    in sorted-key order, as ``tf.nest.flatten`` puts them).  A tensor passed by keyword
+    (``f(x, s=s)``) is an argument too, after the positional ones (keywords in sorted
+    order, as TensorFlow's eager ``custom_gradient`` flattens them): TensorFlow gives
+    it no gradient, so a ``grad_fn`` may leave it out, but when a gradient reaches it
+    the missing one is refused by name instead of a silent None.  If ``f`` reads variables,
     ``grad_fn(dy, variables=None)`` must return ``(input_grads, variable_grads)``,
     as in TensorFlow.
 
@@ -83,7 +88,10 @@ def custom_gradient(f):
         leaves = _leaves(args)
         nested = len(leaves) != len(args) or any(
             isinstance(a, (list, tuple, dict)) for a in args)
-        arg_ids = {a._id for a, _, _ in leaves if isinstance(a, Variable)}
+        by_keyword = [(a, key + path) for key, v in _sorted_items(kwargs)
+                      for a, _, path in _leaves([v]) if isinstance(a, TensorLike)]
+        arg_ids = {a._id for a in [a for a, _, _ in leaves] + [a for a, _ in by_keyword]
+                   if isinstance(a, Variable)}
         variables = [v for i, v in watcher.variables.items() if i not in arg_ids]
         if variables and not _takes_variables(grad_fn):
             raise InvalidArgumentError(_needs_variables_message(f, variables))
@@ -100,8 +108,11 @@ def custom_gradient(f):
             if nested:
                 names = [n + leaves[k][2] for n, k in zip(names, positions)]
             var_reads = [v._tensor for v in variables]
-            operands = [inputs[k] for k in positions] + var_reads
-            rule = _custom_rule(f, grad_fn, names, nested, variables, len(outs),
+            keyword_inputs = [a._read(stack) if isinstance(a, Variable) else a
+                              for a, _ in by_keyword]
+            operands = [inputs[k] for k in positions] + keyword_inputs + var_reads
+            keywords = [name for _, name in by_keyword]
+            rule = _custom_rule(f, grad_fn, names, keywords, nested, variables, len(outs),
                                 user_line.caller())
             ids = [t._id for t in operands]
             rec_outs = tuple(outs) if rule.multi else outs[0]
@@ -149,12 +160,13 @@ def _needs_variables_message(f, variables):
 
 def _leaves(args):
     """``(leaf, argument position, path in it)`` of each leaf of ``args``, in the order
-    of ``flatten(args)``: ``(t, 0, "[1]")`` for ``t`` in ``f([s, t])``."""
+    of ``flatten(args)`` but dicts in sorted-key order (TensorFlow's):
+    ``(t, 0, "[1]")`` for ``t`` in ``f([s, t])``."""
     out = []
 
     def walk(x, k, path):
         if isinstance(x, dict):
-            for key, v in x.items():
+            for key, v in _sorted_items(x):
                 walk(v, k, f"{path}[{key!r}]")
         elif isinstance(x, (list, tuple)):
             for i, v in enumerate(x):
@@ -164,6 +176,21 @@ def _leaves(args):
     for k, a in enumerate(args):
         walk(a, k, "")
     return out
+
+
+def _sorted_items(d):
+    """A dict's items in sorted-key order, as ``tf.nest.flatten`` takes them (insertion
+    order for keys that do not sort, e.g. of mixed types)."""
+    try:
+        return sorted(d.items(), key=lambda kv: kv[0])
+    except TypeError:
+        return list(d.items())
+
+
+def _flat_gradients(grads):
+    """The leaves of what grad_fn returned, dicts in sorted-key order (as ``_leaves``
+    takes the arguments): a dict of gradients meets its dict argument key by key."""
+    return [g for g, _, _ in _leaves([grads])]
 
 
 def _arg_names(f, positions):
@@ -177,11 +204,13 @@ def _arg_names(f, positions):
     return [named[k] if k < len(named) else f"{star}[{k - len(named)}]" for k in positions]
 
 
-def _custom_rule(f, grad_fn, names, nested, variables, n_outs, where):
+def _custom_rule(f, grad_fn, names, keywords, nested, variables, n_outs, where):
     name = f"custom_gradient({_name(f)})"
     # errors name the call, since they surface at the later tape.gradient line
     called = f"{name} (called at {user_line.describe(where)})"
     multi = n_outs > 1
+    n_positional = len(names)
+    names = names + keywords
     n_inputs = len(names)
 
     def vjp_all(g, ans, args, kwargs, needs):
@@ -198,10 +227,23 @@ def _custom_rule(f, grad_fn, names, nested, variables, n_outs, where):
         else:
             in_grads, var_grads = grad_fn(*dys), []
         if nested:      # the arguments' structure, or TensorFlow's flat list: its leaves
-            in_grads = flatten(in_grads)
+            in_grads = _flat_gradients(in_grads)
         else:
             in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
         var_grads = list(var_grads) if isinstance(var_grads, (list, tuple)) else [var_grads]
+        if keywords and len(in_grads) == n_positional:
+            # TensorFlow's grad_fn: gradients for the positional arguments only
+            missing = [k for k, n in zip(keywords, needs[n_positional:n_inputs]) if n]
+            if missing:
+                raise InvalidArgumentError(
+                    f"{called} was given {', '.join(missing)} by keyword, and a gradient "
+                    "reaches it, but its grad_fn returned gradients for the positional "
+                    f"arguments only ({', '.join(names[:n_positional]) or 'none'}), as "
+                    "TensorFlow expects "
+                    "(it gives keyword arguments no gradient). Return one more gradient per "
+                    f"keyword tensor, after the positional ones ({', '.join(keywords)}), or "
+                    "pass it by position.")
+            in_grads = in_grads + [None] * len(keywords)
         if len(in_grads) != n_inputs:
             one = (" (for one argument, return an array, not a list)"
                    if n_inputs == 1 else "")
