@@ -278,6 +278,25 @@ def test_optimizer_state_is_never_shared_between_a_variable_and_its_copy(make):
     assert not {id(s) for s in opt.variables} & {id(s) for s in opt3.variables}
 
 
+@pytest.mark.parametrize("make", _MAKERS)
+def test_an_optimizer_copied_alone_continues_from_the_same_slots_with_the_original_variables(make):
+    import copy
+    w = nt.Variable(W0.copy(), name="w")
+    opt = make()
+    for g in GRADS[:2]:
+        opt.apply_gradients([(g, w)])
+    opt2 = copy.deepcopy(opt)                       # a checkpoint of the optimizer alone
+    saved = w.numpy().copy()
+    opt2.apply_gradients([(GRADS[2], w)])           # slots and step counter go on together
+    np.testing.assert_array_equal(w.numpy(), _reference(make, GRADS))
+    assert int(opt2.iterations.numpy()) == 3
+    # the original optimizer's state is its own: it takes the same third step again
+    w.assign(saved)
+    opt.apply_gradients([(GRADS[2], w)])
+    np.testing.assert_array_equal(w.numpy(), _reference(make, GRADS))
+    assert not {id(s) for s in opt.variables} & {id(s) for s in opt2.variables}
+
+
 # --- callable learning rates --------------------------------------------------------------------------
 def test_a_zero_argument_learning_rate_is_called_at_each_step():
     rates = iter([0.1, 0.01])

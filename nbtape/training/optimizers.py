@@ -10,6 +10,7 @@ non-trainable ``Variable`` slots created on the first update of that variable;
 ``optimizer.variables`` lists them after the ``iterations`` counter.
 """
 import abc
+import copy
 import inspect
 import warnings
 
@@ -92,6 +93,7 @@ class Optimizer(abc.ABC):
         # copied variables (__setstate__), never sharing them with the originals
         self._slots = {}
         self._slot_order = []     # slot Variables in creation order, for .variables
+        self._copied_from = {}    # in a deepcopy: original variable id -> its copy's id
 
     # learning rate -----------------------------------------------------------------------
     @property
@@ -131,6 +133,8 @@ class Optimizer(abc.ABC):
     def slot(self, variable, name):
         """The optimizer's state ``name`` (e.g. ``"m"``) for ``variable``, created as zeros."""
         entry = self._slots.get(variable._id)
+        if self._copied_from:
+            entry = self._claim(variable, entry)
         if entry is None:
             entry = self._slots[variable._id] = (variable, {})
         slots = entry[1]
@@ -147,6 +151,37 @@ class Optimizer(abc.ABC):
         # with, whose identities (_id) are new, so key them again
         self.__dict__.update(state)
         self._slots = {v._id: (v, slots) for v, slots in self._slots.values()}
+        self._copied_from = {}
+
+    def __deepcopy__(self, memo):
+        # A copy made alone (copy.deepcopy(opt)) is then used with the original
+        # variables, a copy made with its model with the model's copies: which one
+        # cannot be told here (the model may be copied after the optimizer).  So each
+        # copied state remembers the variable it was copied from, and the first of the
+        # two to take a step with this optimizer takes it over (the other starts
+        # afresh, never sharing it): the step counter and the slots go on together.
+        # (Only within a process: pickle's _ids would name other variables elsewhere.)
+        cls = type(self)
+        new = cls.__new__(cls)
+        memo[id(self)] = new
+        old_ids = list(self._slots)
+        new.__setstate__(copy.deepcopy(self.__dict__, memo))
+        new._copied_from = {old: v._id for old, (v, _) in zip(old_ids, new._slots.values())}
+        return new
+
+    def _claim(self, variable, entry):
+        """The copied state that ``variable`` (a copy's variable or its original) takes over."""
+        copies = self._copied_from
+        if entry is not None:               # the copied variable steps: its original may not
+            for old in [o for o, n in copies.items() if n == variable._id]:
+                del copies[old]
+            return entry
+        new_id = copies.pop(variable._id, None)
+        taken = self._slots.pop(new_id, None) if new_id is not None else None
+        if taken is None:
+            return None
+        entry = self._slots[variable._id] = (variable, taken[1])
+        return entry
 
     # applying gradients --------------------------------------------------------------------------
     @user_facing
