@@ -262,3 +262,22 @@ def test_a_gradient_against_everything_watched_skips_the_walk_and_loses_nothing(
             expected = [tape.gradient(target, s).numpy() for s in sources]
         for g, e in zip(together, expected):
             np.testing.assert_allclose(g.numpy(), e, rtol=1e-14)
+
+
+def test_numpy_raising_inside_a_rule_is_nbtapes_numerics_error_naming_the_derivative():
+    # under np.errstate(divide="raise") the VJP of sqrt at 0 divides by 0: not a raw
+    # FloatingPointError from inside a rule, but NumericsError naming np.sqrt's derivative
+    x = nt.constant(np.array([0.0, 4.0]))
+    with nt.GradientTape() as tape:
+        tape.watch(x)
+        y = np.sum(np.sqrt(x))
+        line = inspect.currentframe().f_lineno - 1
+    with np.errstate(divide="raise"):
+        try:
+            tape.gradient(y, x)
+        except FloatingPointError as e:
+            err = e
+    assert type(err) is nt.NumericsError
+    text = str(err)
+    assert "derivative of np.sqrt" in text and "divide" in text and f"line {line}" in text
+    assert err.__traceback__ is not None

@@ -88,3 +88,32 @@ def test_forward_mode_tangents_are_checked_when_the_block_is_outside():
             with nt.check_numerics():
                 with nt.ForwardAccumulator(c, nt.constant(np.ones(2))):
                     np.sqrt(c)
+
+
+def test_a_python_number_operand_counts_among_the_inputs():
+    # the masked softmax: the -inf is the user's own operand, not born in np.where
+    x = nt.constant(np.array([1.0, 2.0, 3.0]))
+    mask = np.array([True, False, True])
+    with nt.check_numerics():
+        with nt.GradientTape() as tape:
+            tape.watch(x)
+            z = np.where(mask, x, -np.inf)
+            p = np.exp(z - np.max(z))
+            loss = -np.log(p[0] / np.sum(p))
+        g = tape.gradient(loss, x)
+    e = np.exp([1.0, 3.0]) / np.sum(np.exp([1.0, 3.0]))     # closed form: softmax - onehot
+    np.testing.assert_allclose(g.numpy(), [e[0] - 1.0, 0.0, e[1]])
+
+
+def test_forward_mode_names_the_derivative_being_computed_not_an_op_inside_its_rule():
+    x = nt.constant(0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(nt.NumericsError) as info:
+            with nt.check_numerics():
+                with nt.ForwardAccumulator(x, nt.constant(1.0)):
+                    y = np.sqrt(x) + x; at = _line()     # noqa: F841
+    text = str(info.value)
+    assert "computing the derivative of np.sqrt in forward mode" in text
+    assert not text.startswith("nt.check_numerics: np.divide made")
+    assert f"line {at}" in text and "sqrt at 0" in text.lower()

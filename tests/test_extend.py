@@ -414,3 +414,45 @@ def test_a_several_output_jvp_must_return_one_tangent_per_output(registry):
     with nt.ForwardAccumulator(x, 1.0) as acc:
         with pytest.raises(InvalidArgumentError, match="tuple of 2 tangents"):
             acc.jvp(polar(x, 2.0)[0])
+
+
+# --- fewer rules than arguments, and a re-run cell -----------------------------------------------
+def test_overriding_a_numpy_function_with_fewer_vjps_than_arguments_refuses_the_rest_by_name(rng):
+    x, y = nt.constant(2.0), nt.constant(3.0)
+    try:
+        defvjp(np.multiply, lambda g, ans, x1, x2: g * x2)       # x1's only
+        with nt.GradientTape(persistent=True) as tape:
+            tape.watch([x, y])
+            z = np.multiply(x, y)
+        assert float(tape.gradient(z, x)) == 3.0                 # the one given is used
+        with pytest.raises(NoGradientRuleError, match=r"np.multiply.*x2"):
+            tape.gradient(z, y)
+        defjvp(np.multiply, lambda t, ans, x1, x2: t * x2)
+        with nt.ForwardAccumulator(x, 1.0) as acc:
+            z = np.multiply(x, y)
+        assert float(acc.jvp(z)) == 3.0
+        with pytest.raises(NoGradientRuleError, match=r"np.multiply.*x2"):
+            with nt.ForwardAccumulator(y, 1.0) as acc:
+                z = np.multiply(x, y)
+            acc.jvp(z)
+    finally:
+        unregister(np.multiply)
+    check_both(np.multiply, rng.standard_normal(3), rng.standard_normal(3))
+
+
+def test_a_re_run_cell_primitive_wrong_rule_unregister_right_rule_just_works(registry):
+    @primitive
+    def double(x):
+        return 2.0 * x
+    defvjp(double, lambda g, ans, x: 100.0 * g)          # wrong
+    x = nt.constant(1.5)
+    assert float(nt.grad(double)(x)) == 100.0
+    unregister(double)
+    with nt.GradientTape() as tape:                       # no rule now: refused, not the old one
+        tape.watch(x)
+        y = double(x)
+    with pytest.raises(NoGradientRuleError, match="double"):
+        tape.gradient(y, x)
+    defvjp(double, lambda g, ans, x: 2.0 * g)            # right: no "make it a primitive"
+    assert float(nt.grad(double)(x)) == 2.0
+    check_reverse(double, np.array([0.5, -1.0]))

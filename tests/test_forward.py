@@ -424,3 +424,16 @@ def test_float_values_beside_an_object_array_keep_their_tangents():
     np.testing.assert_allclose(acc.jvp(y).numpy(), np.cos([0.3, 1.7]) * [1.0, -2.0])
     with pytest.raises(nt.NoGradientRuleError, match="object array"):
         acc.jvp(o)
+
+
+def test_numpy_raising_inside_a_jvp_is_nbtapes_numerics_error_naming_the_derivative():
+    x = nt.constant(np.array([0.0, 4.0]))
+    err = None
+    with np.errstate(divide="raise"):
+        try:
+            with nt.ForwardAccumulator(x, np.ones(2)):
+                np.sqrt(x)
+        except FloatingPointError as e:
+            err = e
+    assert type(err) is nt.NumericsError
+    assert "derivative of np.sqrt" in str(err) and "divide" in str(err)

@@ -201,3 +201,63 @@ def test_helpers_count_and_find_the_first_bad_element():
     for bad in (np.nan, np.inf, -np.inf):
         big[1234] = bad
         assert not numerics.finite(big) and not numerics.finite(big.astype(np.float32))
+
+
+# --- the true cause, said first and short ------------------------------------------------------
+def _warning_text(make, x0, **gradient_kw):
+    x = nt.Variable(np.asarray(x0, dtype=float), name="x")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with nt.GradientTape() as tape:
+            y = make(x)
+        g = tape.gradient(y, x, **gradient_kw)
+    return str(_only_nbtape_warning(caught).message), g, tape
+
+
+def test_a_nan_in_the_users_data_is_named_not_an_overflow():
+    data = np.array([1.0, np.nan, 2.0])
+    text, g, _ = _warning_text(lambda x: np.sum(x * data), [1.0, 2.0, 3.0])
+    assert "overflow" not in text.lower()
+    assert "came in with the data" in text.splitlines()[0] and "np.multiply" in text
+    # masked away forward, it still reaches the gradient as 0 x NaN: the data is named too
+    text, g, _ = _warning_text(lambda x: np.sum(np.where(np.isnan(data), 0.0, x * data)),
+                               [1.0, 2.0, 3.0])
+    assert "came in with the data" in text.splitlines()[0] and "0 x inf" not in text
+    assert np.isnan(g.numpy()[1]) and g.numpy()[0] == 1.0
+
+
+def test_a_nan_the_forward_pass_made_is_said_first_in_a_learners_words():
+    text, g, _ = _warning_text(lambda x: np.sum(np.log(x) * np.sqrt(x)), [0.0, -1.0, 2.0])
+    head = text.splitlines()[0]
+    assert "overflow" not in text.lower()
+    assert "forward pass" in head and "np.log" in head
+    assert "log of 0" in text or "log of a negative number" in text
+    # the closed form where it is finite: d(log x sqrt x)/dx = (1 + log(x)/2) / sqrt(x)
+    assert g.numpy()[2] == pytest.approx((1 + np.log(2.0) / 2) / np.sqrt(2.0))
+
+
+def test_a_nan_seed_in_output_gradients_is_named():
+    text, g, _ = _warning_text(lambda x: x * 2.0, [1.0, 2.0],
+                               output_gradients=[np.array([np.nan, 1.0])])
+    assert "output_gradients" in text.splitlines()[0] and "could not find" not in text
+    assert g.numpy()[1] == 2.0
+
+
+def test_the_first_line_says_where_what_and_the_fix_in_at_most_120_characters():
+    text, _, tape = _warning_text(lambda x: np.sum(np.where(x > 0, np.sqrt(x), 0.0)),
+                                  [0.0, 4.0])
+    head, detail = text.split("\n", 1)
+    assert len(head) <= 120, head
+    assert "np.sqrt" in head and "line" in head and "Fix" in head and "0 x inf" in head
+    assert "element [0]" in detail and "cotangent = 0.0" in detail     # the detail follows
+
+
+@pytest.mark.parametrize("make", [lambda x: np.sum(np.sqrt(x)),
+                                  lambda x: np.sum(np.where(x > 0, np.sqrt(x), 0.0))])
+def test_the_advice_is_the_double_where_and_says_what_an_epsilon_costs(make):
+    text, _, _ = _warning_text(make, [0.0, 4.0])
+    assert "np.sqrt(np.where(x > 0, x, 1.0))" in text
+    # no bare np.sqrt(x + 1e-12) recommended: its slope at 0 is 1/(2 sqrt(1e-12)) = 5e5
+    if "1e-12" in text or "eps" in text:
+        assert "5e5" in text or "5e+05" in text or "500000" in text
+    assert 0.5 / np.sqrt(1e-12) == pytest.approx(5e5)
