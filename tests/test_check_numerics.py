@@ -112,7 +112,8 @@ def test_forward_mode_names_the_derivative_being_computed_not_an_op_inside_its_r
         with pytest.raises(nt.NumericsError) as info:
             with nt.check_numerics():
                 with nt.ForwardAccumulator(x, nt.constant(1.0)):
-                    y = np.sqrt(x) + x; at = _line()     # noqa: F841
+                    at = _line() + 1
+                    y = np.sqrt(x) + x     # noqa: F841
     text = str(info.value)
     assert "computing the derivative of np.sqrt in forward mode" in text
     assert not text.startswith("nt.check_numerics: np.divide made")
