@@ -46,7 +46,7 @@ import sys
 import numpy as np
 
 from .diagnostics.user_line import PACKAGE_DIR
-from .diagnostics.errors import InvalidArgumentError, user_facing
+from .diagnostics.errors import InvalidArgumentError, NoGradientRuleError, user_facing
 from .core import registry as _registry
 from .core.primitive import primitive as _recordable
 from .core.registry import RULES, defprimitive, restore_rule, saved_rule
@@ -264,9 +264,22 @@ def _key(fn):
     return raw if raw is not None and raw in RULES else fn
 
 
+def _unregistered_primitive(fn):
+    """The function of a primitive of one's own whose rule ``unregister`` took, or None."""
+    raw = getattr(fn, "raw", None)
+    if raw is None or raw in RULES or getattr(fn, "__wrapped__", None) is not raw:
+        return None
+    return raw
+
+
 def _target(fn, what, user):
     """The registry key of ``fn``, or a clear error when its calls never reach nbtape."""
     key = _key(fn)
+    raw = _unregistered_primitive(fn) if user else None
+    if raw is not None:                 # still a primitive: give it its bare rule again
+        defprimitive(raw, getattr(fn, "rule_name", None))
+        _GIVEN_BY_USER.setdefault(raw, None)
+        return raw
     if key in RULES or _dispatched(fn) or not user:
         if user and key not in _GIVEN_BY_USER:     # the first override: keep the built-in
             r = RULES.get(key)
@@ -285,11 +298,30 @@ def _prepared(fn, rules, what, lead, kind, params, checked):
     """The registry key of ``fn`` and its ``rules``; rules given from outside nbtape are
     checked here (arity) and wrapped to check what they return (``checked``)."""
     user = _from_user(depth=3)      # the def* function's caller, past this helper
+    nargs = RULES[fn].nargs if _dispatched(fn) and fn in RULES else 0
     key = _target(fn, what, user)
     if user:
         _check_arity(fn, key, rules, lead, what, kind, params)
         rules = [checked(f, fn, key, k) for k, f in enumerate(rules)]
+        # an override replaces numpy's rule whole: an argument it gives no rule for
+        # refuses by name (None is the user's word for "no gradient")
+        rules += [_missing(fn, key, k, what, kind, len(rules)) for k in range(len(rules), nargs)]
     return key, rules
+
+
+def _missing(fn, key, k, what, kind, given):
+    """The rule of an argument an override of numpy's ``fn`` gave none for: it raises,
+    naming the function and the argument (instead of an IndexError in the pass)."""
+    name = RULES[key].name if key in RULES else getattr(fn, "__name__", repr(fn))
+    arg = _arg_label(fn, key, k).rsplit(" ", 1)[-1]
+
+    def refuse(*args, **kwargs):
+        raise NoGradientRuleError(
+            f"nbtape cannot differentiate {name} with respect to its argument {arg}: "
+            f"{what}({getattr(fn, '__name__', name)}, ...) overrode its rule with {given} "
+            f"{kind}(s), none for {arg}. Give one {kind} per argument, in order (None for "
+            f"an argument with no gradient), or unregister({name}) for nbtape's own rule.")
+    return refuse
 
 
 def _from_user(depth=2):

@@ -6,7 +6,7 @@ engine's own primitives (``getitem``, ``astype``, the activations of ``nt.nn``).
 import functools
 
 from .dispatch import apply as _apply
-from .registry import VARARGS, Rule, rule_for
+from .registry import RULES, VARARGS, Rule, rule_for
 from .tensor import TensorLike as _TensorLike
 
 
@@ -27,6 +27,7 @@ def primitive(fn):
     >>> del RULES[double.raw]          # the registry is global: this example leaves no rule
     """
     rule = rule_for(fn)
+    name = rule.name
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -40,11 +41,15 @@ def primitive(fn):
             else:
                 return fn(*args, **kwargs)
         # Until a rule is given, every tensor argument is an operand with no gradient
-        # rule, so a gradient through the call raises instead of skipping it.
-        if rule.vjps or rule.jvps or rule.nondiff or rule.has_vjp or rule.has_jvp:
+        # rule, so a gradient through the call raises instead of skipping it.  The rule
+        # is looked up at each call: one unregistered (a re-run cell) is gone, not kept.
+        rule = RULES.get(fn)
+        if rule is not None and (rule.vjps or rule.jvps or rule.nondiff or rule.has_vjp
+                                 or rule.has_jvp):
             return _apply(rule, args, kwargs)
-        return _apply(_without_rule(fn, rule.name), args, kwargs)
+        return _apply(_without_rule(fn, rule.name if rule is not None else name), args, kwargs)
     wrapper.raw = fn
+    wrapper.rule_name = name
     return wrapper
 
 

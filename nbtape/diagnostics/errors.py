@@ -32,6 +32,11 @@ class InvalidArgumentError(NbtapeError, TypeError, ValueError):
     ``ValueError``, so code catching either keeps working.)"""
 
 
+class NumericsError(NbtapeError, FloatingPointError):
+    """An op made a NaN or inf from finite inputs inside ``nt.check_numerics()``, or numpy
+    raised inside a derivative under ``np.errstate(...="raise")`` (``nt.NumericsError``)."""
+
+
 class TapeConsumedError(NbtapeError, RuntimeError):
     """A tape that can no longer give a gradient: a non-persistent tape asked for a
     second one, or a tape retired (``tape.retire``) when its records were dropped."""

@@ -14,6 +14,7 @@ Read in this order:
 - the reports that read a tape: ``breaks`` (where a path from a source stopped: an
   escape, a dtype, an object array), ``none_warnings`` (the warning that names it when a
   gradient comes out None), ``explain`` (``tape.explain``, the story of one gradient),
-  ``numerics`` (why a gradient is NaN or inf) and ``check_numerics``
+  ``numerics`` (why a gradient is NaN or inf, with ``nan_patterns``: the known causes,
+  their fixes and the warning's first line) and ``check_numerics``
   (``nt.check_numerics()``, stop at the op that makes one).
 """

@@ -12,7 +12,8 @@ import numpy as np
 from ..diagnostics.user_line import describe, source_line
 from ..core.arrays import SCALAR_METAS, UNIMPLEMENTED, is_foreign, unimplemented_error
 from .breaks import ObjectArrayRule, object_array_error
-from ..diagnostics.errors import NoGradientRuleError
+from ..diagnostics.errors import NbtapeError, NoGradientRuleError, NumericsError, shown_from_user
+from .nan_patterns import derivative_raised
 from .records import ANS, ARGS, IN_IDS, OUT_IDS, RAW_ARGS, RULE, WHERE, saved_id
 from .snapshot import check_kept, check_op
 from ..rules.util import unbroadcast
@@ -272,6 +273,21 @@ def _step(rule, rec, g, keys, wanted, adj, tensor_mode):
         if UNIMPLEMENTED not in str(w):
             raise
         raise unimplemented_error(rule.name, w) from None
+    except FloatingPointError as e:     # np.errstate(...="raise") inside a rule
+        raise derivative_error(rule.name, rec[WHERE], e, "backward pass") from None
+
+
+def derivative_error(name, where, error, mode):
+    """``error``, numpy's ``FloatingPointError`` from inside ``name``'s derivative, as
+    nbtape's ``NumericsError`` naming it (one already nbtape's passes unchanged).
+
+    >>> type(derivative_error("np.sqrt", None, FloatingPointError("divide by zero"),
+    ...                       "backward pass")).__name__
+    'NumericsError'
+    """
+    if isinstance(error, NbtapeError):
+        return error
+    return shown_from_user(NumericsError(derivative_raised(name, where, error, mode)))
 
 
 def step_in_progress():

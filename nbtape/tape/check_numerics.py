@@ -8,6 +8,8 @@ inside the block runs its reverse pass on tensors (as any pass with a recorder
 outside does), so the listener sees the backward ops too, and says which forward op's
 derivative made the value.  Off by default: it costs a check per op.
 """
+import sys
+
 import numpy as np
 
 from ..core.state import pop_recorder, push_recorder
@@ -15,13 +17,9 @@ from ..core.recorder import Listener
 from ..core.tensor import Tensor, TensorLike
 from .backward import step_in_progress
 from ..diagnostics import user_line
-from ..diagnostics.errors import NbtapeError, shown_from_user, warn_user
-from .numerics import (Birth, backward_pattern, explain_nonfinite, finite, first_bad,
-                       forward_pattern, nonfinite_results, value_at)
-
-
-class NumericsError(NbtapeError, FloatingPointError):
-    """An op made a NaN or inf from finite inputs inside ``nt.check_numerics()``."""
+from ..diagnostics.errors import NumericsError, shown_from_user, warn_user
+from .nan_patterns import backward_pattern, forward_pattern
+from .numerics import Birth, explain_nonfinite, finite, first_bad, nonfinite_results, value_at
 
 
 class _Checking(Listener):
@@ -34,9 +32,49 @@ class _Checking(Listener):
             if finite(value):
                 continue
             ins = [a._value if isinstance(a, Tensor) else a for a in operands]
-            if not all(finite(v) for v in ins if isinstance(v, (np.ndarray, np.generic))):
-                continue        # carried in, not born here
+            if not all(finite(v) for v in _plain_operands(args, kwargs, ins)):
+                continue        # carried in, not born here (a -np.inf of the user's too)
             raise shown_from_user(NumericsError(_message(rule, ins, value)))
+
+
+def _tangent_in_progress():
+    """The name of the rule whose tangent (JVP) an accumulator computes on this thread now
+    (the innermost), or None: the error names that derivative, not an op inside its rule.
+    (Found by the frame of ``forward.call_jvp``: forward imports this module.)
+
+    >>> _tangent_in_progress() is None
+    True
+    """
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_name == "call_jvp" and f.f_globals.get("__name__") == _FORWARD:
+            return f.f_locals["rule"].name
+        f = f.f_back
+    return None
+
+
+_FORWARD = __name__.rsplit(".", 1)[0] + ".forward"
+
+
+def _plain_operands(args, kwargs, ins):
+    """The values an op was given: its tensor operands' arrays and the plain numbers and
+    arrays among its arguments (``np.where(mask, x, -np.inf)``'s ``-np.inf`` is an input,
+    though no tensor).
+
+    >>> [float(v) for v in _plain_operands((1.0, [2.0, np.inf]), {"b": 3.0}, [])]
+    [1.0, 2.0, inf, 3.0]
+    """
+    out = [v for v in ins if isinstance(v, (np.ndarray, np.generic))]
+    todo = list(args) + list((kwargs or {}).values())
+    while todo:
+        a = todo.pop(0)
+        if isinstance(a, (list, tuple)):
+            todo[:0] = list(a)
+        elif isinstance(a, Tensor):
+            out.append(a._value)
+        elif isinstance(a, (float, np.ndarray, np.generic)) and not isinstance(a, bool):
+            out.append(a)
+    return out
 
 
 def _message(rule, ins, value):
@@ -46,7 +84,17 @@ def _message(rule, ins, value):
     values = {"input": value_at(first, index, shape), "output": value_at(value, index, None)}
     step = step_in_progress()
     where = user_line.caller()
-    if step is None:
+    tangent = _tangent_in_progress() if step is None else None
+    if tangent is not None:
+        local = [value_at(v, index, shape) for v in ins]
+        values = {f"operand {j} of {rule.name}": v for j, v in enumerate(local)}
+        values["result"] = value_at(value, index, None)
+        pattern, fix = backward_pattern(tangent, {"input": 0.0 if 0.0 in local else None},
+                                        False)
+        birth = Birth("forward-mode", None, tangent, where, index, values, pattern, fix)
+        head = (f"nt.check_numerics: {rule.name}, computing the derivative of {tangent} in "
+                "forward mode (its tangent), made a NaN or inf from finite values")
+    elif step is None:
         pattern, fix = forward_pattern(rule.name, values)
         birth = Birth("forward", None, rule.name, where, index, values, pattern, fix)
         head = f"nt.check_numerics: {rule.name} made a NaN or inf from finite inputs"
@@ -98,8 +146,8 @@ def say_where_born(records, seeds, targets, sources, results, what="gradient"):
     if seeds is None:
         seeds = {t._id: np.ones_like(t._value) for t in targets
                  if isinstance(t, TensorLike) and t.dtype.kind in "fc"}
-    text, birth = explain_nonfinite(records, seeds, targets, sources, results, bad)
-    say_nonfinite(text.replace("The gradient", f"The {what}", 1), [results[k] for k in bad])
+    text, birth = explain_nonfinite(records, seeds, targets, sources, results, bad, what)
+    say_nonfinite(text, [results[k] for k in bad])
     return birth
 
 

@@ -19,7 +19,7 @@ from ..diagnostics import user_line
 from ..diagnostics.user_line import PACKAGE_DIR
 from .backward import forward_reach
 from .breaks import ObjectArrayRule
-from .numerics import backward_birth, finite, forward_birth
+from .numerics import finite, find_births, told
 from ..core.tensor import Tensor, TensorLike
 from ..core.variable import Variable
 from ..display import palette
@@ -228,15 +228,15 @@ def _nonfinite(tape, target, source):
     if not isinstance(value, (np.ndarray, np.generic)) or value.dtype.kind not in "fc":
         return None
     forward_bad = not finite(value)
-    birth = backward_birth(tape.op_records, {target._id: np.ones_like(value)}, [source._id])
-    if birth is None and forward_bad:       # the forward pass made it
-        birth = forward_birth(tape.op_records)
+    # the same story as the warning's (numerics.find_births): the forward pass first
+    birth, then = find_births(tape.op_records, {target._id: np.ones_like(value)},
+                              [source._id], forward_bad)
     if birth is None:
         return ("the target's own value is not finite: the forward pass made it"
                 if forward_bad else None)
     head = ("the target's own value is not finite either (the forward pass made a NaN or "
             "inf); " if forward_bad else "")
-    return head + birth.story()
+    return head + told(birth, then)
 
 
 def _without_gradient(ops, reach, tid):

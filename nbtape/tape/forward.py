@@ -9,7 +9,7 @@ import numpy as np
 from ..core.state import outer_only, pop_recorder, push_recorder, tls
 from ..core.recorder import Listener
 from ..core.arrays import UNIMPLEMENTED, is_foreign, unimplemented_error
-from .backward import raw_value, raw_output
+from .backward import derivative_error, raw_value, raw_output
 from .breaks import object_array_refusal
 from ..diagnostics.errors import NoGradientRuleError, user_facing
 from .check_numerics import say_nonfinite
@@ -160,6 +160,9 @@ class ForwardAccumulator(Listener):
             from ..diagnostics import user_line
             tangent = NoJvp(rule.name, user_line.caller(), unimplemented_error(rule.name, w,
                                                                                "forward"))
+        except FloatingPointError as e:     # np.errstate(...="raise") inside a rule
+            from ..diagnostics import user_line
+            raise derivative_error(rule.name, user_line.caller(), e, "forward mode") from None
         except NoGradientRuleError as e:
             # a refusal stops the tangent, not the computation: acc.jvp raises it if asked
             from ..diagnostics import user_line

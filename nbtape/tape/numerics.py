@@ -14,61 +14,8 @@ import math
 import numpy as np
 
 from ..diagnostics.user_line import describe, source_line
-
-# op names whose derivative is infinite at 0, with what to say and what to do
-_AT_ZERO = {
-    "np.sqrt": ("sqrt at 0: the derivative 1/(2*sqrt(x)) is infinite at x = 0",
-                "keep the square root's input away from 0 where you take its gradient, "
-                "e.g. np.sqrt(x + 1e-12), or the double where: "
-                "np.where(x > 0, np.sqrt(np.where(x > 0, x, 1.0)), 0.0)"),
-    "np.cbrt": ("cbrt at 0: the derivative is infinite at x = 0",
-                "keep the input away from 0, or use the double where"),
-    "np.log": ("log at 0: the derivative 1/x is infinite at x = 0",
-               "keep the logarithm's input positive (np.log(x + eps)), or use np.log1p / "
-               "np.logaddexp for log(1 + ...)"),
-    "np.log2": ("log2 at 0: the derivative is infinite at x = 0", "keep the input positive"),
-    "np.log10": ("log10 at 0: the derivative is infinite at x = 0", "keep the input positive"),
-    "np.true_divide": ("division by 0: the derivative of a / b is infinite where b = 0",
-                       "keep the divisor away from 0 (b + eps), or mask it with the double "
-                       "where"),
-    "np.divide": ("division by 0: the derivative of a / b is infinite where b = 0",
-                  "keep the divisor away from 0 (b + eps), or mask it with the double where"),
-    "np.reciprocal": ("1/x at 0: the derivative is infinite at x = 0",
-                      "keep the input away from 0"),
-    "np.power": ("a power at 0: the derivative of x**p with p < 1 is infinite at x = 0",
-                 "keep the base away from 0 (x + eps), or use the double where"),
-    "np.arcsin": ("arcsin at +-1: its derivative is infinite there", "clip the input to "
-                  "(-1 + eps, 1 - eps)"),
-    "np.arccos": ("arccos at +-1: its derivative is infinite there", "clip the input to "
-                  "(-1 + eps, 1 - eps)"),
-    "np.linalg.norm": ("a norm at 0: the derivative x/|x| is 0/0 at x = 0",
-                       "use np.sqrt(np.sum(x**2) + eps) where x can be 0"),
-    "np.linalg.vector_norm": ("a norm at 0: the derivative x/|x| is 0/0 at x = 0",
-                              "use np.sqrt(np.sum(x**2) + eps) where x can be 0"),
-}
-_OVERFLOW = {
-    "np.exp": ("overflow in exp: e^x is inf past x = 88.7 in float32 (709.8 in float64)",
-               "compute log(1 + e^x) as np.logaddexp(0, x), a softmax or log-sum-exp with "
-               "nt.nn.softmax / nt.nn.logsumexp (they subtract the maximum first), or give "
-               "the function a custom gradient that stays finite"),
-    "np.expm1": ("overflow in expm1", "rewrite it so that the exponent stays small"),
-    "np.exp2": ("overflow in exp2", "rewrite it so that the exponent stays small"),
-    "np.cosh": ("overflow in cosh", "rewrite it with np.logaddexp"),
-    "np.sinh": ("overflow in sinh", "rewrite it with np.logaddexp"),
-    "np.power": ("overflow in a power", "rescale before raising to the power"),
-    "np.square": ("overflow in a square", "rescale before squaring"),
-    "np.multiply": ("overflow in a product", "rescale the factors"),
-}
-_ZERO_TIMES_INF = (
-    "0 x inf: the cotangent reaching this op was 0 at this element (a branch that "
-    "np.where, a mask, np.clip or np.nan_to_num throws away still has its gradient "
-    "taken), and the op's local derivative there is infinite, so the chain rule gives "
-    "0 x inf = NaN")
-_ZERO_TIMES_INF_FIX = (
-    "make the discarded branch safe where it is discarded (the \"double where\"): "
-    "np.where(x > 0, np.sqrt(np.where(x > 0, x, 1.0)), 0.0) instead of "
-    "np.where(x > 0, np.sqrt(x), 0.0)")
-
+from .nan_patterns import (DATA_FIX, DATA_PATTERN, backward_pattern, forward_pattern, headline,
+                           sentence, nan_number)
 
 _all = np.logical_and.reduce
 _dot = np.dot
@@ -208,76 +155,32 @@ class Birth:
 
     def story(self):
         """The birth in a few sentences, with the local values and the fix."""
+        if self.phase == "seed":
+            at = f" at element {list(self.index)}" if self.index else ""
+            return (f"it came in with output_gradients, the seed you passed to the gradient "
+                    f"call{at} ({nan_number(self.values.get('seed'))}): the values you pass "
+                    f"weight the gradient, so a NaN or inf among them is in it too. "
+                    f"Fix: {self.fix}.")
+        if self.phase == "data":
+            vals = ", ".join(f"{k} = {nan_number(v)}" for k, v in self.values.items()
+                             if v is not None and k != "operand")
+            at = f" at element {list(self.index)}" if self.index else ""
+            op = f"op {self.position}, " if self.position is not None else ""
+            return (f"it came in with the data: operand {self.values.get('operand')} of "
+                    f"{self.name} ({op}{self.line()}) holds it{at}"
+                    + (f" ({vals})" if vals else "") + f". {sentence(self.pattern)}."
+                    + (f" Fix: {self.fix}." if self.fix else ""))
         at = f"element {list(self.index)} of " if self.index else ""
-        vals = ", ".join(f"{k} = {_number(v)}" for k, v in self.values.items()
+        vals = ", ".join(f"{k} = {nan_number(v)}" for k, v in self.values.items()
                          if v is not None)
         op = f"op {self.position}, " if self.position is not None else ""
         text = (f"it was born in the {self.phase} pass at {self.name} ({op}"
                 f"{self.line()}), {at}its {'output' if self.phase == 'forward' else 'adjoint'}"
-                + (f" ({vals})" if vals else "") + f". {_sentence(self.pattern)}.")
+                + (f" ({vals})" if vals else "") + f". {sentence(self.pattern)}.")
         return text + (f" Fix: {self.fix}." if self.fix else "")
 
     def __repr__(self):
         return f"<Birth {self.phase} {self.name} op {self.position} {list(self.index)}>"
-
-
-def _sentence(text):
-    """``text`` as the start of a sentence: capitalised, unless it starts with code (an
-    op's name such as ``np.log`` keeps its spelling).
-
-    >>> _sentence("sqrt at 0"), _sentence("np.log's derivative"), _sentence("custom_gradient(f)")
-    ('Sqrt at 0', "np.log's derivative", 'custom_gradient(f)')
-    """
-    first = text.split(" ", 1)[0]
-    if any(c in first for c in "._(") or not text:
-        return text
-    return text[0].upper() + text[1:]
-
-
-def _number(v):
-    if isinstance(v, float):
-        if math.isfinite(v):
-            return repr(v)
-        return "nan" if v != v else ("inf" if v > 0 else "-inf")
-    return repr(v)
-
-
-def backward_pattern(name, values, forward_bad):
-    g, contribution, x, out = (values.get("cotangent"), values.get("contribution"),
-                               values.get("input"), values.get("output"))
-    if name.startswith("custom_gradient") or name.startswith("recompute_grad"):
-        return (f"the gradient function of {name} returned a non-finite value",
-                "check the function your custom gradient returns at this element")
-    if g == 0 and contribution is not None and contribution != contribution:
-        if forward_bad and name in _OVERFLOW:
-            return (_ZERO_TIMES_INF + f"; here the forward value itself overflowed "
-                    f"({_OVERFLOW[name][0]})", _OVERFLOW[name][1])
-        return _ZERO_TIMES_INF, _ZERO_TIMES_INF_FIX
-    zero = (x == 0 if x is not None else out == 0 if out is not None else False)
-    if name in _AT_ZERO and (zero or name.startswith(("np.arcs", "np.arcc"))
-                             or "divide" in name or "norm" in name):
-        return _AT_ZERO[name]
-    if name in _OVERFLOW:
-        return _OVERFLOW[name]
-    return (f"{name}'s derivative is not finite at this element", None)
-
-
-def forward_pattern(name, values):
-    x, out = values.get("input"), values.get("output")
-    if name in _OVERFLOW and out is not None and out in (math.inf, -math.inf):
-        return _OVERFLOW[name]
-    if name in ("np.log", "np.log2", "np.log10") and x == 0:
-        return ("log of 0 is -inf", "keep the logarithm's input positive")
-    if name in ("np.true_divide", "np.divide", "np.reciprocal"):
-        return ("a division by 0", "keep the divisor away from 0")
-    if name in ("np.subtract", "np.add") and out != out:
-        return ("inf - inf: two infinite values cancelled into NaN",
-                "find where the infinities came from (an overflow, a log of 0)")
-    if name == "np.multiply" and out != out:
-        return ("0 x inf in a product", "find where the infinity came from")
-    if name in ("np.sqrt", "np.log") and x is not None and x < 0:
-        return (f"{name} of a negative number is NaN", "keep the input non-negative")
-    return (f"{name} gave a non-finite value from finite inputs", None)
 
 
 def forward_birth(records):
@@ -314,6 +217,38 @@ def forward_birth(records):
     return None
 
 
+def _carried(op, index, shape, made):
+    """``(position, value, is data)`` of the first operand of ``op`` that holds a NaN or
+    inf at ``index`` of a result of ``shape`` (the whole operand when it does not
+    broadcast to it), or None.  ``is data``: no op of the tape made it (``made``, the
+    ids of the tensors ops made), so it came in with the user's values."""
+    args = op.args or ()
+    ids = op.in_ids or ()
+    aligned = len(ids) == len(args)     # positional operands: one id per argument
+    for p, a in enumerate(args):
+        raw = getattr(a, "_value", a)
+        if not isinstance(raw, (np.ndarray, np.generic, float)):
+            continue
+        v = value_at(raw, index, shape)
+        bad = (not math.isfinite(v)) if isinstance(v, float) else (
+            v is None and not finite(raw))
+        if bad:
+            i = getattr(a, "_id", None)
+            if i is None and aligned:
+                i = ids[p]
+            return p, v, i is None or i not in made
+    return None
+
+
+def _data_birth(op, k, index, shape, p, v, g, gv):
+    kind = "an inf" if isinstance(v, float) and v == v else "a NaN"
+    values = {"operand": p, "value": v,
+              "cotangent": value_at(g, index, shape) if np.ndim(g) <= len(shape) else None,
+              "contribution": value_at(gv, index, None)}
+    return Birth("data", k, op.name, op.where, index, values,
+                 DATA_PATTERN.replace("a NaN", kind, 1), DATA_FIX)
+
+
 def backward_birth(records, seeds, source_ids):
     """The first op the reverse pass visits (from ``seeds``, ``{id: adjoint}``, back to
     ``source_ids``) whose adjoint contribution to an operand has a NaN or inf where the
@@ -331,6 +266,9 @@ def backward_birth(records, seeds, source_ids):
     positions, reach = forward_reach(records, source_ids)
     adj = dict(seeds)
     forward = forward_birth(records)
+    made = set()
+    for k in range(len(records)):
+        made.update(i for i in (records.view(k).out_ids or ()) if i is not None)
     for k in reversed(positions):
         op = records.view(k)
         g = take_adjoint(adj, op.rule, op.record, ())
@@ -352,8 +290,11 @@ def backward_birth(records, seeds, source_ids):
                 shape = np.shape(gv)
                 args = op.args or ()
                 x = args[p] if p < len(args) else None
-                carried = value_at(x, index, shape)
-                if isinstance(carried, float) and not math.isfinite(carried):
+                carried = _carried(op, index, shape, made)
+                if carried is not None:
+                    if carried[2]:          # the user's own values brought it
+                        return _data_birth(op, k, index, shape, carried[0], carried[1],
+                                           g, gv)
                     adj[i] = gi if i not in adj else adj[i] + gi
                     continue        # a NaN the forward pass brought here: not born here
                 values = {"input": carried,
@@ -369,12 +310,15 @@ def backward_birth(records, seeds, source_ids):
     return None
 
 
-def nonfinite_message(what, value, birth, forward_already):
-    """The one warning's text: ``what`` (the source) has N non-finite elements, and why."""
+def nonfinite_message(what, value, birth, forward_already, then=None, result="gradient"):
+    """The one warning's text: a first line that says it all in short (``headline``),
+    then the detail: ``what`` (the source) has N non-finite elements, and why (``then``:
+    a second birth, the backward pass's, after the forward one said first)."""
     nan, inf, size = count(value)
     kinds = " and ".join(s for s in (f"{nan} NaN" if nan else "", f"{inf} inf" if inf else "")
                          if s)
-    head = f"The gradient with respect to {what} has {kinds} element(s) (of {size})"
+    first = headline(kinds, result, what, birth) + "\n"
+    head = first + f"The {result} with respect to {what} has {kinds} element(s) (of {size})"
     if forward_already:
         head += " (the target's own value is not finite either: the forward pass already " \
                 "made a NaN or inf)"
@@ -382,7 +326,26 @@ def nonfinite_message(what, value, birth, forward_already):
         return (head + ". nbtape could not find where it was born (this tape did not keep "
                 "the values it would need): run the computation inside "
                 "`with nt.check_numerics():` to stop at the op that makes it.")
-    return head + "; " + birth.story()
+    return head + "; " + told(birth, then)
+
+
+def seed_birth(seeds):
+    """The first non-finite value among the seeds of a pass (``output_gradients``), or None.
+
+    >>> seed_birth({1: np.array([np.nan, 1.0])}).index
+    (0,)
+    """
+    for seed in seeds.values():
+        value = getattr(seed, "_value", seed)
+        if not finite(value):
+            index = first_bad(value)
+            kind = "the NaN" if np.isnan(np.asarray(value)[index]) else "the inf"
+            return Birth("seed", None, "output_gradients", None, index,
+                         {"seed": value_at(value, index, None)},
+                         f"{kind} came in with output_gradients",
+                         "check the output_gradients you pass "
+                         "(np.isfinite(output_gradients).all())")
+    return None
 
 
 def _label(source, k, n):
@@ -403,7 +366,7 @@ def nonfinite_results(results):
     return bad
 
 
-def explain_nonfinite(records, seeds, targets, sources, results, bad):
+def explain_nonfinite(records, seeds, targets, sources, results, bad, result="gradient"):
     """The warning's text for the non-finite results at positions ``bad`` and the
     ``Birth`` found (None if none): the backward pass is searched first (with the
     tape's records still whole), then the forward values.
@@ -416,20 +379,47 @@ def explain_nonfinite(records, seeds, targets, sources, results, bad):
     >>> text, birth = explain_nonfinite(tape.op_records, {y._id: np.float32(1)}, [y], [x],
     ...                                 [nt.constant(np.float32(np.nan))], [0])
     >>> birth.name, text[:50]
-    ('np.exp', 'The gradient with respect to `x` has 1 NaN element')
+    ('np.exp', '1 NaN in the gradient of `x`, born in the forward ')
     """
     forward_bad = any(not finite(getattr(t, "_value", t)) for t in targets)
     ids = [sources[k]._id for k in bad]
-    # the backward pass first (a NaN the forward pass carried into a step is not born
-    # there); a target that is not finite itself may have made it forward
-    birth = backward_birth(records, seeds, ids)
-    if birth is None and forward_bad:
-        birth = forward_birth(records)
+    birth, then = find_births(records, seeds, ids, forward_bad)
     first = bad[0]
     text = nonfinite_message(_label(sources[first], first, len(sources)),
                              getattr(results[first], "_value", results[first]), birth,
-                             forward_bad)
+                             forward_bad, then, result)
     if len(bad) > 1:
         text += (f" ({len(bad) - 1} more source(s) have non-finite gradients; the first "
                  "birth explains them too, or fix it and ask again.)")
-    return text, birth
+    # the tape keeps the birth in the backward pass when there is one (the picture marks
+    # the op whose step made the gradient's NaN); the text told the forward one first
+    return text, then or birth
+
+
+def find_births(records, seeds, source_ids, forward_bad):
+    """``(birth, then)``: what to say first and, after it, the backward pass's birth.
+
+    A seed the user gave that is not finite is the cause; a NaN that came in with the
+    user's data is; else, when the target itself is not finite, the forward pass made
+    it (said first, in a learner's words), then the backward pass's birth; else the
+    backward pass's (a NaN the forward pass carried into a step is not born there).
+    """
+    birth = seed_birth(seeds)
+    if birth is not None:
+        return birth, None
+    back = backward_birth(records, seeds, source_ids)
+    if back is not None and back.phase == "data":
+        return back, None
+    forward = forward_birth(records) if forward_bad else None
+    if forward is not None:
+        return forward, back
+    return back, None
+
+
+def told(birth, then):
+    """The story of ``birth``, and of ``then`` after it."""
+    text = birth.story()
+    if then is not None:
+        text += " Then, in the backward pass, " + then.story().replace(
+            "it was born", "a NaN or inf was born", 1)
+    return text
