@@ -26,8 +26,7 @@ def primitive(fn):
     2.0
     >>> del RULES[double.raw]          # the registry is global: this example leaves no rule
     """
-    rule = rule_for(fn)
-    name = rule.name
+    name = rule_for(fn).name
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

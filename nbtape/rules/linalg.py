@@ -78,7 +78,8 @@ def _slogdet_jvp(ts, ans, args, kw):
     try:
         d = tr(np.linalg.solve(a, ts[0]))
     except np.linalg.LinAlgError:
-        d = tr(_inverse_or_pole(a) @ ts[0])
+        with np.errstate(all="ignore"):         # inf x 0 in the sum: the NaN says it
+            d = tr(_inverse_or_pole(a) @ ts[0])
     if np.result_type(ans[0]).kind == "c":
         return 1j * ans[0] * np.imag(d), np.real(d)
     return np.zeros_like(ans[0]), d

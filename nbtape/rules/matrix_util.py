@@ -45,8 +45,10 @@ def gaps(w):
     """F[i, j] = 1 / (w_j - w_i), and 0 where w_j == w_i (TensorFlow's choice).
 
     Eigenvector gradients are only defined for distinct eigenvalues; with repeated
-    ones this drops the terms that mix their eigenvectors, which is right only for
-    functions that do not depend on the basis chosen inside the eigenspace.
+    ones this drops the terms that mix their eigenvectors.  That is right only when the
+    gradient reaching the eigenvectors does not couple two of one eigenspace: even a
+    function that does not depend on the basis chosen (``V f(w) V^T``) loses the
+    limit f'(w) of its divided differences there (TensorFlow loses it too).
     """
     return safe_inv(w[..., None, :] - w[..., :, None])
 
