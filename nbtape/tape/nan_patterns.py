@@ -78,7 +78,7 @@ _ZERO_TIMES_INF_FIX = (
 _SHORT_FIX = {
     "0 x inf": "the double where (below)",
     "sqrt at 0": "the double where, not an epsilon (below)",
-    "overflow in exp": "np.logaddexp, nt.nn.softmax (below)",
+    "overflow in exp": "stable forms (below)",
     "a norm at 0": "a safe norm (below)",
     "log at 0": "keep its input positive (below)",
     "log of 0 is -inf": "keep its input positive",
@@ -127,11 +127,13 @@ def headline(kinds, what, label, birth):
             text = f"{start}: {short}"
         elif birth.phase == "data":
             text = f"{start}: {short} at {birth.name}{line}"
+        elif birth.phase == "forward":
+            at = f" (line {lineno}, forward pass)" if lineno is not None else " (forward pass)"
+            text = f"{start}, born at {birth.name}{at}: {short}"
         else:
-            phase = " in the forward pass" if birth.phase == "forward" else ""
-            text = f"{start}, born{phase} at {birth.name}{line}: {short}"
+            text = f"{start}, born at {birth.name}{line}: {short}"
         for f in (fix, "below"):
-            if f and len(text) + len(f) + 7 <= HEADLINE:
+            if f and len(text) + len(f) + 8 <= HEADLINE:
                 return text + f". Fix: {f}."
     text += "."
     return text if len(text) <= HEADLINE else text[:HEADLINE - 3] + "..."

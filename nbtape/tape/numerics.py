@@ -379,7 +379,7 @@ def explain_nonfinite(records, seeds, targets, sources, results, bad, result="gr
     >>> text, birth = explain_nonfinite(tape.op_records, {y._id: np.float32(1)}, [y], [x],
     ...                                 [nt.constant(np.float32(np.nan))], [0])
     >>> birth.name, text[:50]
-    ('np.exp', '1 NaN in the gradient of `x`, born in the forward ')
+    ('np.exp', '1 NaN in the gradient of `x`, born at np.exp (line')
     """
     forward_bad = any(not finite(getattr(t, "_value", t)) for t in targets)
     ids = [sources[k]._id for k in bad]
@@ -420,6 +420,5 @@ def told(birth, then):
     """The story of ``birth``, and of ``then`` after it."""
     text = birth.story()
     if then is not None:
-        text += " Then, in the backward pass, " + then.story().replace(
-            "it was born", "a NaN or inf was born", 1)
+        text += " Then " + then.story().replace("it was born", "a NaN or inf was born", 1)
     return text
