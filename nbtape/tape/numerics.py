@@ -174,8 +174,11 @@ class Birth:
         vals = ", ".join(f"{k} = {nan_number(v)}" for k, v in self.values.items()
                          if v is not None)
         op = f"op {self.position}, " if self.position is not None else ""
-        text = (f"it was born in the {self.phase} pass at {self.name} ({op}"
-                f"{self.line()}), {at}its {'output' if self.phase == 'forward' else 'adjoint'}"
+        part, of = {"forward": ("the forward pass", "output"),
+                    "forward-mode": ("forward mode", "tangent")}.get(
+            self.phase, (f"the {self.phase} pass", "adjoint"))
+        text = (f"it was born in {part} at {self.name} ({op}"
+                f"{self.line()}), {at}its {of}"
                 + (f" ({vals})" if vals else "") + f". {sentence(self.pattern)}.")
         return text + (f" Fix: {self.fix}." if self.fix else "")
 
