@@ -123,3 +123,50 @@ def test_operands_and_options_by_keyword(draws):
     b = real_spectrum(draws, 3, 3)
     check_both(lambda b: np.linalg.eig(a=b).eigenvalues, b)
     check_both(lambda b: np.linalg.eigvals(a=b), b)
+
+
+def _sym(m):
+    """The symmetric matrix eigh reads from the lower triangle of ``m``."""
+    return np.tril(m) + np.tril(m, -1).T
+
+
+def _square_weighted(c):
+    """sum(C * (S @ S)) through eigh: V diag(w**2) V^T is S @ S whatever basis numpy picks."""
+    def f(s):
+        w, v = np.linalg.eigh(s)
+        return np.sum(c * ((v * w ** 2) @ v.T))
+    return f
+
+
+def _lower_differences(f, a, e=1e-6):
+    num = np.zeros_like(a)
+    for i in range(a.shape[0]):
+        for j in range(i + 1):
+            d = np.zeros_like(a)
+            d[i, j] = e
+            num[i, j] = (f(a + d) - f(a - d)) / (2 * e)
+    return num
+
+
+def test_eigh_at_repeated_eigenvalues_is_nan_with_a_warning_where_the_gradient_is_undetermined():
+    # at w = (2, 2, 5) the gradient reaching the eigenvectors couples the two of w = 2
+    # (C[0, 1] + C[1, 0] != 0): dropping that term (TensorFlow) gave 0 where the true
+    # derivative is 16 (central differences); nbtape says NaN and names eigh
+    c = np.arange(9.0).reshape(3, 3)
+    a = np.diag([2.0, 2.0, 5.0])
+    x = nt.constant(a)
+    with pytest.warns(RuntimeWarning, match="born at np.linalg.eigh"):
+        with nt.GradientTape(persistent=True) as t:
+            t.watch(x)
+            y = _square_weighted(c)(x)
+        g = t.gradient(y, x).numpy()
+    num = _lower_differences(lambda s: np.sum(c * (_sym(s) @ _sym(s))), a)
+    assert num[1, 0] == pytest.approx(16.0) and np.isnan(g).any()
+    # no coupling (C antisymmetric in that block): the dropped term is 0, the gradient right
+    c[1, 0] = -c[0, 1]
+    with nt.GradientTape() as t:
+        t.watch(x)
+        y = _square_weighted(c)(x)
+    np.testing.assert_allclose(
+        t.gradient(y, x).numpy(),
+        _lower_differences(lambda s: np.sum(c * (_sym(s) @ _sym(s))), a), atol=1e-6)

@@ -4,16 +4,18 @@ eigh and eigvalsh read one triangle of their input (``UPLO='L'``, the default,
 or ``'U'``) and ignore the imaginary part of its diagonal, so their gradient lives
 on that triangle, as in TensorFlow and autograd (``matrix_util.triangle_adjoint``).
 
-Eigenvector gradients need distinct eigenvalues (repeated ones drop the terms that
-would be infinite) and are those of functions that do not see the phase (sign)
-numpy picks for each eigenvector; eig's need a diagonalizable matrix.  numpy
-normalizes eigenvectors to unit length, and the rules keep that constraint.
+Eigenvector gradients need distinct eigenvalues: where two are equal and the gradient
+(or tangent) couples their eigenvectors, eigh's is NaN, which the NaN warning names
+(TensorFlow drops those terms, silently wrong even for ``V f(w) V^T``).  They are
+those of functions that do not see the phase (sign) numpy picks for each
+eigenvector; eig's need a diagonalizable matrix.  numpy normalizes eigenvectors to
+unit length, and the rules keep that constraint.
 """
 import numpy as np
 
 from ..extend import defjvp, defvjp
 from .matrix_util import (col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
-                          triangle_adjoint)
+                          triangle_adjoint, undetermined)
 from .util import H
 
 
@@ -26,14 +28,15 @@ def _lower(args, kw):
 def _eigh_vjp(g, ans, args, kw, needs):
     w, v = ans
     gw, gv = g
-    inner = col(gw) * eye_like(v) + gaps(w) * (H(v) @ gv)
+    m = H(v) @ gv
+    inner = np.where(undetermined(w, m), np.nan, col(gw) * eye_like(v) + gaps(w) * m)
     return [triangle_adjoint(v @ inner @ H(v), _lower(args, kw))]
 
 
 def _eigh_jvp(ts, ans, args, kw):
     w, v = ans
     m = H(v) @ hermitian(ts[0], _lower(args, kw)) @ v
-    return np.real(diag(m)), v @ (gaps(w) * m)
+    return np.real(diag(m)), v @ np.where(undetermined(w, m), np.nan, gaps(w) * m)
 
 
 defmatrix(np.linalg.eigh, _eigh_vjp, _eigh_jvp)

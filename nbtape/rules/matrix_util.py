@@ -48,9 +48,27 @@ def gaps(w):
     ones this drops the terms that mix their eigenvectors.  That is right only when the
     gradient reaching the eigenvectors does not couple two of one eigenspace: even a
     function that does not depend on the basis chosen (``V f(w) V^T``) loses the
-    limit f'(w) of its divided differences there (TensorFlow loses it too).
+    limit f'(w) of its divided differences there (TensorFlow loses it too), so eigh's
+    rules put NaN where it does couple them (``undetermined``).
     """
     return safe_inv(w[..., None, :] - w[..., :, None])
+
+
+def undetermined(w, m):
+    """Where a repeated eigenvalue leaves the eigenvectors' derivative undetermined:
+    ``w_i == w_j`` (i != j) while ``m`` (the adjoint or tangent seen in the eigenbasis)
+    couples the two eigenvectors.  ``gaps`` drops those terms; a rule puts NaN there, so
+    that the NaN warning names the op instead of a silently wrong gradient.
+
+    >>> undetermined(np.array([2.0, 2.0, 5.0]), np.array([[0, 1, 0], [0, 0, 0], [1, 0, 0.]]))
+    array([[False,  True, False],
+           [False, False, False],
+           [False, False, False]])
+    """
+    tied = (w[..., None, :] == w[..., :, None]) & (eye_like(m) == 0)
+    size = np.abs(m)
+    # rounding leaves ~1e-16 where a function does not couple them: not a coupling
+    return tied & (size > 1e-9 * np.max(size, axis=(-2, -1), keepdims=True))
 
 
 # numpy's eigh, eigvalsh and cholesky read one triangle of their input and ignore

@@ -74,6 +74,12 @@ _ZERO_TIMES_INF_FIX = (
     "np.where(x > 0, np.sqrt(x), 0.0)")
 
 
+_REPEATED_EIGENVALUES = (
+    "eigh at repeated eigenvalues: numpy picks any basis of an eigenspace, and the "
+    "gradient reaching the eigenvectors couples two of one eigenspace, so it is not "
+    "determined there (nbtape gives NaN; TensorFlow drops the term, a wrong 0)",
+    "write the function of the matrix without its eigenvectors where you can (S @ S, "
+    "np.trace, np.linalg.eigvalsh), or keep the eigenvalues apart")
 # the fix in a few words, for the first line (the detail after it says it in full)
 _SHORT_FIX = {
     "0 x inf": "the double where (below)",
@@ -84,6 +90,7 @@ _SHORT_FIX = {
     "log of 0 is -inf": "keep its input positive",
     "division by 0": "mask the divisor (below)",
     "a power at 0": "keep the base away from 0",
+    "eigh at repeated eigenvalues": "avoid its eigenvectors",
     "a NaN came in with the data": "clean the data first",
     "an inf came in with the data": "clean the data first",
     "the NaN came in with output_gradients": "check the seed you pass",
@@ -95,7 +102,11 @@ HEADLINE = 120
 def _short(pattern):
     """A pattern's name: its words before the colon ("sqrt at 0")."""
     head = pattern.split(":", 1)[0]
-    return head if len(head) <= 48 else head[:45].rstrip() + "..."
+    if len(head) <= 48:
+        return head
+    if "derivative is not finite" in head:      # the generic pattern: the op is named
+        return "its derivative is not finite"
+    return head[:45].rsplit(" ", 1)[0] + "..."
 
 
 def headline(kinds, what, label, birth):
@@ -178,6 +189,8 @@ def backward_pattern(name, values, forward_bad):
         return _AT_ZERO[name]
     if name in _OVERFLOW:
         return _OVERFLOW[name]
+    if name == "np.linalg.eigh":
+        return _REPEATED_EIGENVALUES
     return (f"{name}'s derivative is not finite at this element", None)
 
 

@@ -246,7 +246,8 @@ def _carried(op, index, shape, made):
 def _data_birth(op, k, index, shape, p, v, g, gv):
     kind = "an inf" if isinstance(v, float) and v == v else "a NaN"
     values = {"operand": p, "value": v,
-              "cotangent": value_at(g, index, shape) if np.ndim(g) <= len(shape) else None,
+              "cotangent": None if isinstance(g, (tuple, list)) or np.ndim(g) > len(shape)
+              else value_at(g, index, shape),
               "contribution": value_at(gv, index, None)}
     return Birth("data", k, op.name, op.where, index, values,
                  DATA_PATTERN.replace("a NaN", kind, 1), DATA_FIX)
@@ -265,7 +266,7 @@ def backward_birth(records, seeds, source_ids):
     >>> b.name, b.index, b.values["cotangent"]
     ('np.sqrt', (0,), 0.0)
     """
-    from .backward import forward_reach, reverse_step, take_adjoint
+    from .backward import forward_reach, raw_output, reverse_step, take_adjoint
     positions, reach = forward_reach(records, source_ids)
     adj = dict(seeds)
     forward = forward_birth(records)
@@ -277,13 +278,18 @@ def backward_birth(records, seeds, source_ids):
         g = take_adjoint(adj, op.rule, op.record, ())
         if g is None:
             continue
-        if op.rule.multi:
-            continue        # a several-output op passes its adjoints on unchanged in kind
+        if op.rule.multi:   # a several-output op (eigh): zeros for the outputs unused
+            ans = op.ans
+            if ans is None:
+                continue
+            ans = raw_output(ans)
+            g = [x if x is not None else np.zeros_like(a) for x, a in zip(g, ans)]
+            g = type(ans)(*g) if hasattr(ans, "_fields") else type(ans)(g)
         needs = [i is not None and i in reach for i in op.in_ids]
         if not any(needs):
             continue
         grads = reverse_step(op, g, needs)
-        g_ok = finite(g)
+        g_ok = all(map(finite, g)) if op.rule.multi else finite(g)
         for p, (i, gi) in enumerate(zip(op.in_ids, grads)):
             if gi is None:
                 continue
@@ -301,10 +307,10 @@ def backward_birth(records, seeds, source_ids):
                     adj[i] = gi if i not in adj else adj[i] + gi
                     continue        # a NaN the forward pass brought here: not born here
                 values = {"input": carried,
-                          "output": value_at(op.ans if op.ans is not None else op.out,
-                                             index, shape),
-                          "cotangent": value_at(g, index, shape) if np.ndim(g) <= len(shape)
-                          else None,
+                          "output": None if op.rule.multi else value_at(
+                              op.ans if op.ans is not None else op.out, index, shape),
+                          "cotangent": None if op.rule.multi or np.ndim(g) > len(shape)
+                          else value_at(g, index, shape),
                           "contribution": value_at(gv, index, None)}
                 pattern, fix = backward_pattern(op.name, values,
                                                  forward is not None and forward.position == k)
