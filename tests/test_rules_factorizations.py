@@ -203,3 +203,42 @@ def test_qr_of_dependent_columns_is_refused(a):
     for y in (q, r, r_only):
         with pytest.raises(NoGradientRuleError, match="linearly dependent"):
             acc.jvp(y)
+
+
+def test_svd_at_repeated_singular_values_is_nan_with_a_warning_where_it_is_undetermined():
+    # U diag(s**3) V^T does not depend on the basis numpy picks for s = 2, 2, but
+    # dropping the tied terms (TensorFlow) gave 0 where central differences give 20
+    c = np.arange(9.0).reshape(3, 3)
+    a = np.diag([2.0, 2.0, 5.0])
+
+    def cubed(m, weights):
+        u, s, vh = np.linalg.svd(m)
+        return np.sum(weights * ((u * s ** 3) @ vh))
+
+    def differences(weights, e=1e-6):
+        num = np.zeros((3, 3))
+        for i in range(3):
+            for j in range(3):
+                d = np.zeros((3, 3))
+                d[i, j] = e
+                num[i, j] = (cubed(a + d, weights) - cubed(a - d, weights)) / (2 * e)
+        return num
+
+    x = nt.constant(a)
+    with pytest.warns(RuntimeWarning, match="born at np.linalg.svd"):
+        with nt.GradientTape(persistent=True) as t:
+            t.watch(x)
+            y = cubed(x, c)
+        g = t.gradient(y, x).numpy()
+    assert differences(c)[0, 1] == pytest.approx(20.0) and np.isnan(g).any()
+    with nt.ForwardAccumulator(x, np.ones((3, 3))) as acc:       # the tangent couples them too
+        u, s, vh = np.linalg.svd(x)
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(acc.jvp(u).numpy()).any()
+    # an adjoint that does not couple the two (weights zero on that block): right
+    w = c.copy()
+    w[:2, :2] = np.diag([1.0, 3.0])
+    with nt.GradientTape() as t:
+        t.watch(x)
+        y = cubed(x, w)
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), differences(w), atol=1e-5)

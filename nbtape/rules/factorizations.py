@@ -3,18 +3,19 @@
 cholesky reads the lower triangle of its input (the upper one with ``upper=True``),
 and ``svd(hermitian=True)`` reads the lower triangle: their gradients live there
 (``matrix_util.triangle_adjoint``).  Singular-vector gradients need distinct
-singular values (repeated ones drop the terms that would be infinite) and see no
-sign or phase numpy picks.  The extra columns of a complete factor (``svd`` with
-``full_matrices=True`` or ``qr`` with ``mode='complete'`` of a non-square
-matrix) are not determined by the matrix: a gradient that reaches them is
-refused, and one that does not (singular values only, R only) is given.
+singular values (where two are equal and the adjoint or tangent couples their
+vectors, the result is NaN, which the NaN warning names) and see no sign or phase
+numpy picks.  The extra columns of a complete factor (``svd`` with
+``full_matrices=True`` or ``qr`` with ``mode='complete'`` of a non-square matrix)
+are not determined by the matrix: a gradient that reaches them is refused, and one
+that does not (singular values only, R only) is given.
 """
 import numpy as np
 
 from ..extend import defjvp, defvjp
 from ..diagnostics.errors import NoGradientRuleError
 from .matrix_util import (col, defmatrix, diag, eye_like, gaps, hermitian, is_complex, operands,
-                          safe_inv, triangle_adjoint)
+                          safe_inv, triangle_adjoint, undetermined)
 from ..core.registry import defvariant, numpy_function
 from .util import H, shape_of
 
@@ -119,9 +120,12 @@ def _svd_vjp(g, ans, args, kw, needs):
     gv = H(gvh)
     v, s_inv = H(vh), safe_inv(s)
     f = gaps(s ** 2)
-    j, k = f * (H(u) @ gu), f * (vh @ gv)
+    uu, vv = H(u) @ gu, vh @ gv
+    j, k = f * uu, f * vv
     inner = (col(gs) * eye_like(u[..., :1, :]) + (j + H(j)) * s[..., None, :]
              + col(s) * (k + H(k)))
+    # repeated singular values: NaN where the adjoints couple two of their vectors (as eigh)
+    inner = np.where(undetermined(s ** 2, uu) | undetermined(s ** 2, vv), np.nan, inner)
     if is_complex(u):       # the phase that numpy's gauge leaves to U
         inner = inner + 1j * np.imag(diag(H(u) @ gu))[..., None] \
             * s_inv[..., None] * eye_like(u[..., :1, :])
@@ -147,8 +151,9 @@ def _svd_jvp(ts, ans, args, kw):
     dp = H(u) @ t @ v
     ds = np.real(diag(dp))
     dps, sdp = dp * s[..., None, :], col(s) * dp
-    du = u @ (f * (dps + H(dps)))
-    dv = v @ (f * (sdp + H(sdp)))
+    tied = undetermined(s ** 2, dp)         # a tangent that couples two of a repeated s
+    du = u @ np.where(tied, np.nan, f * (dps + H(dps)))
+    dv = v @ np.where(tied, np.nan, f * (sdp + H(sdp)))
     if is_complex(u):
         du = du + u * (1j * np.imag(diag(dp)) * s_inv)[..., None, :]
     if m > n:

@@ -74,12 +74,20 @@ _ZERO_TIMES_INF_FIX = (
     "np.where(x > 0, np.sqrt(x), 0.0)")
 
 
-_REPEATED_EIGENVALUES = (
-    "eigh at repeated eigenvalues: numpy picks any basis of an eigenspace, and the "
-    "gradient reaching the eigenvectors couples two of one eigenspace, so it is not "
-    "determined there (nbtape gives NaN; TensorFlow drops the term, a wrong 0)",
-    "write the function of the matrix without its eigenvectors where you can (S @ S, "
-    "np.trace, np.linalg.eigvalsh), or keep the eigenvalues apart")
+_REPEATED = {
+    "np.linalg.eigh": (
+        "eigh at repeated eigenvalues: numpy picks any basis of an eigenspace, and the "
+        "gradient reaching the eigenvectors couples two of one eigenspace, so it is not "
+        "determined there (nbtape gives NaN; TensorFlow drops the term, a wrong 0)",
+        "write the function of the matrix without its eigenvectors where you can (S @ S, "
+        "np.trace, np.linalg.eigvalsh), or keep the eigenvalues apart"),
+    "np.linalg.svd": (
+        "svd at repeated singular values: numpy picks any basis of their singular "
+        "vectors, and the gradient reaching them couples two of one such space, so it is "
+        "not determined there (nbtape gives NaN; TensorFlow drops the term, a wrong 0)",
+        "write the function without the singular vectors where you can (np.linalg.norm, "
+        "np.linalg.svd(a, compute_uv=False)), or keep the singular values apart"),
+}
 # the fix in a few words, for the first line (the detail after it says it in full)
 _SHORT_FIX = {
     "0 x inf": "the double where (below)",
@@ -91,6 +99,7 @@ _SHORT_FIX = {
     "division by 0": "mask the divisor (below)",
     "a power at 0": "keep the base away from 0",
     "eigh at repeated eigenvalues": "avoid its eigenvectors",
+    "svd at repeated singular values": "avoid its vectors",
     "a NaN came in with the data": "clean the data first",
     "an inf came in with the data": "clean the data first",
     "the NaN came in with output_gradients": "check the seed you pass",
@@ -189,8 +198,8 @@ def backward_pattern(name, values, forward_bad):
         return _AT_ZERO[name]
     if name in _OVERFLOW:
         return _OVERFLOW[name]
-    if name == "np.linalg.eigh":
-        return _REPEATED_EIGENVALUES
+    if name in _REPEATED:
+        return _REPEATED[name]
     return (f"{name}'s derivative is not finite at this element", None)
 
 
