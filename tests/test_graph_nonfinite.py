@@ -136,3 +136,18 @@ def test_a_nan_picture_has_the_same_dot_every_time():
     assert len(sources) == 1
     source = sources.pop()
     assert "NaN born here: 0 x inf" in source and "peripheries=2" in source
+
+
+def test_a_nan_that_came_in_with_the_data_is_drawn_as_such():
+    x = nt.Variable(np.array([1.0, 2.0, 3.0]), name="x")
+    data = np.array([1.0, np.nan, 2.0])
+    with nt.GradientTape(persistent=True) as tape:
+        y = np.sum(x * data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tape.gradient(y, x)
+    g = tape.graph()
+    assert born(g) == ["op0"]
+    assert "NaN came in here, with the data" in g.nbtape_nodes["op0"].lines
+    assert any("was born, with the data" in line for line in g.nbtape_caption)
+    assert not any("forward pass" in line for line in g.nbtape_caption)

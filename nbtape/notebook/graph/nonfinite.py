@@ -33,7 +33,7 @@ def nonfinite_count(value):
 
 def born_word(birth):
     """'NaN' or 'inf': what was born, from the value at the element the birth names."""
-    v = birth.values.get("contribution" if birth.phase == "backward" else "output")
+    v = birth.values.get("contribution" if birth.phase in ("backward", "data") else "output")
     if v is None:
         return "NaN or inf"
     return "NaN" if v != v else "inf"
@@ -42,6 +42,14 @@ def born_word(birth):
 def born_short(birth):
     """The pattern in a few words ('0 x inf', 'overflow in exp'), for labels."""
     return birth.pattern.split(":")[0].strip()[:40]
+
+
+def born_row(birth):
+    """The line of the op's box: 'NaN born here: 0 x inf', or for a NaN the user's data
+    brought (numerics' "data" birth) 'NaN came in here, with the data'."""
+    if birth.phase == "data":
+        return f"{born_word(birth)} came in here, with the data"
+    return f"{born_word(birth)} born here: {born_short(birth)}"
 
 
 def born_note(birth):

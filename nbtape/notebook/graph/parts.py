@@ -11,7 +11,7 @@ from . import labels as L
 from .collapse import group_summary
 from .draw import GREY, LEAF_STYLE, NAN, OP_STYLE, OTHER_STYLE
 from .model import operand_arg
-from .nonfinite import born_short, born_word, nonfinite_count, picture_birth
+from .nonfinite import born_row, born_short, born_word, nonfinite_count, picture_birth
 
 NOTE_LIMIT = 6
 
@@ -133,7 +133,7 @@ class Context:
         b = self.birth
         if b is not None and b.position in ops:
             # appended: a multi-output op's ports point at the rows above
-            rows.append(("born", f"{born_word(b)} born here: {born_short(b)}"))
+            rows.append(("born", born_row(b)))
             tags.append("born")
             self.born_drawn = True
 
@@ -419,13 +419,14 @@ def _legend(ctx, d):
                      "counts them.")
     b = ctx.birth
     if b is not None:
-        phase = "reverse" if b.phase == "backward" else "forward"
+        phase = {"backward": "in the reverse pass", "data": "with the data"}.get(
+            b.phase, "in the forward pass")
         # an op recorded inside a custom gradient, say, has no box of its own
         head = "Reddish-purple double border: " if ctx.born_drawn else "Not drawn here: "
         if ctx.born_drawn:
             d.line_legend(f"where the first {born_word(b)} was born (double border)", NAN)
         lines.append(f"{head}{b.name} (op {b.position}, {L.where_text(b.where)}),"
-                     f" where the first {born_word(b)} was born, in the {phase} pass: "
+                     f" where the first {born_word(b)} was born, {phase}: "
                      f"{born_short(b)}. tape.explain(target, source) says why and how to "
                      "fix it.")
     return lines
