@@ -337,9 +337,11 @@ def _check_draws(f, tracer, before, args, kwargs):
     raise shown_from_user(TracingError(
         f"nt.function cannot trace this function: {why}, and a replay would reuse this "
         "first call's numbers for good (a dropout mask or noise drawn once). Instead, "
-        "draw them outside and pass them in as an argument (step(x, rng.random(x.shape) "
-        "< 0.5)): each call then gets fresh ones. The variables were left as they were "
-        "before this call."))
+        "draw them with an nbtape generator made once outside the function "
+        "(rng = nt.random.Generator(seed); rng.random(x.shape) inside, or "
+        "nt.layers.Dropout(rate, seed=...)), whose draws every call makes afresh, or draw "
+        "them outside and pass them in as an argument (step(x, rng.random(x.shape) < 0.5)). "
+        "The variables were left as they were before this call."))
 
 
 def _literals(fn, out=None):
