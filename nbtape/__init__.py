@@ -44,6 +44,7 @@ _LAZY = {
     "losses": ("nbtape.training.losses", None),
     "nn": ("nbtape.training.nn", None),
     "layers": ("nbtape.training.layers", None),
+    "random": ("nbtape.training.random", None),      # nt.random.Generator(seed)
     "datasets": ("nbtape.training.datasets", None),
     "Sequential": ("nbtape.training.layers", "Sequential"),
     "clip_by_value": ("nbtape.training.clip", "clip_by_value"),

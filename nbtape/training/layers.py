@@ -10,14 +10,16 @@ Random initial weights come from a seedable ``numpy.random.Generator``: pass
 ``seed=`` an int, or one shared ``np.random.default_rng(...)`` to several
 layers to make a whole model reproducible.
 """
+import inspect
 import re
 
 import numpy as np
 
 from ..diagnostics.errors import user_facing
-from ..core.tensor import TensorLike
+from ..core.tensor import TensorLike, constant
 from ..core.variable import Variable
 from . import nn
+from .random import Generator
 
 ACTIVATIONS = {
     "linear": None, "relu": nn.relu, "sigmoid": nn.sigmoid, "softmax": nn.softmax,
@@ -194,13 +196,25 @@ class Layer:
             return x.astype(self.dtype) if x.dtype != self.dtype else x
         return np.asarray(x, dtype=self.dtype)
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # as in Keras, ``training`` reaches only the layers whose call takes it
+        cls._call_takes_training = "training" in inspect.signature(cls.call).parameters
+
+    _call_takes_training = False
+
     @user_facing
-    def __call__(self, inputs):
+    def __call__(self, inputs, training=None):
+        """``call(inputs)`` after building the layer on first use; ``training=True``
+        (training mode: a ``Dropout`` drops) reaches the layers whose ``call`` takes it."""
         inputs = self._cast(inputs)
         if not self.built:
             self.build(inputs.shape)
             self.built = True
-        out = self.call(inputs)
+        if self._call_takes_training:
+            out = self.call(inputs, training=training)
+        else:
+            out = self.call(inputs)
         self.output_shape = _batchless(out.shape)
         return out
 
@@ -268,6 +282,69 @@ class Dense(Layer):
     def compute_output_shape(self, input_shape):
         """``input_shape`` with its last axis replaced by ``units``."""
         return _batchless(tuple(input_shape[:-1]) + (self.units,))
+
+
+class Dropout(Layer):
+    """Sets each input to 0 with probability ``rate`` and scales the rest by
+    ``1 / (1 - rate)``, when called with ``training=True``; otherwise the identity.  As
+    ``keras.layers.Dropout``.
+
+    The mask comes from an ``nt.random.Generator`` (``seed``: a whole number, None, an
+    ``nt.random.Generator`` to share, or a numpy ``Generator`` to take a seed from), so
+    inside ``nt.function`` every call drops afresh, exactly as the eager run with the
+    same seed would.  ``noise_shape`` (e.g. ``(batch, 1)``: one choice per row) has
+    None for the input's own length on that axis.  The layer keeps its inputs' dtype.
+
+    >>> import numpy as np, nbtape as nt
+    >>> drop = nt.layers.Dropout(0.5, seed=0)
+    >>> drop(np.ones((2, 4)), training=True).numpy()
+    array([[2., 2., 2., 2.],
+           [0., 2., 0., 2.]])
+    >>> drop(np.ones((1, 2))).numpy()          # not training: the identity
+    array([[1., 1.]])
+    """
+
+    @user_facing
+    def __init__(self, rate, noise_shape=None, seed=None, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) \
+                or not 0 <= rate < 1:
+            raise ValueError(
+                f"Dropout's rate is the fraction of inputs to drop, a number in [0, 1), not "
+                f"{rate!r}. Use e.g. nt.layers.Dropout(0.2); rate=1 would drop everything.")
+        self.rate = float(rate)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        if isinstance(seed, Generator):
+            self.generator = seed
+        elif isinstance(seed, np.random.Generator):
+            self.generator = Generator(int(seed.integers(2 ** 63)))
+        else:
+            self.generator = Generator(seed)
+
+    def _cast(self, x):
+        return x if isinstance(x, TensorLike) else constant(x)
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0.0:
+            return inputs
+        keep = 1.0 - self.rate
+        kept = self.generator.random(self._mask_shape(inputs.shape)) < keep
+        return np.where(kept, inputs / keep, 0)
+
+    def _mask_shape(self, shape):
+        if self.noise_shape is None:
+            return tuple(shape)
+        if len(self.noise_shape) != len(shape):
+            raise ValueError(
+                f"Dropout layer {self.name!r} has noise_shape {self.noise_shape}, with "
+                f"{len(self.noise_shape)} axes, but its input has shape {tuple(shape)}: "
+                "give noise_shape one entry per axis of the input (None for the input's "
+                "own length, 1 to share the mask along that axis).")
+        return tuple(n if s is None else s for s, n in zip(self.noise_shape, shape))
+
+    def compute_output_shape(self, input_shape):
+        """The input's shape: dropping never changes it."""
+        return _batchless(tuple(input_shape))
 
 
 class _Function(Layer):
@@ -373,11 +450,11 @@ class Sequential(Layer):
     def _cast(self, x):
         return x if isinstance(x, TensorLike) else np.asarray(x)
 
-    def call(self, inputs):
-        """Feed ``inputs`` through each layer in turn."""
+    def call(self, inputs, training=None):
+        """Feed ``inputs`` through each layer in turn (``training`` to each)."""
         x = inputs
         for layer in self._layers:
-            x = layer(x)
+            x = layer(x, training=training)
         return x
 
     def compute_output_shape(self, input_shape):
