@@ -32,7 +32,7 @@ import inspect
 
 import numpy as np
 
-from ..core.tensor import TensorLike
+from ..core.tensor import TensorLike, constant
 from ..core.variable import Variable
 from ..diagnostics.errors import InvalidArgumentError, user_facing
 from .draws import DRAWS, STEP, initial_state
@@ -97,12 +97,21 @@ def _param(p):
     return np.asarray(p) if isinstance(p, (list, tuple)) else p
 
 
+def _picked_from(x):
+    """An array to pick entries from as a tensor (``np.take`` dispatches on its first
+    argument alone: the picks of a plain array must still be a recorded op)."""
+    return x if isinstance(x, TensorLike) else constant(np.asarray(x))
+
+
 def _at_least_zero(method, name, value):
-    if np.any(_raw(value) < 0):
+    raw = _raw(value)
+    if np.any(raw < 0):
+        got = f"{name}={raw.item()!r}" if raw.size == 1 else \
+            f"a {name} with negative entries (the smallest {np.min(raw).item()!r})"
         raise InvalidArgumentError(
-            f"nt.random.Generator.{method} got a negative {name} ({_raw(value)!r}); "
-            f"{name} must be >= 0 (numpy's rule too). Pass a non-negative {name}, e.g. "
-            f"np.abs(...) of what you meant.")
+            f"nt.random.Generator.{method} got {got}, but {name} must be >= 0 (numpy's "
+            f"rule too). Pass a non-negative {name} (np.abs(...) of it, if its sign "
+            "was a slip).")
 
 
 def _out_shape(method, size, *params):
@@ -181,6 +190,11 @@ class Generator:
         return numbers
 
     # standard draws --------------------------------------------------------------------
+    def _standard(self, method, size, dtype):
+        # size=None is (): numpy's scalar would lose a float32 dtype
+        return self._draw(method, (("size", _out_shape(method, size)),
+                                   ("dtype", _dtype_name(dtype))))
+
     @user_facing
     def random(self, size=None, dtype=np.float64):
         """Uniform numbers in [0, 1) (``dtype`` float64 or float32).
@@ -190,20 +204,17 @@ class Generator:
         >>> u.shape, bool(((u >= 0) & (u < 1)).numpy().all())
         ((2, 2), True)
         """
-        return self._draw("random", (("size", shape_of_size(size)),
-                                     ("dtype", _dtype_name(dtype))))
+        return self._standard("random", size, dtype)
 
     @user_facing
     def standard_normal(self, size=None, dtype=np.float64):
         """Normal numbers of mean 0 and standard deviation 1."""
-        return self._draw("standard_normal", (("size", shape_of_size(size)),
-                                              ("dtype", _dtype_name(dtype))))
+        return self._standard("standard_normal", size, dtype)
 
     @user_facing
     def standard_exponential(self, size=None, dtype=np.float64):
         """Exponential numbers of mean 1."""
-        return self._draw("standard_exponential", (("size", shape_of_size(size)),
-                                                   ("dtype", _dtype_name(dtype))))
+        return self._standard("standard_exponential", size, dtype)
 
     @user_facing
     def standard_gamma(self, shape, size=None, dtype=np.float64):
@@ -306,7 +317,7 @@ class Generator:
         """
         if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
             return self._draw("permutation", (), int(x))
-        x = _param(x)
+        x = _picked_from(x)
         if np.ndim(_raw(x)) == 0:
             raise InvalidArgumentError(
                 "nt.random.Generator.permutation takes a whole number n (for a shuffled "
@@ -350,7 +361,7 @@ class Generator:
         """
         whole = isinstance(a, (int, np.integer)) and not isinstance(a, bool)
         if not whole:
-            a = _param(a)
+            a = _picked_from(a)
             if np.ndim(_raw(a)) == 0:
                 raise InvalidArgumentError(
                     "nt.random.Generator.choice takes a whole number n (to pick from "
