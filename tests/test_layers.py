@@ -255,3 +255,115 @@ def test_a_target_network_copy_sends_no_gradient_into_the_model(how, layers, rng
     for g, e in zip(grads, expected):
         np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-5)
 
+
+
+# Dropout, and training= reaching the layers that take it ---------------------------------------
+def test_dropout_is_the_identity_unless_training():
+    drop = nt.layers.Dropout(0.5, seed=0)
+    x = np.arange(6.0).reshape(2, 3)
+    for out in (drop(x), drop(x, training=False), drop(x, training=None)):
+        assert isinstance(out, nt.Tensor) and np.array_equal(out.numpy(), x)
+    assert drop.count_params() == 0 and drop.variables == []
+
+
+def test_dropout_drops_about_rate_and_scales_the_rest():
+    drop = nt.layers.Dropout(0.3, seed=1)
+    x = np.ones((400, 500))
+    y = drop(x, training=True).numpy()
+    kept = y != 0
+    assert np.allclose(y[kept], 1 / 0.7)
+    assert abs(kept.mean() - 0.7) < 5 * np.sqrt(0.21 / x.size)
+    assert abs(y.mean() - 1.0) < 0.01               # the scaling keeps the mean
+    assert not np.array_equal(drop(x, training=True).numpy(), y)     # a new mask per call
+
+
+def test_dropout_keeps_its_inputs_dtype_and_noise_shape_shares_the_mask():
+    drop = nt.layers.Dropout(0.5, noise_shape=(None, 1), seed=2)
+    y = drop(np.ones((50, 4), np.float32), training=True).numpy()
+    assert y.dtype == np.float32
+    assert all(len(set(row)) == 1 for row in y)          # one choice per row
+    assert set(np.unique(y)) <= {0.0, 2.0}
+    with pytest.raises(ValueError, match="noise_shape"):
+        drop(np.ones((2, 3, 4)), training=True)
+
+
+def test_dropout_with_the_same_seed_drops_the_same_and_a_shared_generator_moves_on():
+    x = np.ones((3, 5))
+    a = nt.layers.Dropout(0.5, seed=4)(x, training=True)
+    b = nt.layers.Dropout(0.5, seed=4)(x, training=True)
+    assert np.array_equal(a.numpy(), b.numpy())
+    gen = nt.random.Generator(4)
+    first, second = nt.layers.Dropout(0.5, seed=gen), nt.layers.Dropout(0.5, seed=gen)
+    assert first.generator is gen
+    assert not np.array_equal(first(x, training=True).numpy(), second(x, training=True).numpy())
+    from_numpy = [nt.layers.Dropout(0.5, seed=np.random.default_rng(3))(x, training=True)
+                  for _ in range(2)]
+    assert np.array_equal(from_numpy[0].numpy(), from_numpy[1].numpy())
+
+
+def test_dropouts_gradient_is_the_mask_scaled_in_both_modes():
+    from gradcheck import check_both
+    x = np.random.default_rng(0).standard_normal((4, 6))
+    check_both(lambda x: nt.layers.Dropout(0.4, seed=7)(x, training=True), x)
+
+
+@pytest.mark.parametrize("rate", [1.0, -0.1, 1.5, "0.5", None, True])
+def test_a_rate_outside_0_1_is_said_at_the_users_line(rate):
+    from gradcheck import nbtape_frames
+    with pytest.raises(ValueError, match=r"\[0, 1\)") as info:
+        nt.layers.Dropout(rate)
+    assert nbtape_frames(info.value) == []
+
+
+def test_training_reaches_the_layers_whose_call_takes_it():
+    seen = []
+
+    class Noisy(Layer):
+        def call(self, x, training=None):
+            seen.append(training)
+            return x
+
+    model = Sequential([Dense(2, seed=0), Noisy(), nt.nn.relu, nt.layers.Dropout(0.5, seed=0)])
+    model(np.ones((1, 3)), training=True)
+    model(np.ones((1, 3)))
+    assert seen[-2:] == [True, None]      # (a first None: Sequential.build measured its shape)
+    assert model.count_params() == 8
+
+
+def _dropout_model():
+    model = Sequential([Dense(8, "relu", seed=1, dtype="float64"), nt.layers.Dropout(0.5, seed=3),
+                        Dense(1, seed=2, dtype="float64")])
+    model(np.zeros((1, 4)))
+    return model
+
+
+@pytest.mark.parametrize("make_optimizer", [lambda: nt.optimizers.SGD(0.1, momentum=0.9),
+                                            lambda: nt.optimizers.Adam(0.01)],
+                         ids=["SGD", "Adam"])
+def test_a_traced_training_step_with_dropout_is_the_eager_one_bit_for_bit(make_optimizer):
+    import copy
+    eager_model = _dropout_model()
+    traced_model = copy.deepcopy(eager_model)
+    assert traced_model.layers[1].generator.state is not eager_model.layers[1].generator.state
+    eager_opt, traced_opt = make_optimizer(), make_optimizer()
+
+    def step(model, opt, x, y):
+        with nt.GradientTape() as tape:
+            loss = np.mean((model(x, training=True) - y) ** 2)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    traced = nt.function(step)
+    rng = np.random.default_rng(0)
+    losses = set()
+    for _ in range(7):
+        x, y = rng.standard_normal((5, 4)), rng.standard_normal((5, 1))
+        want, got = step(eager_model, eager_opt, x, y), traced(traced_model, traced_opt, x, y)
+        assert got.numpy().tobytes() == want.numpy().tobytes()
+        for a, b in zip(eager_model.variables + [eager_model.layers[1].generator.state],
+                        traced_model.variables + [traced_model.layers[1].generator.state]):
+            assert a.numpy().tobytes() == b.numpy().tobytes()
+        losses.add(float(got))
+    assert traced.trace_count == 1 and len(losses) == 7
+    assert "nt.random.random(" in str(traced.program(traced_model, traced_opt, x, y))

@@ -263,7 +263,7 @@ def test_the_engine_never_imports_the_training_pieces():
 def test_the_training_pieces_are_where_users_find_them():
     import nbtape as nt
     for name, (module, _) in nt._LAZY.items():
-        if name in ("optimizers", "losses", "nn", "layers", "datasets", "Sequential",
+        if name in ("optimizers", "losses", "nn", "layers", "random", "datasets", "Sequential",
                     "clip_by_value", "clip_by_norm", "clip_by_global_norm", "global_norm"):
             assert module.startswith("nbtape.training."), name
             assert getattr(nt, name) is not None
