@@ -2,7 +2,7 @@
 
 ``groups()`` lists the public names, page by page: the ``nbtape`` facade (its
 ``__all__`` and the names it loads on first use), ``nbtape.extend``, the training
-pieces (``nt.optimizers``, ``nt.losses``, ``nt.nn``, ``nt.layers``,
+pieces (``nt.optimizers``, ``nt.losses``, ``nt.nn``, ``nt.layers``, ``nt.random``,
 ``nt.datasets``: every class and function each defines) and the notebook layer
 (``nbtape.notebook.graph`` and ``nbtape.notebook.widgets``, by their ``__all__``,
 and the ``%%tape`` magic).  ``write_pages(folder)`` writes one MyST page per group,
@@ -22,12 +22,14 @@ PAGES = {
     "optimizers": ("nbtape.optimizers", "Keras's optimizers, numpy inside (`nt.optimizers`)."),
     "losses": ("nbtape.losses", "Keras's functional losses: one value per sample (`nt.losses`)."),
     "nn": ("nbtape.nn", "Activations and losses on logits that numpy lacks (`nt.nn`)."),
-    "layers": ("nbtape.layers", "Dense layers and `Sequential` (`nt.layers`)."),
+    "layers": ("nbtape.layers", "Dense and Dropout layers and `Sequential` (`nt.layers`)."),
+    "random": ("nbtape.random", "Random numbers that tapes and `nt.function` understand "
+               "(`nt.random`): numpy's method names, drawn afresh at every replay."),
     "datasets": ("nbtape.datasets", "Small data sets that ship inside nbtape (`nt.datasets`)."),
     "notebook": ("The notebook layer", "Pictures of the tape, the live widgets and the "
                  "`%%tape` magic (`nbtape.notebook`; the engine never imports it)."),
 }
-TRAINING = ("optimizers", "losses", "nn", "layers", "datasets")
+TRAINING = ("optimizers", "losses", "nn", "layers", "random", "datasets")
 NOTEBOOK_MODULES = ("nbtape.notebook.graph", "nbtape.notebook.widgets")
 MAGICS = ("nbtape.notebook.magics", ("TapeMagics",))
 

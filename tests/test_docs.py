@@ -69,7 +69,7 @@ def test_the_inventory_holds_every_public_name_of_the_package():
     expected |= {f"nbtape.{n}" for n, (_, attr) in nt._LAZY.items() if attr is not None}
     expected |= {f"nbtape.extend.{n}" for n in nbtape.extend.__all__}
     expected |= {f"nbtape.notebook.widgets.{n}" for n in nbtape.notebook.widgets.__all__}
-    for sub in ("optimizers", "losses", "nn", "layers", "datasets"):
+    for sub in ("optimizers", "losses", "nn", "layers", "random", "datasets"):
         module = getattr(nt, sub)
         expected |= {f"nbtape.{sub}.{n}" for n, obj in vars(module).items()
                      if not n.startswith("_") and callable(obj)

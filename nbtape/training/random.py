@@ -42,11 +42,11 @@ _REQUIRED = _P.empty
 
 
 # argument checks -------------------------------------------------------------------------
-def seed_sequence(seed):
+def _seed_sequence(seed):
     """numpy's ``SeedSequence`` for ``seed``: None (fresh entropy from the OS), a whole
     number >= 0, a list of them, or a ``SeedSequence``.
 
-    >>> seed_sequence(5).entropy, seed_sequence([1, 2]).entropy
+    >>> _seed_sequence(5).entropy, _seed_sequence([1, 2]).entropy
     (5, [1, 2])
     """
     if seed is None or isinstance(seed, np.random.SeedSequence):
@@ -66,10 +66,10 @@ def seed_sequence(seed):
                                   else int(seed))
 
 
-def shape_of_size(size):
+def _shape_of_size(size):
     """``size`` (None, an int or a sequence of ints) as None or a tuple of ints.
 
-    >>> shape_of_size(3), shape_of_size((2, np.int64(4))), shape_of_size(None)
+    >>> _shape_of_size(3), _shape_of_size((2, np.int64(4))), _shape_of_size(None)
     ((3,), (2, 4), None)
     """
     if size is None:
@@ -118,7 +118,7 @@ def _out_shape(method, size, *params):
     """The shape of a draw: ``size``, which the parameters must broadcast to, or else
     the parameters' broadcast shape."""
     shapes = [np.shape(_raw(p)) for p in params]
-    shape = shape_of_size(size)
+    shape = _shape_of_size(size)
     try:
         common = np.broadcast_shapes(*shapes) if shapes else ()
         if shape is None:
@@ -174,7 +174,7 @@ class Generator:
 
     @user_facing
     def __init__(self, seed=None):
-        self._seed = seed_sequence(seed)
+        self._seed = _seed_sequence(seed)
         self.state = Variable(initial_state(self._seed.generate_state(2, np.uint64)),
                               trainable=False, name="random_state")
 
@@ -301,7 +301,7 @@ class Generator:
         >>> k.dtype, int(k.min()), int(k.max())
         (dtype('int64'), 0, 9)
         """
-        return self._draw("integers", (("size", shape_of_size(size)),
+        return self._draw("integers", (("size", _shape_of_size(size)),
                                        ("dtype", _dtype_name(dtype)),
                                        ("endpoint", bool(endpoint))),
                           _param(low), _param(high))
@@ -367,7 +367,7 @@ class Generator:
                     "nt.random.Generator.choice takes a whole number n (to pick from "
                     f"arange(n)) or an array with at least one axis, not a scalar {_raw(a)!r}.")
         n = int(a) if whole else np.shape(_raw(a))[axis]
-        picks = self._draw("choice", (("shuffle", bool(shuffle)),), n, shape_of_size(size),
+        picks = self._draw("choice", (("shuffle", bool(shuffle)),), n, _shape_of_size(size),
                            bool(replace), _param(p))
         return picks if whole else np.take(a, picks, axis=axis)
 
@@ -428,10 +428,10 @@ def _plain_draw(method, *params):
             raise TypeError(f"nt.random.Generator.{method}{sig}: {e}") from None
         bound.apply_defaults()
         values = list(bound.arguments.values())
-        size = shape_of_size(values.pop())
+        size = _shape_of_size(values.pop())
         return self._draw(method, (("size", size),), *[_param(v) for v in values])
 
-    draw.__name__ = draw.__qualname__ = method
+    draw.__name__, draw.__qualname__ = method, f"Generator.{method}"
     draw.__signature__ = sig.replace(parameters=[_P("self", _P.POSITIONAL_ONLY)]
                                      + list(sig.parameters.values()))
     draw.__doc__ = (f"numpy ``Generator.{method}``'s numbers, drawn by a recorded op "
