@@ -305,6 +305,29 @@ def test_mistakes_are_said_at_the_users_line(call, kind, words):
     assert nbtape_frames(info.value) == []
 
 
+def test_shuffling_a_numpy_array_inside_nt_function_is_refused_and_a_variable_replays():
+    gen = nt.random.Generator(0)
+    a = np.arange(5.0)
+
+    @nt.function
+    def f(x):
+        gen.shuffle(a)
+        return x * 2
+    with pytest.raises(ValueError, match="in place") as info:
+        f(np.ones(2))
+    # (raised at the user's line in f: the frames below are nt.function's, as for any error)
+    assert not [t for t in nbtape_frames(info.value) if "random" in t.filename]
+    assert np.array_equal(a, np.arange(5.0))
+    v, w = nt.Variable(np.arange(6.0)), nt.Variable(np.arange(6.0))
+    twin = nt.random.Generator(0)
+    g = nt.function(lambda: gen.shuffle(v))
+    for _ in range(5):
+        g()
+        twin.shuffle(w)
+        assert same(v, w)
+    assert g.trace_count == 1
+
+
 def test_a_bad_parameter_leaves_the_state_as_it_was():
     gen = nt.random.Generator(0)
     before = gen.state.numpy()

@@ -32,6 +32,7 @@ import inspect
 
 import numpy as np
 
+from ..core.state import tracing
 from ..core.tensor import TensorLike, constant
 from ..core.variable import Variable
 from ..diagnostics.errors import InvalidArgumentError, user_facing
@@ -341,6 +342,13 @@ class Generator:
             x.assign(self.permutation(x, axis))
             return None
         if isinstance(x, np.ndarray):
+            if tracing():
+                raise InvalidArgumentError(
+                    "nt.random.Generator.shuffle cannot shuffle a numpy array in place "
+                    "inside nt.function: a replay runs its numpy calls on the values it "
+                    "computes and never touches this array, so only the first call would "
+                    "shuffle it. Shuffle an nt.Variable (gen.shuffle(v): a recorded "
+                    "assign), or take a shuffled copy with x = gen.permutation(x).")
             order = self.permutation(x.shape[axis]).numpy()
             x[...] = np.take(x, order, axis=axis)
             return None
