@@ -22,7 +22,8 @@ OLDEST_NUMPY = "1.26.4"
 ENGINE_TESTS = sorted(TESTS.glob("test_rules_*.py")) + [TESTS / f"test_{name}.py" for name in (
     "smoke_rules", "gradient_tape", "tape_nesting", "seed_examples", "tensor", "variable", "forward",
     "custom", "functional", "jacobians", "explain", "dtypes", "check", "errors", "coverage",
-    "clip", "losses", "nn", "layers", "random", "draws", "optimizers", "numerics", "check_numerics", "float_warnings",
+    "clip", "losses", "nn", "layers", "random", "draws", "optimizers", "numerics",
+    "check_numerics", "float_warnings",
     "records", "operators", "dispatch", "snapshot", "function", "trace", "program",
     "drawing")]
 
