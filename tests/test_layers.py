@@ -315,6 +315,22 @@ def test_a_rate_outside_0_1_is_said_at_the_users_line(rate):
     assert nbtape_frames(info.value) == []
 
 
+def test_a_bad_dropout_seed_is_said_at_the_users_line():
+    from gradcheck import nbtape_frames
+    with pytest.raises(TypeError, match="whole number") as info:
+        nt.layers.Dropout(0.5, seed=1.5)
+    assert nbtape_frames(info.value) == []
+
+
+def test_a_model_with_dropout_summarises_it_without_weights():
+    model = Sequential([Dense(4, "relu", seed=0), nt.layers.Dropout(0.2, seed=1), Dense(2, seed=1)])
+    model.build((None, 3))
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "dropout (Dropout)            (None, 4)                 0" in lines[0]
+    assert model.count_params() == 26
+
+
 def test_training_reaches_the_layers_whose_call_takes_it():
     seen = []
 
