@@ -170,6 +170,17 @@ def test_location_and_scale_get_their_gradients(method, params):
     check_both(_fresh(method, (2, 3)), *params)
 
 
+@pytest.mark.parametrize("method", ["normal", "uniform", "laplace", "gumbel"])
+def test_gradients_for_random_broadcasting_shapes(method, rng):
+    for _ in range(3):
+        size = tuple(int(n) for n in rng.integers(1, 4, rng.integers(1, 4)))
+        first = tuple(1 if rng.random() < 0.4 else n for n in size[rng.integers(0, len(size)):])
+        second = tuple(1 if rng.random() < 0.4 else n for n in size[rng.integers(0, len(size)):])
+        a = rng.uniform(0.5, 1.5, first)
+        b = a + rng.uniform(0.5, 1.5, second)       # (uniform's high above its low)
+        check_both(_fresh(method, size), a, b)
+
+
 def test_exponential_and_gammas_scale_get_their_gradients():
     check_both(_fresh("exponential", (2, 3)), [0.5, 1.0, 2.0])
     check_both(lambda scale: nt.random.Generator(3).gamma(2.5, scale, size=(2, 3)),
@@ -229,6 +240,38 @@ def test_replays_draw_afresh_bit_for_bit_the_eager_runs_numbers():
     assert len({s.tobytes() for s in seen}) == len(seen)       # fresh numbers every call
     text = str(traced.program(np.zeros((4, 3)), 5))
     assert "nt.random.standard_normal(" in text and "read <variable random_state>" in text
+
+
+def _drawing_with(gen):
+    def step(loc, scale, p, high, x32):
+        with nt.GradientTape(persistent=True) as tape:
+            tape.watch([loc, scale])
+            y = gen.normal(loc, scale, size=(2, 3)) + gen.uniform(loc, loc + scale)
+            z = gen.gamma(scale, loc * loc, size=3) * gen.laplace(scale, loc)
+            total = np.sum(y) + np.sum(z)
+        grads = tape.gradient(total, [loc, scale])
+        with nt.ForwardAccumulator([loc, scale], [np.ones(3), np.full(3, 0.5)]) as acc:
+            w = gen.logistic(loc, scale) * gen.exponential(scale)
+        return (y, z, *grads, acc.jvp(w), gen.binomial(10, p), gen.choice(3, 4, p=p),
+                gen.integers(0, high), gen.normal(x32, 1.0, dtype=np.float32),
+                gen.permutation(x32))
+    return step
+
+
+def test_replays_take_each_calls_parameters_bit_for_bit_as_eager():
+    eager, twin = nt.random.Generator(77), nt.random.Generator(77)
+    traced = nt.function(_drawing_with(twin))
+    rng = np.random.default_rng(1)
+    for _ in range(6):
+        p = rng.dirichlet(np.ones(3))
+        args = (rng.uniform(0.5, 2.0, 3), rng.uniform(0.5, 2.0, 3), p,
+                rng.integers(1, 50, 3), rng.standard_normal(3).astype(np.float32))
+        got = traced(*args)
+        want = _drawing_with(eager)(*[nt.constant(a) for a in args])
+        assert len(got) == len(want) == 10
+        for a, b in zip(got, want):
+            assert same(a, b)
+    assert traced.trace_count == 1 and same(eager.state, twin.state)
 
 
 def test_a_replay_follows_the_state_when_it_is_changed_from_outside():
