@@ -238,8 +238,10 @@ def test_replays_draw_afresh_bit_for_bit_the_eager_runs_numbers():
         seen.append(got[2].numpy())
     assert traced.trace_count == 1
     assert len({s.tobytes() for s in seen}) == len(seen)       # fresh numbers every call
-    text = str(traced.program(np.zeros((4, 3)), 5))
+    before = traced_gen.state.numpy()
+    text = str(traced.program(np.zeros((2, 3)), 2))     # a new signature: traced anew
     assert "nt.random.standard_normal(" in text and "read <variable random_state>" in text
+    assert same(traced_gen.state, before)           # showing the program draws nothing
 
 
 def _drawing_with(gen):
