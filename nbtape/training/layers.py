@@ -1,4 +1,4 @@
-"""Keras-style layers: ``Dense`` and ``Sequential``, with numpy inside.
+"""Keras-style layers: ``Dense``, ``Dropout`` and ``Sequential``, with numpy inside.
 
 A layer owns ``Variable`` weights, created the first time it is called (when
 the input's last dimension is known), and its ``__call__`` is ordinary
@@ -8,7 +8,10 @@ are cast to the layer's dtype.
 
 Random initial weights come from a seedable ``numpy.random.Generator``: pass
 ``seed=`` an int, or one shared ``np.random.default_rng(...)`` to several
-layers to make a whole model reproducible.
+layers to make a whole model reproducible.  A ``Dropout`` mask, drawn at every
+training call, comes from an ``nt.random.Generator`` instead, whose draws
+``nt.function`` replays afresh; ``training=`` reaches the layers whose ``call``
+takes it, as in Keras.
 """
 import inspect
 import re
