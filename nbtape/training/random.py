@@ -401,20 +401,15 @@ class Generator:
                 f"spawn takes a whole number >= 0 of new generators, not {n_children!r}.")
         return [Generator(s) for s in self._seed.spawn(int(n_children))]
 
-    # copies ---------------------------------------------------------------------------
-    def _with_state(self, state, seed):
-        new = object.__new__(Generator)
-        new._seed, new.state = seed, state
-        return new
-
+    # copies: each with a state variable of its own (a variable's copy is a new variable),
+    # so the copy and the original draw the same numbers next and then go their own ways
     def __copy__(self):
-        return self._with_state(copy.copy(self.state), copy.deepcopy(self._seed))
+        return _rebuilt(copy.copy(self.state), copy.deepcopy(self._seed))
 
     def __deepcopy__(self, memo):
-        return self._with_state(copy.deepcopy(self.state, memo),
-                                copy.deepcopy(self._seed, memo))
+        return _rebuilt(copy.deepcopy(self.state, memo), copy.deepcopy(self._seed, memo))
 
-    def __reduce__(self):
+    def __reduce__(self):       # pickle (the variable pickles as a new variable)
         return (_rebuilt, (self.state, self._seed))
 
     def __repr__(self):
@@ -422,6 +417,7 @@ class Generator:
 
 
 def _rebuilt(state, seed):
+    """A generator with this state variable and seed sequence (copies, unpickling)."""
     new = object.__new__(Generator)
     new._seed, new.state = seed, state
     return new
@@ -479,6 +475,7 @@ for _method, _params in {
         "noncentral_f": (("dfnum", _REQUIRED), ("dfden", _REQUIRED), ("nonc", _REQUIRED)),
 }.items():
     setattr(Generator, _method, _plain_draw(_method, *_params))
+del _method, _params
 
 
 @user_facing
