@@ -384,4 +384,6 @@ def test_a_bad_parameter_leaves_the_state_as_it_was():
 def test_the_repr_says_how_far_the_generator_has_drawn():
     gen = nt.random.Generator(0)
     gen.random()
-    assert repr(gen) == "nt.random.Generator(Philox, 1 draws so far)"
+    assert repr(gen) == "nt.random.Generator(Philox, 1 draw so far)"
+    gen.random()
+    assert repr(gen) == "nt.random.Generator(Philox, 2 draws so far)"

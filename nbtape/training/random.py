@@ -413,7 +413,8 @@ class Generator:
         return (_rebuilt, (self.state, self._seed))
 
     def __repr__(self):
-        return f"nt.random.Generator(Philox, {int(self.state._value[2])} draws so far)"
+        n = int(self.state._value[2])
+        return f"nt.random.Generator(Philox, {n} draw{'' if n == 1 else 's'} so far)"
 
 
 def _rebuilt(state, seed):
