@@ -290,7 +290,7 @@ def test_dropout_keeps_its_inputs_dtype_and_noise_shape_shares_the_mask():
 def test_dropout_with_the_same_seed_drops_the_same_and_a_shared_generator_moves_on():
     x = np.ones((3, 5))
     a = nt.layers.Dropout(0.5, seed=4)(x, training=True)
-    b = nt.layers.Dropout(0.5, seed=4)(x, training=True)
+    b = nt.layers.Dropout(0.5, 4)(x, training=True)        # API.md: Dropout(rate, seed=None)
     assert np.array_equal(a.numpy(), b.numpy())
     gen = nt.random.Generator(4)
     first, second = nt.layers.Dropout(0.5, seed=gen), nt.layers.Dropout(0.5, seed=gen)

@@ -308,7 +308,8 @@ class Dropout(Layer):
     """
 
     @user_facing
-    def __init__(self, rate, noise_shape=None, seed=None, name=None, **kwargs):
+    def __init__(self, rate, seed=None, *, noise_shape=None, name=None, **kwargs):
+        # (seed second, as nbtape's API has it; noise_shape, Keras's second, by keyword)
         super().__init__(name=name, **kwargs)
         if isinstance(rate, bool) or not isinstance(rate, (int, float, np.integer, np.floating)) \
                 or not 0 <= rate < 1:
