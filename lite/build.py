@@ -76,7 +76,8 @@ INDEX_PACKAGES = ("ipywidgets>=8,<9", "comm>=0.1.3", "graphviz>=0.20",
 # typing_extensions); `jupyter lite build` ships anywidget's JupyterLab extension, installed
 # beside this build.  micropip takes a package the Pyodide lock names from Pyodide's own
 # files, and Pyodide's typing_extensions (rebuilt: not PyPI's file) is in no registry we
-# can use, so the shipped lock leaves it out (``lock_without``) and micropip takes PyPI's.
+# can use, so the shipped lock leaves it out (``lock_without``) and, offline, names
+# PyPI's wheel from the site's index instead (``add_index_to_lock``).
 INDEX_PACKAGES += ("anywidget>=0.9", "psygnal", "typing_extensions")
 FROM_THE_INDEX = ("typing-extensions",)
 
