@@ -11,7 +11,7 @@ a fresh Python, outside the student's kernel.
 
 Modules: ``catalogue`` (the exercises by id, ``check`` and ``feedback``), ``feedback``
 (the words of a verdict, and comparing a learner's function or tape with the
-reference), ``early``, ``later`` and ``further`` (the checks of tutorials 01-06, 07-14,
+reference), ``early``, ``later`` and ``further`` (the checks of tutorials 01-06 with 03c, 07-13,
 and 05c, 07b, 10 and 15), ``handin`` (an answer as JSON, shown by a strict check),
 ``grader`` (judging it in a fresh Python), ``autograde`` (nbgrader's step that does so),
 ``tutorial_cells`` (reading a tutorial's answer, check and solution cells), ``course``

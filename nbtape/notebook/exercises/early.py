@@ -1,4 +1,4 @@
-"""The checks of tutorials 01 to 06 (03b, 04b and 06b among them), each with its reference answer.
+"""The checks of tutorials 01 to 06 (03b, 03c, 04b and 06b among them), each with its reference answer.
 
 The notebook's data (05's ``data``, 05b's) is repeated here, so a learner who
 changes the notebook's copy is still checked against the exercise as written.
@@ -10,7 +10,8 @@ import numpy as np
 import nbtape as nt
 
 from .feedback import (NotYet, array, as_number, central_difference,
-                       compare, entries, exercise, record, required, story)
+                       compare, entries, exercise, first_difference, record, required,
+                       story)
 
 EXERCISES = {}
 
@@ -155,6 +156,37 @@ def bias_gradient(answer):
                      "every row adds its share")
     raise NotYet(f"{entries(got, want)} of `answer` differ from the gradient the tape gives "
                  "for b: combine g_scores along the axis that b was broadcast over")
+
+
+def _reference_disc():
+    r = nt.constant(3.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(r)
+        area = np.pi * r ** 2
+    return tape
+
+
+@exercise(EXERCISES, "03c-tape-magic")
+def tape_magic(answer, disc, area, r):
+    """03c: the tape ``disc`` follows ``r``, and ``answer`` is d(area)/dr from it."""
+    if not isinstance(disc, nt.GradientTape):
+        raise NotYet("`disc` should be the tape that the %%tape cell made")
+    try:
+        grad = disc.gradient(area, r)
+    except Exception as error:              # a tape used up, or odd values
+        raise NotYet(f"disc.gradient(area, r) raised {type(error).__name__}: "
+                     f"{error}") from None
+    if grad is None:
+        where = first_difference(disc, _reference_disc())
+        raise NotYet("the tape disc does not follow r: " + story(disc, area, r)
+                     + (f" Compared with the reference: {where}." if where else ""))
+    if not np.isclose(float(grad), 2 * np.pi * float(r)):
+        raise NotYet("the tape's gradient is not d(area)/dr of area = pi r ** 2: "
+                     "is the cell's second line still as required?")
+    got = as_number(required(answer, "answer", "d(area)/dr as a float"), "answer")
+    if not np.isclose(got, float(grad)):
+        raise NotYet("`answer` is not the gradient that the tape disc gives: read it with "
+                     "disc.gradient(area, r)")
 
 
 @exercise(EXERCISES, "04-third-derivative")

@@ -187,7 +187,7 @@ def _raising(message):
 
 
 def _judge_tape(answer, disc, r):
-    """14: ``disc``'s gradient at the notebook's r = 3, and ``answer`` read from it."""
+    """03c: ``disc``'s gradient at the notebook's r = 3, and ``answer`` read from it."""
     if not disc["is_tape"]:
         raise NotYet("`disc` should be the tape that the %%tape cell made")
     if disc["raised"]:
@@ -209,7 +209,7 @@ def _judge_tape(answer, disc, r):
                      "with disc.gradient(area, r)")
 
 
-JUDGES = {"14-tape-magic": _judge_tape}
+JUDGES = {"03c-tape-magic": _judge_tape}
 
 
 def grade(data):

@@ -1,4 +1,4 @@
-"""The checks of tutorials 07 to 14, each with its reference answer.
+"""The checks of tutorials 07 to 13, each with its reference answer.
 
 The notebooks' data and models (11's points, 13's stack of layers) are repeated
 here, so the checks do not read anything a learner can change in the notebook.
@@ -8,7 +8,7 @@ import numpy as np
 import nbtape as nt
 
 from .feedback import (NotYet, array, as_number, central_difference, entries, exercise,
-                       first_difference, listed, required, story, switched_off)
+                       listed, required, switched_off)
 
 EXERCISES = {}
 
@@ -319,34 +319,3 @@ def closer_to(closer_to, tanh_orders):
     if name != nearer:
         raise NotYet("not that one: compare tanh_orders with log10(first / last) of the "
                      "sigmoid's and ReLU's norms")
-
-
-def _reference_disc():
-    r = nt.constant(3.0)
-    with nt.GradientTape(persistent=True) as tape:
-        tape.watch(r)
-        area = np.pi * r ** 2
-    return tape
-
-
-@exercise(EXERCISES, "14-tape-magic")
-def tape_magic(answer, disc, area, r):
-    """14: the tape ``disc`` follows ``r``, and ``answer`` is d(area)/dr from it."""
-    if not isinstance(disc, nt.GradientTape):
-        raise NotYet("`disc` should be the tape that the %%tape cell made")
-    try:
-        grad = disc.gradient(area, r)
-    except Exception as error:              # a tape used up, or odd values
-        raise NotYet(f"disc.gradient(area, r) raised {type(error).__name__}: "
-                     f"{error}") from None
-    if grad is None:
-        where = first_difference(disc, _reference_disc())
-        raise NotYet("the tape disc does not follow r: " + story(disc, area, r)
-                     + (f" Compared with the reference: {where}." if where else ""))
-    if not np.isclose(float(grad), 2 * np.pi * float(r)):
-        raise NotYet("the tape's gradient is not d(area)/dr of area = pi r ** 2: "
-                     "is the cell's second line still as required?")
-    got = as_number(required(answer, "answer", "d(area)/dr as a float"), "answer")
-    if not np.isclose(got, float(grad)):
-        raise NotYet("`answer` is not the gradient that the tape disc gives: read it with "
-                     "disc.gradient(area, r)")
