@@ -32,24 +32,25 @@ import nbformat
 
 TOOLS = Path(__file__).resolve().parent
 ROOT = TOOLS.parent
-sys.path.insert(0, str(TOOLS))
-import navigation  # noqa: E402  (tools/ is not a package)
-import plan  # noqa: E402
 
+
+def _script(name, path):
+    # tools/, lite/ and docs/ hold scripts, not packages ("build" is even a PyPI name);
+    # loaded without a name in sys.modules, so that each test module loads its own copy
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+plan = _script("nbtape_plan", TOOLS / "plan.py")
+navigation = _script("nbtape_navigation", TOOLS / "navigation.py")
 REVEAL = "reveal.js@5.2.1"            # MIT; dist/ holds the UMD build the template loads
 TEMPLATE_DIR = TOOLS / "deck_template"
 ASSETS = "assets"                     # OUTDIR/assets/{reveal.js,mathjax}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _FOLDED = re.compile(r"(<details class=['\"]nbtape-snapshot['\"])>")
 _TUTORIAL_LINK = re.compile(r"(\]\()(\d+[a-z]?_[^)\s#]+\.ipynb)(?:#[^)\s]*)?\)")
-
-
-def _script(name, path):
-    # lite/build.py and docs/build.py are scripts, not packages ("build" is a PyPI name)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def without_live_widgets(outputs):
