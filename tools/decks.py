@@ -96,9 +96,11 @@ def title_slide(title, notebooks):
     >>> print(title_slide("Week 1", [("03_tapes.ipynb", nb)]).source)
     # Week 1
     <BLANKLINE>
-    - 3. Tapes
+    - **3.** Tapes
     """
-    lines = [f"- {'. '.join(navigation.title_of(nb, Path(path).name))}" for path, nb in notebooks]
+    # "- **3.** Tapes", as in the contents: "- 3. Tapes" would be a list inside a list
+    lines = ["- **{}.** {}".format(*navigation.title_of(nb, Path(path).name))
+             for path, nb in notebooks]
     cell = nbformat.v4.new_markdown_cell(f"# {title}\n\n" + "\n".join(lines))
     cell.id = "deck-title"
     cell.metadata["slideshow"] = {"slide_type": "slide"}
