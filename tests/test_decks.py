@@ -10,6 +10,7 @@ MathJax from the npm registry once, then from the build caches) and read back.
 
 ``tests/browser/test_decks_in_browser.py`` opens the same deck in Chromium.
 """
+import doctest
 import html.parser
 import importlib.util
 import re
@@ -122,3 +123,9 @@ def test_links_to_tutorials_lead_to_their_decks(deck):
     hrefs = re.findall(r'<a href="([^"]+)"', deck.read_text(encoding="utf-8"))
     assert not [h for h in hrefs if h.endswith(".ipynb")]
     assert "week1.html" in hrefs
+
+
+def test_the_scripts_examples_run():
+    # tools/ is not among pytest's doctest paths
+    result = doctest.testmod(decks)
+    assert result.attempted >= 2 and result.failed == 0

@@ -1,6 +1,7 @@
 """The three-week plan as data (``tools/plan.py``): every tutorial is in exactly one week,
 and a week's notebooks are found by their names without numbers, so renumbering a
 tutorial keeps it in its week while a renamed one is reported with the fix."""
+import doctest
 import importlib.util
 import shutil
 from pathlib import Path
@@ -49,3 +50,9 @@ def test_a_renamed_tutorial_is_reported_with_the_fix(tmp_path):
     assert plan.unplanned(tmp_path) == ["14_magic.ipynb"]
     with pytest.raises(plan.PlanError, match="weeks 1 to 3"):
         plan.tutorials_of_week(4)
+
+
+def test_the_scripts_examples_run():
+    # tools/ is not among pytest's doctest paths
+    result = doctest.testmod(plan)
+    assert result.attempted >= 2 and result.failed == 0

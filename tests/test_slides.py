@@ -1,6 +1,7 @@
 """Every tutorial's cells carry the slide types ``tools/slides.py`` reads from its structure:
 up to date (the weekly decks are built from them), written idempotently, and nothing
 but ``metadata.slideshow`` is touched."""
+import doctest
 import importlib.util
 import json
 import shutil
@@ -66,3 +67,9 @@ def test_headings_make_slides_and_answers_stay_out(path):
             assert _kind(cell) == "skip", (path.name, cell.id, "an answer on a slide")
         elif cell.cell_type == "markdown" and cell.source.startswith("## "):
             assert _kind(cell) == "slide", (path.name, cell.id)
+
+
+def test_the_scripts_examples_run():
+    # tools/ is not among pytest's doctest paths
+    result = doctest.testmod(slides)
+    assert result.attempted >= 2 and result.failed == 0
