@@ -16,6 +16,11 @@ plan = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(plan)
 
 
+def _magic(folder):
+    # found by its words, whatever its number (the magic may move along the path)
+    return next(p for p in Path(folder).glob("[0-9]*.ipynb") if plan.name_of(p) == "the_tape_magic")
+
+
 def test_every_tutorial_is_in_exactly_one_week():
     names = [name for week in plan.WEEKS for name in week]
     assert len(names) == len(set(names)), "a tutorial is planned twice"
@@ -35,16 +40,16 @@ def test_the_first_week_starts_with_notebook_1_and_takes_the_magic_after_3():
 def test_a_renumbered_tutorial_stays_in_its_week(tmp_path):
     for path in NOTEBOOKS.glob("[0-9]*.ipynb"):
         shutil.copy(path, tmp_path / path.name)
-    (tmp_path / "14_the_tape_magic.ipynb").rename(tmp_path / "03c_the_tape_magic.ipynb")
+    _magic(tmp_path).rename(tmp_path / "99z_the_tape_magic.ipynb")
     week1 = [p.name for p in plan.tutorials_of_week(1, tmp_path)]
-    assert "03c_the_tape_magic.ipynb" in week1
-    assert week1.index("03c_the_tape_magic.ipynb") == week1.index("03_gradient_tape_basics.ipynb") + 1
+    k = next(i for i, name in enumerate(week1) if name.startswith("03_"))
+    assert week1[k + 1] == "99z_the_tape_magic.ipynb"
 
 
 def test_a_renamed_tutorial_is_reported_with_the_fix(tmp_path):
     for path in NOTEBOOKS.glob("[0-9]*.ipynb"):
         shutil.copy(path, tmp_path / path.name)
-    (tmp_path / "14_the_tape_magic.ipynb").rename(tmp_path / "14_magic.ipynb")
+    _magic(tmp_path).rename(tmp_path / "14_magic.ipynb")
     with pytest.raises(plan.PlanError, match="'the_tape_magic'.*tools/plan.py"):
         plan.tutorials_of_week(1, tmp_path)
     assert plan.unplanned(tmp_path) == ["14_magic.ipynb"]
