@@ -113,6 +113,10 @@ def week_notebook(paths, title="nbtape"):
     A title slide lists them; cell ids are made unique (``<file stem>-<id>``), the
     live widgets' outputs and the widget state are left out, links to tutorials lead
     to their week's deck; everything else is the tutorials' own.
+
+    >>> nb = week_notebook(plan.tutorials_of_week(1)[:1], "Week 1")
+    >>> nb.cells[0].source.splitlines()[0], nb.cells[1].id, "widgets" in nb.metadata
+    ('# Week 1', '01_what_is_autodiff-open-in-colab', False)
     """
     notebooks = [(path, nbformat.read(path, as_version=4)) for path in paths]
     deck = nbformat.v4.new_notebook(cells=[title_slide(title, notebooks)])
@@ -150,7 +154,12 @@ def copy_assets(outdir):
 
 
 def exporter():
-    """nbconvert's slides exporter with the deck's template and local assets."""
+    """nbconvert's slides exporter with the deck's template and local assets.
+
+    >>> slides = exporter()
+    >>> slides.template_name, slides.reveal_url_prefix
+    ('nbtape_reveal', 'assets/reveal.js')
+    """
     from nbconvert import SlidesExporter
     return SlidesExporter(extra_template_basedirs=[str(TEMPLATE_DIR)],
                           template_name="nbtape_reveal", reveal_url_prefix=f"{ASSETS}/reveal.js",
