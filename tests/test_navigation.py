@@ -159,3 +159,21 @@ def test_the_scripts_examples_run():
     # tools/ is not among pytest's doctest paths
     result = doctest.testmod(navigation)
     assert result.attempted >= 8 and result.failed == 0
+
+
+def test_moving_the_links_keeps_their_cells_metadata():
+    # tools/slides.py marks the link cells "skip"; putting them back in place keeps that
+    es = [("1", "A", "01_a.ipynb"), ("2", "B", "02_b.ipynb")]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 2. B"),
+                                         nbformat.v4.new_code_cell("1 + 1")])
+    navigation.add_navigation(nb, "02_b.ipynb", es)
+    for cell in nb.cells:
+        if cell.get("id") in ("nav-top", "nav-bottom"):
+            cell.metadata["slideshow"] = {"slide_type": "skip"}
+    nb.cells.append(nb.cells.pop(0))                  # the top links misplaced: last
+    nb.cells.insert(0, nb.cells.pop(-2))              # the bottom links first
+    assert navigation.add_navigation(nb, "02_b.ipynb", es)
+    assert [c.get("id", c.source[:6]) for c in nb.cells][::3] == ["nav-top", "nav-bottom"]
+    assert all(c.metadata.get("slideshow") == {"slide_type": "skip"}
+               for c in nb.cells if c.get("id") in ("nav-top", "nav-bottom"))
+    assert not navigation.add_navigation(nb, "02_b.ipynb", es)
