@@ -36,6 +36,16 @@ def _text(source):
     return "".join(source) if isinstance(source, list) else source
 
 
+def shipped():
+    """The folder where an installed nbtape keeps its copy of the tutorials (the wheel's
+    ``nbtape/notebook/tutorials/``; a checkout has none: it has ``notebooks/``).
+
+    >>> shipped().parts[-2:]
+    ('notebook', 'tutorials')
+    """
+    return pathlib.Path(__file__).resolve().parent.parent / "tutorials"
+
+
 def without_solutions(nb):
     """The notebook ``nb`` (a dict, as ``json.load`` gives it) with no solution cell and
     no sentence pointing at one.
