@@ -445,9 +445,9 @@ def test_the_right_answer_passes(id):
 def test_the_right_answer_passes_on_any_courses_data(id):
     """A course draws its own data for the checks that run a function (``variants``):
     the right answer passes on every course's, from ten seeds."""
-    from nbtape.notebook.exercises.variants import draw
+    from nbtape.notebook.exercises.variants import draw_course
     for seed in range(10):
-        verdict = feedback(id, *RIGHT[id](), **draw(seed)[id])
+        verdict = feedback(id, *RIGHT[id](), **draw_course(seed)[id])
         assert verdict.passed, (seed, verdict.message)
 
 

@@ -10,16 +10,16 @@ import json
 import pytest
 
 from nbtape.notebook.exercises import exercises, feedback
-from nbtape.notebook.exercises.variants import FILE, draw, read, write
+from nbtape.notebook.exercises.variants import FILE, draw_course, read, write
 
 
 def test_every_check_that_runs_a_function_on_its_own_data_draws_a_courses():
-    drawn = draw(7)
+    drawn = draw_course(7)
     assert sorted(drawn) == sorted(id for id, ex in exercises().items() if ex.draw)
     assert {"07-chain-paths", "07b-jvp-by-hand", "10-checkpoint-segment",
             "11-quadratic-fit", "12-clip-global"} <= set(drawn)
     assert json.loads(json.dumps(drawn)) == drawn
-    others = [draw(seed) for seed in range(8, 12)]
+    others = [draw_course(seed) for seed in range(8, 12)]
     for id in drawn:
         assert len({json.dumps(d[id]) for d in [drawn] + others}) == 5, id
 
@@ -42,7 +42,7 @@ def test_the_courses_data_reaches_the_check():
     def fit_quadratic(x, y):                         # remembers nothing: fits
         import numpy as np
         return tuple(np.polyfit(x, y, 2))
-    cases = draw(3)["11-quadratic-fit"]
+    cases = draw_course(3)["11-quadratic-fit"]
     assert cases["coefficients"] != [0.8, -1.2, 0.5]
     assert feedback("11-quadratic-fit", fit_quadratic, **cases).message == \
         "fit_quadratic calls np.polyfit: the exercise asks for the training loop (a tape " \

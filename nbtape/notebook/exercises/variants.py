@@ -24,11 +24,11 @@ from .catalogue import exercises
 FILE = "nbtape_graded.json"
 
 
-def draw(seed):
+def draw_course(seed):
     """Every drawn check's keyword arguments for the course ``seed``: ``{id: {...}}``.
 
-    >>> drawn = draw(38)
-    >>> sorted(drawn)[:3], drawn == draw(38), drawn == draw(39)
+    >>> drawn = draw_course(38)
+    >>> sorted(drawn)[:3], drawn == draw_course(38), drawn == draw_course(39)
     (['02-value-exp', '06-round-ste', '07-chain-paths'], True, False)
     """
     return {id: ex.draw(np.random.default_rng([seed, zlib.crc32(id.encode())]))
@@ -43,14 +43,14 @@ def write(course_dir, seed=None):
     >>> with tempfile.TemporaryDirectory() as course:
     ...     first = read(write(course, seed=1))
     ...     again = read(write(course, seed=2))           # kept: the course's own
-    >>> first == again == draw(1)
+    >>> first == again == draw_course(1)
     True
     """
     path = pathlib.Path(course_dir) / FILE
     if not path.exists():
         seed = secrets.randbits(62) if seed is None else int(seed)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"seed": seed, "exercises": draw(seed)}, indent=1) + "\n")
+        path.write_text(json.dumps({"seed": seed, "exercises": draw_course(seed)}, indent=1) + "\n")
     return path
 
 
