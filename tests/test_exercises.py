@@ -441,6 +441,16 @@ def test_the_right_answer_passes(id):
     assert verdict.passed, verdict.message
 
 
+@pytest.mark.parametrize("id", sorted(i for i, ex in exercises().items() if ex.draw))
+def test_the_right_answer_passes_on_any_courses_data(id):
+    """A course draws its own data for the checks that run a function (``variants``):
+    the right answer passes on every course's, from ten seeds."""
+    from nbtape.notebook.exercises.variants import draw_course
+    for seed in range(10):
+        verdict = feedback(id, *RIGHT[id](), **draw_course(seed)[id])
+        assert verdict.passed, (seed, verdict.message)
+
+
 def test_every_exercise_is_tested():
     assert sorted(RIGHT) == sorted(exercises())
     assert {w[0] for w in WRONG} == set(exercises())

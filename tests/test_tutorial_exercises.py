@@ -202,6 +202,7 @@ def shell(monkeypatch):
     sh.reset()
     yield sh
     sh.reset()
+    InteractiveShell.clear_instance()   # a shell left behind makes later doctests display
 
 
 def _run(shell, cells):

@@ -9,7 +9,7 @@ import numpy as np
 
 import nbtape as nt
 
-from .feedback import (NotYet, array, as_number, central_difference,
+from .feedback import (NotYet, a_seed, array, as_number, central_difference,
                        compare, entries, exercise, first_difference, record, required,
                        story)
 
@@ -36,11 +36,12 @@ def finite_difference(error):
                  "subtract the tape's exact derivative from the finite difference")
 
 
-@exercise(EXERCISES, "02-value-exp")
-def value_exp(value_exp, Value, backward):
-    """02: ``value_exp`` gives e^v, and its backward rule the right gradient."""
+@exercise(EXERCISES, "02-value-exp", draw=a_seed)
+def value_exp(value_exp, Value, backward, *, seed=2):
+    """02: ``value_exp`` gives e^v, and its backward rule the right gradient (at points
+    drawn from ``seed``)."""
     fn = required(value_exp, "value_exp", "a function of one Value")
-    rng = np.random.default_rng(2)
+    rng = np.random.default_rng(seed)
     for x0 in np.round(rng.uniform(-2, 2, 3), 3):
         v = Value(float(x0))
         try:
@@ -271,11 +272,12 @@ def finite_loss(fixed_loss):
     compare(fn, _finite_loss, [0.7, 1.0, 1.6], "fixed_loss")
 
 
-@exercise(EXERCISES, "06-round-ste")
-def round_ste(round_ste):
-    """06: rounds forward, passes the arriving gradient back unchanged."""
+@exercise(EXERCISES, "06-round-ste", draw=a_seed)
+def round_ste(round_ste, *, seed=6):
+    """06: rounds forward, passes the arriving gradient back unchanged (on inputs drawn
+    from ``seed``)."""
     fn = required(round_ste, "round_ste", "a function decorated with @nt.custom_gradient")
-    rng = np.random.default_rng(6)
+    rng = np.random.default_rng(seed)
     for shape in [(4,), (2, 3)]:
         x = np.round(rng.uniform(-3, 3, shape), 2)
         weights = rng.standard_normal(shape)
