@@ -61,10 +61,12 @@ class Recorder(Protocol):
         """``tensor``'s value left for plain numpy through ``how`` (``"float()"``,
         ``"np.asarray"``): a gradient through it will be None; note it for explain."""
 
-    def on_assign(self, variable: Any, source: Any, how: str) -> None:
+    def on_assign(self, variable: Any, source: Any, how: str, before: Any) -> None:
         """``variable`` was given a new value from ``source`` by ``how``
         (``"assign"``, ``"assign_add"``...): the tape's view of it is now history.
-        ``source`` is the tensor given, or the plain array made of a constant."""
+        ``source`` is the tensor given, or the plain array made of a constant.  Called
+        after the assignment: ``variable`` already holds its new value, and ``before``
+        is the tensor it held until then."""
 
 
 class Listener(Recorder):
@@ -88,5 +90,5 @@ class Listener(Recorder):
     def note_escape(self, tensor, how):
         pass
 
-    def on_assign(self, variable, source, how):
+    def on_assign(self, variable, source, how, before):
         pass

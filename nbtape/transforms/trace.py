@@ -168,7 +168,7 @@ class Tracer(Listener):
 
     __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "raised", "_start",
                  "_by_obj", "_by_tid", "_by_arr",
-                 "_keep", "_count", "_pending", "_var_ids")
+                 "_keep", "_count", "_var_ids")
     records_all = True      # dispatch offers it the calls no tape keeps (comparisons)
 
     def __init__(self):
@@ -183,7 +183,6 @@ class Tracer(Listener):
         self._by_obj, self._by_tid, self._by_arr = {}, {}, {}
         self._keep = []         # what the maps key by id() stays alive while tracing
         self._count = 0
-        self._pending = None    # (variable, slot) of an assignment not yet settled
         self._var_ids = set()   # tensor ids that are variables (shared by every read)
 
     # the program's values ------------------------------------------------------------
@@ -269,21 +268,7 @@ class Tracer(Listener):
         """``t`` (a tensor made of an argument) is the program's input ``label``."""
         self.steps.append(Input("input", self._new(t), label))
 
-    def _settle(self):
-        # an assignment's new tensor exists only once assign has returned: the next hook
-        # (or the end of the trace) ties it to the assignment's slot
-        if self._pending is not None:
-            var, n = self._pending
-            self._pending = None
-            t = var._tensor
-            self._keep.append(t)
-            self._by_obj[id(t)] = n
-            if type(t._value) is np.ndarray:
-                self._by_arr[id(t._value)] = n
-            self.kinds[n] = _kind(t._value)
-
     def finish(self):
-        self._settle()
         self._keep = []
 
     def guard(self, obj, attr):
@@ -297,7 +282,6 @@ class Tracer(Listener):
 
     # the hooks ---------------------------------------------------------------------
     def record(self, rule, args, kwargs, operands, ids, outs):
-        self._settle()
         targs, dynamic = self.template(tuple(args))
         tkw = None
         if kwargs is not None:
@@ -343,8 +327,10 @@ class Tracer(Listener):
         return False
 
     def on_variable_read(self, variable):
-        self._settle()
-        t = variable._tensor
+        self._read(variable, variable._tensor)
+
+    def _read(self, variable, t):
+        """A read of ``variable`` holding the tensor ``t`` (a new slot unless known)."""
         if id(t) in self._by_obj:
             return
         if is_foreign(t._value):
@@ -379,28 +365,26 @@ class Tracer(Listener):
                 "The variables were left as they were before this call.")
 
     def note_escape(self, tensor, how):
-        self._settle()
         if self.find(tensor) is not None:
             self.refuse(how)
 
-    def on_assign(self, variable, source, how):
-        self._settle()
+    def on_assign(self, variable, source, how, before):
+        # (told after the assignment: ``variable`` holds its new value, ``before`` the old)
         if id(variable) not in self.before:
-            self.before[id(variable)] = (variable, variable._tensor)
+            self.before[id(variable)] = (variable, before)
         cur = None
         if how != "assign":
-            self.on_variable_read(variable)
-            cur = self.find(variable._tensor)
+            self._read(variable, before)        # the value it updates
+            cur = self.find(before)
         src, _ = self.template(source)
         raw = source._value if isinstance(source, Tensor) else source
-        now = variable._tensor._value
+        now = before._value
         # the new value is what numpy gives (cur + delta) when it already has the
         # variable's dtype and is an array; otherwise np.array casts it, as assign does
         fresh = how != "assign" and np.ndim(now) > 0 and np.result_type(now, raw) == now.dtype
-        n = self._count
-        self._count += 1
+        self._var_ids.add(variable._id)
+        n = self._new(variable._tensor)         # its new value is this slot
         self.steps.append(Assign("assign", n, variable, how, cur, src, now.dtype, fresh))
-        self._pending = (variable, n)
 
     # refusals ----------------------------------------------------------------------
     def refuse(self, how, what=None):
