@@ -35,8 +35,10 @@ class Recorder(Protocol):
     reads it through ``state.keeps_every_call``.  Such a recorder also has
     ``follow(a)``: ``a`` (a tensor or an array) as a tensor it follows, or None
     (``state.program_value`` asks it), and ``note_raised(rule, args, kwargs, error)``:
-    a call raised (``dispatch.tell_raised``), and ``note_copy(a, copy)``: a tape kept
-    ``copy`` of the plain array ``a`` (``state.tell_copied``).
+    a call raised (``dispatch.tell_raised``), ``note_copy(a, copy)``: a tape kept
+    ``copy`` of the plain array ``a`` (``state.tell_copied``), and
+    ``note_shown(value)``: a tensor or variable is about to be shown as text, returning
+    what to show (``state.shown_value``).
     """
 
     __slots__ = ()

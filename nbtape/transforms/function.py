@@ -146,10 +146,11 @@ class Function:
         return self._trace(key, args, kwargs)[0]
 
     # tracing ---------------------------------------------------------------------------
-    def _trace_once(self, args, kwargs, quiet=False):
+    def _trace_once(self, args, kwargs, quiet=False, alter=False):
         """Run the function under a new tracer; ``(tracer, out)``, or raise its refusal
-        (the variables given back their values)."""
-        tracer = Tracer()
+        (the variables given back their values).  ``alter``: the trace that checks what a
+        value shown as text became (``_check_shown``)."""
+        tracer = Tracer(alter)
         targs, tkwargs = inputs(tracer, args, kwargs, self._binder.labels)
         entered = recording(tracer)
         entered.__enter__()
@@ -197,6 +198,7 @@ class Function:
             tracer.restore()
             return self._trace(key, args, kwargs, keep_variables)
         _check_draws(self, tracer, before, args, kwargs)
+        _check_shown(self, tracer, args, kwargs)
         result = _result(tracer, out)
         program = Program(tracer.steps, result, tracer.kinds)
         replay = program.compile()
@@ -307,26 +309,14 @@ def _check_draws(f, tracer, before, args, kwargs):
     source = drawn(before)
     if not source and not _suspicious(tracer.steps, f.python_function):
         return
-    first = [(v, v._tensor) for v, _ in tracer.before.values()]
-    tracer.restore()
-    try:
-        second, _ = f._trace_once(args, kwargs, quiet=True)
-        second.restore()
-        diff = _first_difference(tracer.steps, second.steps)
-    except Exception:   # the same call failed the second time: it is not the same call
-        diff = (None, "result (its second run failed)")
-    for v, t in first:
-        v._tensor = t
+    diff = _retrace_differs(f, tracer, args, kwargs)
     if diff is None and not source:
         return
     tracer.restore()
     for g, state in before:
         set_state(g, state)
     step, what = diff if diff is not None else (None, None)
-    at = ""
-    if step is not None and step.where is not None:
-        line = source_line(step.where)
-        at = f" at {describe_where(step.where)}" + (f" (`{line.strip()}`)" if line else "")
+    at = _at(step)
     if what is None:
         why = f"it drew random numbers from {source}"
     else:
@@ -342,6 +332,57 @@ def _check_draws(f, tracer, before, args, kwargs):
         "nt.layers.Dropout(rate, seed=...)), whose draws every call makes afresh, or draw "
         "them outside and pass them in as an argument (step(x, rng.random(x.shape) < 0.5)). "
         "The variables were left as they were before this call."))
+
+
+def _retrace_differs(f, tracer, args, kwargs, alter=False):
+    """Trace ``f`` once more on the same arguments (prints hidden, the variables as the
+    first trace found them, and left as it left them): ``(step, what)`` of the first
+    difference from ``tracer``'s program, or None when the two are the same."""
+    first = [(v, v._tensor) for v, _ in tracer.before.values()]
+    tracer.restore()
+    try:
+        second, _ = f._trace_once(args, kwargs, quiet=True, alter=alter)
+        second.restore()
+        diff = _first_difference(tracer.steps, second.steps)
+    except Exception:   # the same call failed the second time: it is not the same call
+        diff = (None, "result (its second run failed)")
+    for v, t in first:
+        v._tensor = t
+    return diff
+
+
+def _at(step):
+    if step is None or step.where is None:
+        return ""
+    line = source_line(step.where)
+    return f" at {describe_where(step.where)}" + (f" (`{line.strip()}`)" if line else "")
+
+
+def _check_shown(f, tracer, args, kwargs):
+    """Refuse the trace if a value of the program shown as text (``print(loss)``,
+    ``repr``, ``str``: the tracer's ``shown``) came back into it as a number.  Text is
+    the one way out of a trace that is not refused on the spot (a print inside a step is
+    fine, as in TensorFlow): the function is traced once more with other values shown
+    (``Tracer.note_shown``), and a constant that differs then was parsed out of the
+    text, which a replay would freeze at this first call's value."""
+    if tracer.shown is None:
+        return
+    diff = _retrace_differs(f, tracer, args, kwargs, alter=True)
+    if diff is None:
+        return
+    tracer.restore()
+    step, what = diff
+    where = tracer.shown
+    line = source_line(where)
+    shown_at = describe_where(where) + (f" (`{line.strip()}`)" if line else "")
+    raise shown_from_user(TracingError(
+        f"nt.function cannot trace this function: a value of the traced call was shown "
+        f"as text at {shown_at}, and with another value shown there the function "
+        f"computed another {what}{_at(step)}: the text came back into the computation as "
+        "a number (or a plain array), which a replay would freeze at this first call's "
+        "value. Instead, compute on the tensor itself (numpy functions and operators "
+        "on tensors are traced), and print or parse values outside the function, from "
+        "what it returns. The variables were left as they were before this call."))
 
 
 def _literals(fn, out=None):

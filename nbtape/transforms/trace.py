@@ -148,6 +148,27 @@ def kind_text(kind):
     return f"{dtype}{list(shape)}" if shape else f"{dtype}"
 
 
+def altered(v):
+    """Another value of ``v``'s dtype and shape, every element different (what a
+    checking trace shows as text: ``Tracer.note_shown``).
+
+    >>> altered(np.array([0.5, -2.0])), altered(np.array([True, False])), altered(np.int8(127))
+    (array([ 1.625, -1.5  ]), array([False,  True]), np.int8(-128))
+    """
+    v = np.asarray(v)
+    kind = v.dtype.kind
+    with np.errstate(all="ignore"):
+        if kind == "b":
+            out = ~v
+        elif kind in "iu":
+            out = v + np.ones((), v.dtype)
+        elif kind in "fc":
+            out = (v * 1.25 + 1.0).astype(v.dtype)
+        else:
+            return v
+    return out if out.ndim else out[()]
+
+
 def _kind(v):
     return (getattr(v, "dtype", None), np.shape(v))
 
@@ -166,12 +187,13 @@ class Tracer(Listener):
     (['input', 'call', 'call'], 'np.multiply')
     """
 
-    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "raised", "_start",
+    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "raised", "shown",
+                 "alter", "_start",
                  "_by_obj", "_by_tid", "_by_arr",
                  "_keep", "_count", "_var_ids")
     records_all = True      # dispatch offers it the calls no tape keeps (comparisons)
 
-    def __init__(self):
+    def __init__(self, alter=False):
         self.steps = []
         self.before = {}        # id(variable) -> (variable, the tensor it held first)
         self.guards = []        # (object, attribute, value): a changed one retraces
@@ -179,6 +201,8 @@ class Tracer(Listener):
         self.kinds = {}         # slot -> (dtype, shape) of its value, for the listing
         self.created = False    # whether a variable made during the trace was used
         self.raised = None      # (name, where, error) of the first call on program values that raised
+        self.shown = None       # the line where a value of the program was first shown as text
+        self.alter = alter      # show other values as text (the trace that checks ``shown``)
         self._start = next_id()     # ids after it were made during the trace
         self._by_obj, self._by_tid, self._by_arr = {}, {}, {}
         self._keep = []         # what the maps key by id() stays alive while tracing
@@ -363,6 +387,24 @@ class Tracer(Listener):
                 "for the check, or pass the choice in as a Python argument: one trace per "
                 "value), or compute both branches with numpy and choose with np.where. "
                 "The variables were left as they were before this call.")
+
+    def note_shown(self, value):
+        """``value`` is about to be shown as text (``state.shown_value``): a value of the
+        program is noted (``shown``, its line), and in a checking trace (``alter``) another
+        value is shown, so that a number the function parses back out of the text
+        differs from the first trace's (``function._check_shown`` refuses it)."""
+        t = value
+        if type(t) is Variable:
+            self.on_variable_read(t)
+            t = t._tensor
+        if type(t) is not Tensor or self.find(t) is None:
+            return value
+        if self.shown is None:
+            self.shown = caller()
+        if not self.alter or type(t._value) is not np.ndarray and not isinstance(
+                t._value, np.generic):
+            return value
+        return wrap(altered(t._value))
 
     def note_escape(self, tensor, how):
         if self.find(tensor) is not None:
