@@ -187,6 +187,84 @@ def test_a_closed_over_array_is_captured_when_traced_as_tensorflow_does():
     assert float(y) == 20.0
 
 
+# --- 2b. no array of unknown provenance: every way out of a trace is refused or checked ---
+_w = nt.Variable([0.5, -1.5])
+
+
+@pytest.mark.parametrize("escape", [
+    lambda x, n: x * np.asarray(x),
+    lambda x, n: x * x.numpy(),
+    lambda x, n: x * float(np.sum(x)),                  # float(loss) fed back
+    lambda x, n: x[:int(n)],                            # int(n) as a count
+    lambda x, n: x * np.ones(3)[:n],                    # n as a plain slice bound
+    lambda x, n: x + sum(range(n)),
+    lambda x, n: x * x.tolist()[0],
+    lambda x, n: x * x[0].item(),
+    lambda x, n: x * np.array([x[0], x[1], x[2]]),
+    lambda x, n: x * np.fromiter(x, float),
+    lambda x, n: x * _w.numpy()[0],                     # a variable's value
+    lambda x, n: x * float(_w[0]),
+    lambda x, n: x * np.asarray(_w)[1],
+], ids=["asarray", "numpy()", "float(loss)", "int(n)-count", "slice-bound", "range(n)",
+        "tolist", "item", "array-of-tensors", "fromiter", "variable.numpy()",
+        "float(variable)", "asarray(variable)"])
+def test_a_value_that_leaves_as_a_python_number_or_plain_array_is_refused_at_its_line(escape):
+    with pytest.raises(TracingError) as info:
+        nt.function(escape)(np.array([1.0, 2.0, 3.0]), np.array(2))
+    assert "test_function_replays.py" in str(info.value)
+
+
+def _from_repr(t):
+    # the number a tensor's repr shows, parsed back ("nt.Tensor(6.0, shape=()...")
+    return float(repr(t).split("(", 1)[1].split(",", 1)[0])
+
+
+@pytest.mark.parametrize("escape", [
+    lambda x: x * _from_repr(np.sum(x)),
+    lambda x: x * float(str(np.max(x)).split("(", 1)[1].split(",", 1)[0]),
+    lambda x: x * len(f"{np.sum(x)}"),
+    lambda x: x * len(str(_w)),                         # a variable's text
+    lambda x: x[:2] * np.array([float(c) for c in str(np.sum(x)) if c.isdigit()][:2]),
+], ids=["repr", "str", "f-string-length", "variable-text", "digits-as-array"])
+def test_a_value_that_comes_back_from_its_text_is_refused_naming_both_lines(escape):
+    # (issue 36) repr/str/print are not refused (a print inside a step is fine): a second
+    # trace shows other values there, and a constant that then differs is refused
+    with pytest.raises(TracingError, match="shown as text") as info:
+        nt.function(escape)(np.array([1.0, 2.0, 3.0]))
+    assert str(info.value).count("test_function_replays.py") == 2
+
+
+def test_printing_a_value_inside_a_step_traces_once_and_replays_right(capsys):
+    w = nt.Variable([1.0, 2.0])
+
+    def step(x):
+        with nt.GradientTape() as tape:
+            loss = np.sum((x * w) ** 2)
+        print("loss:", loss)
+        print(w)
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+        return loss
+
+    traced = nt.function(step)
+    got = [traced(np.array([1.0, k])) for k in (1.0, 2.0, 3.0)]
+    after = w.numpy()
+    out = capsys.readouterr().out
+    w.assign([1.0, 2.0])
+    want = [step(np.array([1.0, k])) for k in (1.0, 2.0, 3.0)]
+    assert all(same(g, v) for g, v in zip(got, want)) and same(after, w.numpy())
+    assert traced.trace_count == 1 and out.count("loss:") == 1     # the check's is hidden
+
+
+def test_constants_the_trace_stands_behind_still_trace():
+    table = np.linspace(0.0, 1.0, 6).reshape(2, 3)
+
+    def step(x, scale=np.array([2.0, 3.0, 4.0])):
+        eye = np.eye(3)
+        return np.sum((x @ eye) * scale * table + np.arange(3) * 0.5)
+
+    _agree(step, [((np.ones((2, 3)),), {}), ((np.full((2, 3), 2.0),), {})], traces=1)
+
+
 # --- 3. frozen without a word -----------------------------------------------------------
 def _helper_module():
     """A module that keeps its own generator (the search does not look into modules)."""

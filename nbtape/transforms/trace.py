@@ -149,11 +149,11 @@ def kind_text(kind):
 
 
 def altered(v):
-    """Another value of ``v``'s dtype and shape, every element different (what a
-    checking trace shows as text: ``Tracer.note_shown``).
+    """Another value of ``v``'s dtype and shape, every element different, most of them
+    with more digits (what a checking trace shows as text: ``Tracer.note_shown``).
 
-    >>> altered(np.array([0.5, -2.0])), altered(np.array([True, False])), altered(np.int8(127))
-    (array([ 1.625, -1.5  ]), array([False,  True]), np.int8(-128))
+    >>> altered(np.array([0.5, -2.0])), altered(np.array([True, False])), altered(np.int16(7))
+    (array([  6.5 , -19.75]), array([False,  True]), np.int16(71))
     """
     v = np.asarray(v)
     kind = v.dtype.kind
@@ -161,9 +161,9 @@ def altered(v):
         if kind == "b":
             out = ~v
         elif kind in "iu":
-            out = v + np.ones((), v.dtype)
+            out = (v * 10 + 1).astype(v.dtype)
         elif kind in "fc":
-            out = (v * 1.25 + 1.0).astype(v.dtype)
+            out = (v * 10.5 + 1.25).astype(v.dtype)
         else:
             return v
     return out if out.ndim else out[()]
