@@ -129,14 +129,21 @@ def test_one_hot_from_labels_is_supported(one_hot):
                   ((x - 1, np.array([3, 3])), {})], traces=1)
 
 
-@pytest.mark.parametrize("one_hot", [lambda labels: np.eye(5)[labels],
-                                     lambda labels: np.take(np.eye(5), labels, axis=0)],
-                         ids=["eye-index", "take"])
-def test_a_plain_table_indexed_by_labels_is_refused_saying_how_to_write_it(one_hot):
-    # numpy indexes a plain array with a plain copy of the index (np.take does not even
-    # offer the call to the tensor): nbtape cannot see the result, so it refuses
-    with pytest.raises(TracingError, match=r"nt.constant\(np.eye\(5\)\)\[labels\]"):
+@pytest.mark.parametrize("one_hot, fix", [
+    (lambda labels: np.eye(5)[labels], "`nt.constant(np.eye(5))[labels]`"),
+    (lambda labels: np.take(np.eye(5), labels, axis=0),
+     "`np.take(nt.constant(np.eye(5)), labels, axis=0)`"),
+    (lambda labels: np.eye(5)[labels[0]], "`nt.constant(np.eye(5))[labels[0]]`"),
+    (lambda labels: np.array([[0.0] * 5, [1.0] * 5, [2.0] * 5])[labels],
+     "`nt.constant(np.array([[0.0] * 5, [1.0] * 5, [2.0] * 5]))[labels]`"),
+], ids=["eye-index", "take", "0-d-index", "literal-table"])
+def test_a_plain_table_indexed_by_labels_is_refused_saying_exactly_what_to_write(one_hot, fix):
+    # numpy indexes a plain array with a plain copy of the index, and np.take offers the
+    # call to nbtape only for its array: nbtape cannot see the result, so it refuses, and
+    # names the user's expression with the table a tensor (tested to replay just above)
+    with pytest.raises(TracingError) as info:
         nt.function(lambda x, labels: x * one_hot(labels))(np.ones(5), np.array([1, 2]))
+    assert fix in str(info.value) and "test_function_replays.py" in str(info.value)
 
 
 @pytest.mark.parametrize("pick", [lambda x: x[np.nonzero(x > 0)],
