@@ -299,6 +299,21 @@ def test_draws_nbtape_cannot_record_are_refused_at_their_line(draw):
     assert "test_function_replays.py" in msg and "random" in msg
 
 
+def test_a_python_random_draw_that_repeats_in_both_traces_is_refused_naming_its_lines():
+    # (issue 36) randrange(1) draws (the state moves) but gives 0 in both traces, so no
+    # constant differs: a third trace watches the state and names the lines around it
+    def step(x):
+        y = x * 2.0
+        k = random.randrange(1)
+        return y + k
+
+    with pytest.raises(TracingError) as info:
+        nt.function(step)(np.arange(3.0))
+    msg = str(info.value)
+    assert "Python's random module" in msg and "drawn between line" in msg
+    assert "(`y = x * 2.0`)" in msg and "(`return y + k`)" in msg
+
+
 def test_a_zero_argument_learning_rate_that_changes_is_followed():
     rate = {"now": 0.1}
     w = nt.Variable(np.ones(2))

@@ -36,7 +36,7 @@ from ..diagnostics.errors import shown_from_user
 from ..diagnostics.user_line import describe as describe_where, source_line
 from .input_signature import Binder, describe_call, inputs, signature
 from .program import NotFinite, Program, ShapeChanged
-from .randomness import drawn, random_states, set_state
+from .randomness import drawn, drawn_from, random_states, set_state
 from .trace import Slot, Tracer, TracingError
 
 # how many traces of one function before the retracing warning (TensorFlow's is 5)
@@ -146,11 +146,12 @@ class Function:
         return self._trace(key, args, kwargs)[0]
 
     # tracing ---------------------------------------------------------------------------
-    def _trace_once(self, args, kwargs, quiet=False, alter=False):
+    def _trace_once(self, args, kwargs, quiet=False, alter=False, watch=None):
         """Run the function under a new tracer; ``(tracer, out)``, or raise its refusal
         (the variables given back their values).  ``alter``: the trace that checks what a
-        value shown as text became (``_check_shown``)."""
-        tracer = Tracer(alter)
+        value shown as text became (``_check_shown``); ``watch``: ``(generator, state)``,
+        the trace that looks for the line of a draw from it (``_draw_line``)."""
+        tracer = Tracer(alter, watch)
         targs, tkwargs = inputs(tracer, args, kwargs, self._binder.labels)
         entered = recording(tracer)
         entered.__enter__()
@@ -306,24 +307,25 @@ def _check_draws(f, tracer, before, args, kwargs):
     while it ran, the function is traced once more on the same inputs, its variables
     and prints left as the first trace left them, and a constant that differs between
     the two traces is refused at its line."""
-    source = drawn(before)
+    source, moved = drawn(before), drawn_from(before)
     if not source and not _suspicious(tracer.steps, f.python_function):
         return
     diff = _retrace_differs(f, tracer, args, kwargs)
     if diff is None and not source:
         return
-    tracer.restore()
     for g, state in before:
         set_state(g, state)
     step, what = diff if diff is not None else (None, None)
     at = _at(step)
     if what is None:
-        why = f"it drew random numbers from {source}"
+        why = f"it drew random numbers from {source}" + _draw_line(
+            f, tracer, before, moved, args, kwargs)
     else:
         why = (f"run twice on the same inputs, it computed another {what}{at}: random "
                "numbers from a generator nbtape cannot record (np.random.default_rng() "
                "inside the function, a Generator a helper keeps, Python's random module) "
                "or another value that changes from call to call")
+    tracer.restore()
     raise shown_from_user(TracingError(
         f"nt.function cannot trace this function: {why}, and a replay would reuse this "
         "first call's numbers for good (a dropout mask or noise drawn once). Instead, "
@@ -334,21 +336,57 @@ def _check_draws(f, tracer, before, args, kwargs):
         "The variables were left as they were before this call."))
 
 
-def _retrace_differs(f, tracer, args, kwargs, alter=False):
+def _retrace(f, tracer, args, kwargs, alter=False, watch=None):
     """Trace ``f`` once more on the same arguments (prints hidden, the variables as the
-    first trace found them, and left as it left them): ``(step, what)`` of the first
-    difference from ``tracer``'s program, or None when the two are the same."""
+    first trace found them, and left as it left them): the new tracer, or None when
+    that trace failed."""
     first = [(v, v._tensor) for v, _ in tracer.before.values()]
     tracer.restore()
     try:
-        second, _ = f._trace_once(args, kwargs, quiet=True, alter=alter)
+        second, _ = f._trace_once(args, kwargs, quiet=True, alter=alter, watch=watch)
         second.restore()
-        diff = _first_difference(tracer.steps, second.steps)
     except Exception:   # the same call failed the second time: it is not the same call
-        diff = (None, "result (its second run failed)")
+        second = None
     for v, t in first:
         v._tensor = t
-    return diff
+    return second
+
+
+def _retrace_differs(f, tracer, args, kwargs, alter=False):
+    """``(step, what)`` of the first difference between ``tracer``'s program and a
+    second trace's (``_retrace``), or None when the two are the same."""
+    second = _retrace(f, tracer, args, kwargs, alter=alter)
+    if second is None:
+        return None, "result (its second run failed)"
+    return _first_difference(tracer.steps, second.steps)
+
+
+def _draw_line(f, tracer, before, gen, args, kwargs):
+    """Where the numbers of a draw that repeated in both traces (a small sample can)
+    enter the program, as words for the refusal: one more trace watches the generator
+    ``gen`` that moved and notes the first call after its state moved (``Tracer.watch``)."""
+    if gen is False:
+        return ""
+    state = next(s for g, s in before if g is gen)
+    set_state(gen, state)
+    second = _retrace(f, tracer, args, kwargs, watch=(gen, state))
+    for g, s in before:
+        set_state(g, s)
+    if second is None or second.drawn_at is None:
+        return ""
+    after, before_line = second.drawn_at
+    if after is None and before_line is None:
+        return ""
+    if after is None:
+        return f", drawn before {_line_words(before_line)}, its first numpy call after the draw"
+    if before_line is None:
+        return f", drawn after {_line_words(after)}, its last numpy call"
+    return f", drawn between {_line_words(after)} and {_line_words(before_line)}"
+
+
+def _line_words(where):
+    line = source_line(where)
+    return describe_where(where) + (f" (`{line.strip()}`)" if line else "")
 
 
 def _at(step):

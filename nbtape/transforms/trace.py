@@ -38,6 +38,7 @@ from ..core.variable import Variable
 from ..diagnostics.errors import NbtapeError
 from ..diagnostics.user_line import caller, describe, source_line
 from ..tape.backward import step_in_progress
+from .randomness import same_state, state_of
 from .refusals import inside_nbtape, refusal_message
 
 
@@ -188,12 +189,12 @@ class Tracer(Listener):
     """
 
     __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "raised", "shown",
-                 "alter", "_start",
+                 "alter", "watch", "drawn_at", "_calm", "_start",
                  "_by_obj", "_by_tid", "_by_arr",
                  "_keep", "_count", "_var_ids")
     records_all = True      # dispatch offers it the calls no tape keeps (comparisons)
 
-    def __init__(self, alter=False):
+    def __init__(self, alter=False, watch=None):
         self.steps = []
         self.before = {}        # id(variable) -> (variable, the tensor it held first)
         self.guards = []        # (object, attribute, value): a changed one retraces
@@ -203,6 +204,9 @@ class Tracer(Listener):
         self.raised = None      # (name, where, error) of the first call on program values that raised
         self.shown = None       # the line where a value of the program was first shown as text
         self.alter = alter      # show other values as text (the trace that checks ``shown``)
+        self.watch = watch      # (generator, its state): note where a draw from it shows
+        self.drawn_at = None    # (the last call's line before the watched state moved, the first after)
+        self._calm = None
         self._start = next_id()     # ids after it were made during the trace
         self._by_obj, self._by_tid, self._by_arr = {}, {}, {}
         self._keep = []         # what the maps key by id() stays alive while tracing
@@ -293,6 +297,8 @@ class Tracer(Listener):
         self.steps.append(Input("input", self._new(t), label))
 
     def finish(self):
+        if self.watch is not None:
+            self._watch(end=True)
         self._keep = []
 
     def guard(self, obj, attr):
@@ -306,6 +312,8 @@ class Tracer(Listener):
 
     # the hooks ---------------------------------------------------------------------
     def record(self, rule, args, kwargs, operands, ids, outs):
+        if self.watch is not None:
+            self._watch()
         targs, dynamic = self.template(tuple(args))
         tkw = None
         if kwargs is not None:
@@ -339,6 +347,15 @@ class Tracer(Listener):
         # a reverse step runs inside the backward pass's _step: shown as its own phase
         phase = "backward" if step_in_progress() is not None else "forward"
         self.steps.append(Call("call", out, rule.name, fn, targs, tkw, phase, caller()))
+
+    def _watch(self, end=False):
+        # (only in the trace that looks for a draw's line: a state read per call)
+        gen, state = self.watch
+        if self.drawn_at is None:
+            if not same_state(state, state_of(gen)):
+                self.drawn_at = (self._calm, None if end else caller())
+            elif not end:
+                self._calm = caller()
 
     def _known(self, outs):
         if type(outs) is Tensor:
@@ -411,6 +428,8 @@ class Tracer(Listener):
             self.refuse(how)
 
     def on_assign(self, variable, source, how, before):
+        if self.watch is not None:
+            self._watch()
         # (told after the assignment: ``variable`` holds its new value, ``before`` the old)
         if id(variable) not in self.before:
             self.before[id(variable)] = (variable, before)
