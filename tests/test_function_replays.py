@@ -221,6 +221,32 @@ def test_a_value_that_leaves_as_a_python_number_or_plain_array_is_refused_at_its
     assert "test_function_replays.py" in str(info.value)
 
 
+def test_nbtapes_own_reads_of_a_traced_value_are_refused_too():
+    # (issue 36) two reads inside nbtape froze silently: a layer's get_weights() after an
+    # update in the step, and an optimizer's learning rate set from a traced value
+    layer = nt.layers.Dense(2)
+    layer(np.ones((1, 3)))
+
+    def weights(x):
+        layer.kernel.assign(np.ones((3, 2)) * x[0])
+        return x * layer.get_weights()[0][0, 0]
+
+    opt = nt.optimizers.SGD(0.1)
+    v = nt.Variable([1.0, 2.0])
+
+    def rate(x):
+        opt.learning_rate = x[0]
+        with nt.GradientTape() as tape:
+            loss = np.sum(v * x)
+        opt.apply_gradients([(tape.gradient(loss, v), v)])
+        return loss
+
+    for step in (weights, rate):
+        with pytest.raises(TracingError) as info:
+            nt.function(step)(np.array([1.0, 2.0]))
+        assert "test_function_replays.py" in str(info.value)
+
+
 def _from_repr(t):
     # the number a tensor's repr shows, parsed back ("nt.Tensor(6.0, shape=()...")
     return float(repr(t).split("(", 1)[1].split(",", 1)[0])
