@@ -247,6 +247,62 @@ def test_nbtapes_own_reads_of_a_traced_value_are_refused_too():
         assert "test_function_replays.py" in str(info.value)
 
 
+# nbtape's own code reads a tensor's value in Python only through a hook the tracer hears
+# (value_of, .numpy(), float(), state.program_value), or where the read cannot freeze a
+# traced value; each such read of the rules and the training pieces is listed with why
+_READS_THAT_CANNOT_FREEZE = {
+    ("rules/operators.py", "_index_value"): "an index: the tracer knows its array by identity",
+    ("training/class_labels.py", "label_values"):
+        "the labels' checks (computed_labels hands the tensor to the computation)",
+    ("training/clip.py", "_plain"): "checks of the bounds, and axes (part of the signature)",
+    ("training/layers.py", "compute_output_shape"): "a shape",
+    ("training/optimizers.py", "_plain"):
+        "an eager update's rate, or a schedule's plain number (a traced one stays a tensor)",
+    ("training/optimizers.py", "_now"): "a slot outside a trace (inside, a recorded read)",
+    ("training/optimizers.py", "learning_rate"):
+        "the eager rate (a traced update calls the schedule on the traced iteration count)",
+    ("training/random.py", "_raw"): "a parameter's checks (the draw takes the tensor)",
+    ("training/random.py", "__repr__"): "a generator's text",
+}
+
+
+def _value_reads(folder):
+    import ast
+    import pathlib
+
+    root = pathlib.Path(nt.__file__).parent
+    found = set()
+
+    class Reads(ast.NodeVisitor):
+        def __init__(self, rel):
+            self.rel, self.fn = rel, "<module>"
+
+        def visit_FunctionDef(self, node):
+            outer, self.fn = self.fn, node.name
+            self.generic_visit(node)
+            self.fn = outer
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+        def visit_Attribute(self, node):
+            if node.attr == "_value" and isinstance(node.ctx, ast.Load):
+                found.add((self.rel, self.fn))
+            self.generic_visit(node)
+
+    for path in sorted((root / folder).rglob("*.py")):
+        Reads(path.relative_to(root).as_posix()).visit(ast.parse(path.read_text()))
+    return found
+
+
+def test_nbtapes_own_reads_of_a_value_in_python_are_each_accounted_for():
+    # a new read of `._value` in a rule or a training piece could freeze a traced value
+    # silently (as get_weights did): go through a hook, or list it here with why not
+    found = _value_reads("rules") | _value_reads("training")
+    assert found == set(_READS_THAT_CANNOT_FREEZE), (
+        sorted(found - set(_READS_THAT_CANNOT_FREEZE)),
+        sorted(set(_READS_THAT_CANNOT_FREEZE) - found))
+
+
 def _from_repr(t):
     # the number a tensor's repr shows, parsed back ("nt.Tensor(6.0, shape=()...")
     return float(repr(t).split("(", 1)[1].split(",", 1)[0])
