@@ -409,7 +409,7 @@ class Tracer(Listener):
         """``value`` is about to be shown as text (``state.shown_value``): a value of the
         program is noted (``shown``, its line), and in a checking trace (``alter``) another
         value is shown, so that a number the function parses back out of the text
-        differs from the first trace's (``function._check_shown`` refuses it)."""
+        differs from the first trace's (``second_trace.check_shown`` refuses it)."""
         t = value
         if type(t) is Variable:
             self.on_variable_read(t)
