@@ -199,7 +199,7 @@ def _last_uses(steps, result, kinds):
         if step[0] == "call" and step[1] is not None:
             for n in (step[1] if type(step[1]) is tuple else (step[1],)):
                 kind = kinds.get(n) if n is not None else None
-                if kind is not None and int(np.prod(kind[1])) >= FREE_FROM:
+                if kind is not None and math.prod(kind[1]) >= FREE_FROM:
                     made.add(n)
     last = {}
     for k, step in enumerate(steps):

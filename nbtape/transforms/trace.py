@@ -278,18 +278,26 @@ class Tracer(Listener):
     def template(self, a):
         """``(template, dynamic)``: ``a`` with each value of the program a ``Slot`` and
         each constant tensor its array; ``dynamic`` when it holds a slot."""
-        n = self.find(a)
-        if n is not None:
-            return Slot(n), True
         t = type(a)
+        if t is Tensor or t is np.ndarray or t is Variable:
+            n = self.find(a)
+            if n is not None:
+                return Slot(n), True
+            return (a._value if t is Tensor else a), False
         if t is list or t is tuple:
-            items = [self.template(x) for x in a]
-            return t([x for x, _ in items]), any(d for _, d in items)
+            # (a loop, not comprehensions and any(): this runs for every recorded call)
+            out, dynamic = [], False
+            for x in a:
+                x, d = self.template(x)
+                out.append(x)
+                dynamic = dynamic or d
+            return t(out), dynamic
         if t is dict:
-            items = {k: self.template(v) for k, v in a.items()}
-            return {k: x for k, (x, _) in items.items()}, any(d for _, d in items.values())
-        if t is Tensor:
-            return a._value, False
+            out, dynamic = {}, False
+            for k, x in a.items():
+                out[k], d = self.template(x)
+                dynamic = dynamic or d
+            return out, dynamic
         return a, False
 
     def add_input(self, t, label):
