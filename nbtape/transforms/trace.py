@@ -23,7 +23,9 @@ Anything else the tracer does not know is a constant of the program (a literal, 
 array made inside the step from constants, a closed-over array: ``program.captured``).  A value of the
 program that leaves for Python (``float(t)``, ``bool(t)``, ``np.asarray(t)``) would be
 frozen at its traced value: the tracer refuses the trace there (``TracingError``),
-naming the user's line.
+naming the user's line.  Text is the one way out it lets pass (``print(loss)`` in a step
+is useful): it notes where (``note_shown``), and ``second_trace.check_shown`` refuses a
+number parsed back out of the text.
 """
 import inspect
 from typing import NamedTuple
