@@ -117,10 +117,7 @@ def _line_words(where):
 
 
 def _at(step):
-    if step is None or step.where is None:
-        return ""
-    line = source_line(step.where)
-    return f" at {describe_where(step.where)}" + (f" (`{line.strip()}`)" if line else "")
+    return "" if step is None or step.where is None else f" at {_line_words(step.where)}"
 
 
 def check_shown(f, tracer, args, kwargs):
@@ -137,12 +134,9 @@ def check_shown(f, tracer, args, kwargs):
         return
     tracer.restore()
     step, what = diff
-    where = tracer.shown
-    line = source_line(where)
-    shown_at = describe_where(where) + (f" (`{line.strip()}`)" if line else "")
     raise shown_from_user(TracingError(
         f"nt.function cannot trace this function: a value of the traced call was shown "
-        f"as text at {shown_at}, and with another value shown there the function "
+        f"as text at {_line_words(tracer.shown)}, and with another value shown there the function "
         f"computed another {what}{_at(step)}: the text came back into the computation as "
         "a number (or a plain array), which a replay would freeze at this first call's "
         "value. Instead, compute on the tensor itself (numpy functions and operators "
