@@ -163,6 +163,41 @@ def test_a_data_dependent_shape_retraces_or_refuses_never_crashes(pick):
         assert same(got, f(x))
 
 
+@pytest.mark.parametrize("case", ["labels-out-of-range", "index-out-of-range"])
+def test_a_replay_whose_numpy_call_raises_says_the_eager_error_variables_untouched(case):
+    # (issue 36) labels the traced call's checks would refuse, or an index past the end,
+    # raised a raw error from inside the generated program, after some updates
+    w = nt.Variable(np.linspace(-1.0, 1.0, 6).reshape(2, 3))
+    table = nt.constant(np.arange(12.0).reshape(4, 3))
+
+    def step(x, labels):
+        with nt.GradientTape() as tape:
+            logits = x @ w
+            if case == "labels-out-of-range":
+                loss = np.sum(nt.losses.sparse_categorical_crossentropy(
+                    labels, logits, from_logits=True))
+            else:
+                loss = np.sum(logits * table[labels])
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+        return loss
+
+    traced = nt.function(step)
+    x = np.ones((2, 2))
+    traced(x, np.array([0, 1]))
+    before = w.numpy()
+    with pytest.raises(Exception) as got:
+        traced(x, np.array([0, 7]))
+    np.testing.assert_array_equal(w.numpy(), before)
+    with pytest.raises(Exception) as want:
+        step(x, np.array([0, 7]))
+    assert type(got.value) is type(want.value) and str(got.value) == str(want.value)
+    tb, files = got.tb, []
+    while tb is not None:
+        files.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    assert "<nt.function program>" not in files
+
+
 # --- 2. which array is which ------------------------------------------------------------
 def test_keyword_arguments_are_bound_by_name_in_call_order():
     def affine(x, scale, bias):

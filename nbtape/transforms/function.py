@@ -31,7 +31,7 @@ from ..core.state import recording, tls
 from ..core.tensor import Tensor
 from ..diagnostics.errors import shown_from_user
 from .input_signature import Binder, describe_call, inputs, signature
-from .program import NotFinite, Program, ShapeChanged
+from .program import NotFinite, Program, ReplayFailed, ShapeChanged
 from .randomness import random_states
 from .second_trace import check_draws, check_shown
 from .trace import Slot, Tracer, TracingError
@@ -136,9 +136,10 @@ class Function:
                 except ShapeChanged as e:   # a mask's count, np.unique's: another program
                     for v, t in e.undo:
                         v._tensor = t
-                    if isinstance(e, NotFinite):
-                        # a NaN or inf loss: this call runs eagerly, so nbtape says
-                        # where it was born as it does eagerly (the same values)
+                    if isinstance(e, (NotFinite, ReplayFailed)):
+                        # a NaN or inf loss, or a numpy call that raised: this call runs
+                        # eagerly, so nbtape says where the value was born, or says the
+                        # error, as it does eagerly (the same values)
                         return self._run(args, kwargs)
         return self._trace(key, args, kwargs)[0]
 
