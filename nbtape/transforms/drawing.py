@@ -7,22 +7,9 @@ and what the function returns.  An edge runs from the step that computed a value
 each step that uses it.  Only ``graphviz``'s Python package is needed to build it (a
 notebook displays it as SVG); it is imported here, when a picture is asked for.
 """
-from .trace import Slot, kind_text
+from .trace import Slot, kind_text, slots_in
 
 _COLOURS = {"forward": "#dbe9f6", "backward": "#fde0c5"}
-
-
-def _slots(a, into):
-    t = type(a)
-    if t is Slot:
-        into.append(a.n)
-    elif t is list or t is tuple:
-        for x in a:
-            _slots(x, into)
-    elif t is dict:
-        for x in a.values():
-            _slots(x, into)
-    return into
 
 
 def draw_program(steps, result, kinds, name="f"):
@@ -44,7 +31,7 @@ def draw_program(steps, result, kinds, name="f"):
     node_of = {}        # slot -> node name
 
     def edges(args, node):
-        for n in _slots(args, []):
+        for n in slots_in(args, []):
             if n in node_of:
                 g.edge(node_of[n], node)
 

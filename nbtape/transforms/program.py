@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from ..core.variable import Variable, replace_value
-from .trace import ADD_REDUCE, Slot, kind_text, wrap
+from .trace import ADD_REDUCE, Slot, kind_text, slots_in, wrap
 
 _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.mod: "%", operator.pow: "**",
@@ -191,19 +191,6 @@ def _result_source(r, names):
 FREE_FROM = 1024
 
 
-def _slots_in(a, out):
-    t = type(a)
-    if t is Slot:
-        out.append(a.n)
-    elif t is list or t is tuple:
-        for x in a:
-            _slots_in(x, out)
-    elif t is dict:
-        for x in a.values():
-            _slots_in(x, out)
-    return out
-
-
 def _last_uses(steps, result, kinds):
     """``{k: [slots]}``: the large values made by calls whose last use is step ``k``."""
     made = set()
@@ -216,15 +203,15 @@ def _last_uses(steps, result, kinds):
     last = {}
     for k, step in enumerate(steps):
         if step[0] == "call":
-            used = _slots_in((step[4], step[5]), [])
+            used = slots_in((step[4], step[5]), [])
         elif step[0] == "assign":
-            used = _slots_in((step[4], step[5]), [])
+            used = slots_in((step[4], step[5]), [])
         else:
             continue
         for n in used:
             if n in made:
                 last[n] = k
-    for n in _slots_in(result, []):
+    for n in slots_in(result, []):
         last.pop(n, None)
     out = {}
     for n, k in last.items():
@@ -234,7 +221,7 @@ def _last_uses(steps, result, kinds):
 
 def _scalar_results(steps, result, kinds):
     """``{k: [slot]}``: the real scalar results (a loss) that step ``k`` makes."""
-    wanted = {n for n in _slots_in(result, []) if kinds.get(n) is not None
+    wanted = {n for n in slots_in(result, []) if kinds.get(n) is not None
               and kinds[n][1] == () and np.dtype(kinds[n][0]).kind == "f"}
     out = {}
     for k, step in enumerate(steps):
@@ -251,7 +238,7 @@ def _guarded(steps, kinds):
             continue
         name = step[2].split(" (")[0]       # "np.nonzero (returning several arrays)"
         if name == "getitem":
-            index = _slots_in(step[4][1:], [])
+            index = slots_in(step[4][1:], [])
             if not any(kinds.get(n, (None,))[0] == np.bool_ for n in index):
                 continue
         elif name not in DATA_SHAPED:

@@ -72,6 +72,25 @@ class Slot:
         return f"v{self.n}"
 
 
+def slots_in(a, out):
+    """The numbers of the ``Slot``s in ``a`` (nested lists, tuples, dicts), added to
+    ``out``, which is returned: the program values a step uses.
+
+    >>> slots_in([Slot(2), {"k": (Slot(5), 1.0)}], [])
+    [2, 5]
+    """
+    t = type(a)
+    if t is Slot:
+        out.append(a.n)
+    elif t is list or t is tuple:
+        for x in a:
+            slots_in(x, out)
+    elif t is dict:
+        for x in a.values():
+            slots_in(x, out)
+    return out
+
+
 # the steps of a program, one kind each (``kind`` first: ``step[0]`` says which)
 class Input(NamedTuple):
     """The program's argument ``label`` (a parameter's name), held in slot ``out``."""
