@@ -240,7 +240,10 @@ def _build(tape, o, caption_extra=()):
     caption.extend(caption_extra)
     drawing.caption(caption)
     g = drawing.graph
-    g.name = g.nbtape_title = L.tooltip(_title(ctx, step))
+    # the DOT's graph name is the SVG's <title>: escaped as a label's text is, so a
+    # user's name can put no markup there either
+    g.nbtape_title = L.tooltip(_title(ctx, step))
+    g.name = L.esc(g.nbtape_title, 200)
     if len(g.nbtape_nodes) > FALLBACK_NODES:
         smaller = dict(o, max_nodes=FALLBACK_NODES)
         g.nbtape_fallback = lambda: _build(tape, smaller, (
