@@ -386,3 +386,27 @@ def test_the_players_text_reads_at_4_5_to_1():
     static = (Path(nt.__file__).parent / "notebook" / "widgets" / "static_player.py").read_text(
         encoding="utf-8")
     assert re.findall(r'background = "(#[0-9a-fA-F]{6})"', static) == [P.STEP_BACKGROUND.lower()]
+
+
+def test_10s_colours_mean_the_same_in_both_plots():
+    # the first plot drew the plain tape in blue, the next forward mode in blue, under
+    # "the same colours as above": a tape is reverse mode, vermillion in both
+    calls = [call for c in code_cells("10_the_memory_cost_of_reverse_mode.ipynb")
+             for call in re.findall(r"ax\.plot\([^\n]*(?:\n\s+[^\n]*)*", c)]
+    assert len(calls) == 4, calls
+    for call in calls:
+        colour = re.search(r'color="(#[0-9A-Fa-f]{6})"', call)
+        assert colour, call
+        tape = "plain tape" in call or "reverse mode" in call
+        forward = "forward mode" in call
+        assert (colour.group(1) == P.REVERSE) == tape and (colour.group(1) == P.FORWARD) == forward
+
+
+def test_07bs_timings_are_the_best_of_several_runs():
+    # single-shot timings made reverse mode jump tenfold at n = 64 on a busy machine
+    cell = next(c for c in code_cells("07b_forward_mode.ipynb") if "seconds[" in c)
+    repeat = re.search(r"def best_time\(fn, repeat=(\d+)\)", cell)
+    assert repeat and int(repeat.group(1)) >= 3
+    appended = re.findall(r'seconds\["(\w+)"\]\.append\(([^\n]*)\)', cell)
+    assert sorted(k for k, _ in appended) == ["forward", "reverse"]
+    assert all(value.startswith("best_time(") for _, value in appended), appended

@@ -31,6 +31,8 @@ way to read several), or index it with the constants below; everything else
 import weakref
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..diagnostics.user_line import LazyWhere
 from ..core.arrays import SCALAR_METAS
 from ..core.rule import POSITIONAL, SEQUENCE
@@ -99,15 +101,15 @@ class Records(list):
         return one
 
 
-SMALL = 6       # a constant operand of at most this many numbers outlives ``free_records``
+KEPT_SMALL = 6     # a constant operand of at most this many numbers outlives free_records
 
 
 def free_records(records, keep_output=False):
     """Drop every record's saved values (a used non-persistent tape); the structure
     stays, for explain and pictures.  The outputs stay if ``keep_output``, else only
     while something else (the user's own variable) keeps them alive.  The operands the
-    tape did not follow that hold at most ``SMALL`` numbers (the 0.75 of ``0.75 - y``)
-    stay in ``records.small``, so a picture can still show them."""
+    tape did not follow that hold at most ``KEPT_SMALL`` numbers (the 0.75 of
+    ``0.75 - y``) stay in ``records.small``, so a picture can still show them."""
     k = 0
     small = {}
     rules = records.rules
@@ -125,11 +127,12 @@ def free_records(records, keep_output=False):
 
 
 _NUMBER_TYPES = (float, int, bool, complex)
+_ARRAYS = (np.ndarray, np.generic)
 
 
 def small_constants(rule, args, in_ids):
     """``{operand position: value}`` for the operands not followed (``in_ids[k]`` None)
-    that are plain numbers or arrays of at most ``SMALL`` of them.
+    that are plain numbers or arrays of at most ``KEPT_SMALL`` of them.
 
     >>> import numpy as np
     >>> from nbtape.core.rule import Rule
@@ -154,8 +157,7 @@ def small_constants(rule, args, in_ids):
             continue
         if isinstance(v, TensorLike):
             v = v._value
-        size = getattr(v, "size", None)
-        if type(size) is int and size <= SMALL and getattr(v, "dtype", object) != object:
+        if isinstance(v, _ARRAYS) and v.size <= KEPT_SMALL and v.dtype != object:
             kept[k] = v.copy()
     return kept
 
