@@ -73,13 +73,12 @@ def test_every_stored_plot_is_projector_sized(path):
 @pytest.mark.parametrize("path", PLOTTING, ids=lambda p: p.name)
 def test_every_plotting_tutorial_uses_the_style_once_before_its_first_plot(path):
     sources = [code(c) for c in cells(path)]
-    uses = [i for i, s in enumerate(sources) if "plot_style.use()" in s]
+    uses = [i for i, s in enumerate(sources) if "nt.plot_style.use()" in s]
     first_plot = min(i for i, _ in figures(path))
     assert len(uses) == 1 and uses[0] < first_plot, (path.name, uses)
-    assert "from nbtape.notebook import plot_style" in sources[uses[0]]
     # after pyplot is imported (Jupyter's inline backend sets its own figure settings then)
     assert sources[uses[0]].index("import matplotlib.pyplot") < \
-        sources[uses[0]].index("plot_style.use()")
+        sources[uses[0]].index("nt.plot_style.use()")
 
 
 @pytest.mark.parametrize("path", PLOTTING, ids=lambda p: p.name)
@@ -91,7 +90,7 @@ def test_every_plot_has_alt_text_of_its_own(path):
         alts.append(alt)
     assert len(set(alts)) == len(alts), path.name
     assert not any("plt.show()" in code(c) for c in cells(path)), \
-        f"{path.name}: show figures with plot_style.show(fig, alt)"
+        f"{path.name}: show figures with nt.plot_style.show(fig, alt)"
 
 
 @pytest.mark.parametrize("path", PLOTTING, ids=lambda p: p.name)

@@ -1,7 +1,8 @@
 """The tutorials' one plot style: matplotlib figures that read on a projector.
 
-Every tutorial that plots calls ``plot_style.use()`` once, right after importing
-pyplot, so all its figures share one look:
+Every tutorial that plots calls ``nt.plot_style.use()`` once, right after importing
+pyplot, and shows each figure with ``nt.plot_style.show(fig, alt)``, so all its
+figures share one look and each has alt text:
 
 * stored at ``DPI`` dots per inch and at least ``MIN_WIDTH_PX`` wide (the tutorials'
   figures are 9 to 10 inches wide: 900 to 1000 px, what a notebook's output area
