@@ -160,7 +160,13 @@ def test_free_records_keeps_small_constants_and_only_those():
         v = z * c                                     # a constant tensor's array
         w = v[:, None] * np.zeros((3, 7))             # 21 numbers: too many to keep
         s = np.stack([v, np.ones(3)])                 # a sequence of operands
-    R.free_records(tape.op_records)
+    records = tape.op_records
+    kept = R.Records()
+    kept.extend(records)
+    kept.rules, kept.keys, kept.stops = records.rules, records.keys, records.stops
+    R.free_records(kept)            # a long tape's (no outputs kept): no constants either
+    assert kept.small == {}
+    R.free_records(records, keep_output=True)         # a classroom-sized tape's
     ops = tape.ops
     assert [op.name for op in ops] == ["np.subtract", "np.multiply", "np.multiply",
                                        "getitem", "np.multiply", "np.stack"]

@@ -107,16 +107,17 @@ KEPT_SMALL = 6     # a constant operand of at most this many numbers outlives fr
 def free_records(records, keep_output=False):
     """Drop every record's saved values (a used non-persistent tape); the structure
     stays, for explain and pictures.  The outputs stay if ``keep_output``, else only
-    while something else (the user's own variable) keeps them alive.  The operands the
-    tape did not follow that hold at most ``KEPT_SMALL`` numbers (the 0.75 of
-    ``0.75 - y``) stay in ``records.small``, so a picture can still show them."""
+    while something else (the user's own variable) keeps them alive.  On such a
+    classroom-sized tape (``keep_output``) the operands it did not follow that hold at
+    most ``KEPT_SMALL`` numbers (the 0.75 of ``0.75 - y``) stay too, in
+    ``records.small``, so a picture can still show them; a long tape pays nothing."""
     k = 0
     small = {}
     rules = records.rules
     for key, args, _, _, i, m, o, w, out, a, raw in records:
         if out is not None and not keep_output:
             out = weakref.ref(out) if type(out) is Tensor else None
-        if args is not None and None in i:
+        if keep_output and args is not None and None in i:
             kept = small_constants(rules[key], args, i)
             if kept:
                 small[k] = kept
