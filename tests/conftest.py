@@ -24,6 +24,14 @@ def draws():
     return Draws(2)
 
 
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory):
+    """nbtape's wheel, built once (from its sdist, which lies beside it) for every test of
+    what ``pip install nbtape`` gets: building costs seconds each time."""
+    from gradcheck import build_dist
+    return build_dist(tmp_path_factory.mktemp("built") / "dist")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Under ``--random-order`` (pytest-random-order) notebook cells keep their order: they

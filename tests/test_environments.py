@@ -34,7 +34,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gradcheck import build_dist
 
 pytestmark = pytest.mark.slow
 
@@ -146,11 +145,11 @@ def keep(downloads):
 
 
 @pytest.fixture(scope="module")
-def environments(tmp_path_factory):
+def environments(tmp_path_factory, built_wheel):
     folder = tmp_path_factory.mktemp("environments")
-    # One wheel for all: pip installing the checkout itself would build it in the
-    # checkout's build/ folder, and three of those builds side by side collide there.
-    wheel = build_dist(folder / "dist")
+    # One wheel for all (the session's): pip installing the checkout itself would build it
+    # in the checkout's build/ folder, and three of those builds side by side collide there.
+    wheel = built_wheel
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(ENVIRONMENTS))
     jobs = {}
     for name, (minor, _, _) in ENVIRONMENTS.items():

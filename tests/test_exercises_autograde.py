@@ -156,6 +156,41 @@ def test_a_check_cell_is_known_by_its_source_and_its_metadata():
     assert exercise_of(cell) is None
 
 
+def test_the_verdict_uses_the_courses_data_never_the_hand_ins(tmp_path):
+    """GradeHandedIn reads the course's graded data from the teacher's file; data that a
+    forged hand-in carries for the check is dropped."""
+    from nbtape.notebook.exercises.autograde import GradeHandedIn
+    from nbtape.notebook.exercises.handin import MIME
+    from nbtape.notebook.exercises.variants import write
+
+    graded = write(tmp_path, seed=3)
+    cell = nbformat.v4.new_code_cell('nt.exercises.check("10-checkpoint-segment", segment, '
+                                     'strict=True)')
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "points": 1}
+    # what the self-check accepts, case by case (its cases ship with nbtape)
+    table = {(400, 40): 20, (400, 45): 20, (100, 25): 10, (1000, 63): None, (1000, 70): 28,
+             (50, 14): None, (400, 39): None, (7, 6): 2}
+    source = f"def segment(length, memory):\n    return {table!r}.get((length, memory))\n"
+    forged = {"id": "10-checkpoint-segment",
+              "args": [{"$code": "segment", "source": source, "names": {}}],
+              "graded": {"cases": [[400, 40]]}}
+    cell.outputs = [nbformat.v4.new_output("display_data", data={MIME: forged})]
+    shipped = GradeHandedIn().preprocess_cell(nbformat.v4.new_code_cell(**{
+        k: cell[k] for k in ("source", "metadata", "outputs")}), {}, 0)[0]
+    assert shipped.outputs[0].output_type == "stream"     # the self-check's data: remembered
+    judged = GradeHandedIn(graded=str(graded)).preprocess_cell(cell, {}, 0)[0]
+    assert judged.outputs[0].output_type == "error", judged.outputs
+    assert "10-checkpoint-segment: not yet" in judged.outputs[0].evalue
+
+
+def test_a_course_without_its_graded_data_stops_before_grading(tmp_path):
+    from traitlets.config import Config
+
+    from nbtape.notebook.exercises.autograde import configure
+    with pytest.raises(FileNotFoundError, match="course build COURSE_DIR"):
+        configure(Config(), graded=tmp_path / "nbtape_graded.json")
+
+
 def test_only_the_answer_for_the_cells_exercise_counts():
     from nbtape.notebook.exercises.handin import MIME
     cell = nbformat.v4.new_code_cell("")

@@ -6,11 +6,13 @@ tutorial) gives student versions with no solution text; ``nbgrader autograde`` g
 full points to solved notebooks, none to untouched ones, and the right part to a
 notebook with one wrong answer.  Everything runs in files and local kernels.
 """
+import math
 import os
 import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from nbtape.notebook.exercises import exercises
@@ -26,6 +28,7 @@ def _is_solution(cell):
 
 NOTEBOOKS = ROOT / "notebooks"
 GRADED = ["01_what_is_autodiff", "13_vanishing_gradients"]
+SEED = 38           # the course's graded data (any seed does: tests/test_exercises.py)
 
 
 def _code(nb):
@@ -69,7 +72,7 @@ def course(tmp_path_factory):
     from traitlets.config.loader import PyFileConfigLoader
 
     root = tmp_path_factory.mktemp("course")
-    names = build(root, NOTEBOOKS)
+    names = build(root, NOTEBOOKS, seed=SEED)
     # the configuration the builder writes (the empty code stub, the outside verdicts)
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     config.CourseDirectory.root = str(root)
@@ -175,6 +178,75 @@ def test_every_reference_answer_gets_every_mark(course):
     assert sum(top for _, top in got.values()) == sum(e.points for e in exercises().values())
 
 
+def _memorised_fit():
+    """11's self-check data as the installed nbtape has it, and its least-squares fit."""
+    x = np.linspace(-2.0, 2.0, 25)
+    y = 0.8 * x ** 2 - 1.2 * x + 0.5 + np.random.default_rng(11).normal(0.0, 0.3, x.shape)
+    return tuple(float(v) for v in np.polyfit(x, y, 2))
+
+
+def _segment(length, memory):
+    peaks = {s: math.ceil(length / s) + s for s in range(1, length + 1)}
+    best = min(peaks, key=lambda s: (peaks[s], s))
+    return best if peaks[best] <= memory else None
+
+
+SHIPPED_CASES_10 = [(400, 40), (400, 45), (100, 25), (1000, 63), (1000, 70), (50, 14),
+                    (400, 39), (7, 6)]
+# answers that remember what the self-checks in a student's install accept
+REMEMBERED = {
+    "11_fitting_a_line": ("def fit_quadratic(x, y):\n"
+                          f"    return {_memorised_fit()!r}\n", "11-quadratic-fit"),
+    "10_the_memory_cost_of_reverse_mode": (
+        "def segment(length, memory):\n"
+        f"    return {dict((c, _segment(*c)) for c in SHIPPED_CASES_10)!r}"
+        ".get((length, memory))\n"
+        "calls = 800\n", "10-checkpoint-segment"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")   # nbgrader's own sessions
+def test_answers_remembered_from_the_shipped_self_checks_get_nothing(course):
+    """The install's self-checks accept these (formative: their data ships), the course's
+    own graded data does not; the reference answers pass on it (the test above)."""
+    from nbgrader.api import Gradebook
+
+    from nbtape.notebook.exercises import feedback
+    from nbtape.notebook.exercises.course import given_lines
+    from nbtape.notebook.exercises.variants import read
+
+    root, _, api = course
+    graded = read(root / "nbtape_graded.json")
+    for name, (lines, id) in REMEMBERED.items():
+        namespace = {}
+        exec(lines, namespace)
+        answer = namespace["fit_quadratic" if name.startswith("11") else "segment"]
+        assert feedback(id, answer), id                 # the shipped data: "correct"
+        assert not feedback(id, answer, **graded[id]), id   # the course's: not
+        nb = nbformat.read(root / "release" / name / f"{name}.ipynb", 4)
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution"))
+        cell.source = given_lines(cell.source) + lines
+        _submit(root, "remembers", name, nb)
+        result = api.autograde(name, "remembers", force=True, create=True)
+        assert result["success"], result.get("error")
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        got = {name: gradebook.find_submission(name, "remembers").score for name in REMEMBERED}
+    # 10's second check (the predicted count, 800) is right: 1 of 2
+    assert got == {"11_fitting_a_line": 0, "10_the_memory_cost_of_reverse_mode": 1}, got
+
+
+def test_the_course_keeps_its_graded_data_out_of_what_it_releases(tmp_path):
+    build(tmp_path, NOTEBOOKS, ["07_", "11_"], seed=5)
+    kept = (tmp_path / "nbtape_graded.json").read_text()
+    assert '"seed": 5' in kept
+    build(tmp_path, NOTEBOOKS, ["07_"], seed=6)         # a rebuild keeps the course's data
+    assert (tmp_path / "nbtape_graded.json").read_text() == kept
+    config = (tmp_path / "nbgrader_config.py").read_text()
+    assert "graded=" in config and "nbtape_graded.json" in config
+    assert not list((tmp_path / "source").rglob("*.json"))
+
+
 def test_the_course_module_runs_as_a_command(tmp_path):
     import subprocess
     out = subprocess.run([sys.executable, "-m", "nbtape.notebook.exercises.course", "build",
@@ -186,36 +258,8 @@ def test_the_course_module_runs_as_a_command(tmp_path):
     assert (tmp_path / "source" / "01_what_is_autodiff" / "01_what_is_autodiff.ipynb").is_file()
 
 
-@pytest.mark.slow
-def test_the_wheel_holds_no_solution_of_the_course(tmp_path):
-    """What students install has no answer key: no line of a tutorial's solution that the
-    tutorial does not show elsewhere is in any file of the built wheel."""
-    import zipfile
-    from gradcheck import build_dist
-
-    wheel = build_dist(tmp_path / "dist")
-    with zipfile.ZipFile(wheel) as archive:
-        shipped = {name: archive.read(name).decode("utf-8", "replace")
-                   for name in archive.namelist()}
-    assert not [name for name in shipped if name.endswith(".ipynb")]
-    # a line that some tutorial shows outside its solutions is no secret (API idioms)
-    shown = "\n".join(c.source for path in TUTORIALS for c in nbformat.read(path, 4).cells
-                      if not _is_solution(c))
-    secrets = []
-    for path in TUTORIALS:
-        nb = nbformat.read(path, 4)
-        for cell in nb.cells:
-            if _is_solution(cell):
-                secrets += [line.strip() for line in solution_code(cell).splitlines()
-                            if len(line.strip()) > 12 and line.strip() not in shown]
-    assert len(secrets) > 20
-    found = [(line, name) for line in secrets for name, text in shipped.items()
-             if line in text]
-    assert not found, found
-
-
 def test_without_tutorials_the_command_says_where_they_are(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["build", str(tmp_path / "course"), "--notebooks", str(tmp_path / "none")])
     said = capsys.readouterr().err
-    assert "not part of the installed package" in said and "--notebooks DIR" in said
+    assert "no tutorials at" in said and "--notebooks DIR" in said

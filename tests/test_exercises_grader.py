@@ -51,8 +51,8 @@ def test_a_rule_and_a_tape_are_judged_by_what_they_gave():
     rule["$rule"]["grad"] = pack(-np.tanh(x))
     assert "wrong sign" in grade({"id": "06b-log-cosh", "args": [rule]}).message
     tape = {"$tape": {"is_tape": True, "grad": 6 * np.pi, "raised": None}}
-    assert grade({"id": "14-tape-magic", "args": [6 * np.pi, tape, 3.0]}).passed
-    assert not grade({"id": "14-tape-magic", "args": [1.0, tape, 3.0]}).passed
+    assert grade({"id": "03c-tape-magic", "args": [6 * np.pi, tape, 3.0]}).passed
+    assert not grade({"id": "03c-tape-magic", "args": [1.0, tape, 3.0]}).passed
 
 
 def test_the_fresh_python_ignores_what_this_one_patched(monkeypatch):
@@ -78,11 +78,33 @@ def test_a_check_that_never_ends_runs_out_of_time():
     ("w.__class__.__add__ = None", "reads __"),
     ("__builtins__['abs'] = None", "uses __builtins__"),
     ("setattr(np, 'isclose', None)", "uses setattr"),
+    ("return nt.notebook", "reads notebook"),
+    ("import nbtape as n\n    return n.exercises", "reads exercises"),
 ])
 def test_an_answer_that_reaches_into_the_judge_is_refused(body, said):
     source = f"def fixed_loss(w):\n    {body}\n    return w\n"
     verdict = grade({"id": "05-fixed-loss", "args": [_code(source, "fixed_loss")]})
     assert not verdict.passed and said in verdict.message, verdict.message
+
+
+def test_the_installs_own_references_are_not_an_answer():
+    """A function of the checks (the install's reference, 11's data) handed in by name
+    is refused: only numpy's, math's and nbtape's own functions travel by name."""
+    for module, name in [("nbtape.notebook.exercises.early", "_fixed_loss"),
+                         ("nbtape.notebook.exercises.later", "_data11")]:
+        verdict = grade({"id": "05-fixed-loss", "args": [{"$ref": module, "name": name}]})
+        assert not verdict.passed and "does not read" in verdict.message, verdict.message
+
+
+def test_the_course_data_decides():
+    """``graded`` (the course's data, from the teacher's file) replaces the self-check's."""
+    remembered = _code("def segment(length, memory):\n"
+                       "    return {(400, 40): 20}.get((length, memory), 20)\n", "segment")
+    cases = {"cases": [[400, 40]]}
+    assert grade({"id": "10-checkpoint-segment", "args": [remembered], "graded": cases})
+    other = grade({"id": "10-checkpoint-segment", "args": [remembered],
+                   "graded": {"cases": [[900, 61]]}})
+    assert not other.passed and "for 900 layers" in other.message, other.message
 
 
 def test_a_class_may_set_its_own_attributes():

@@ -101,8 +101,8 @@ def test_cell_numbers_in_a_real_kernel():
 
 @pytest.mark.slow
 def test_the_tape_magic_tutorial_in_a_real_kernel():
-    # 14b: the magic's failing cells and its --inspect loop (14 keeps the everyday options)
-    path = NOTEBOOKS / "14b_more_of_the_tape_magic.ipynb"
+    # 3d: the magic's failing cells and its --inspect loop (3c keeps the everyday options)
+    path = NOTEBOOKS / "03d_more_of_the_tape_magic.ipynb"
     stored = nbformat.read(path, as_version=4)
     ran = execute(nbformat.read(path, as_version=4))
     # the cells meant to fail (a used non-persistent tape, a name error), and no other

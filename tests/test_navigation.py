@@ -10,6 +10,7 @@ import doctest
 import importlib.util
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import nbformat
@@ -67,6 +68,68 @@ def test_the_contents_list_every_tutorial_in_order():
         assert heading.endswith(text), (target, heading, text)
 
 
+TEACHING = ROOT / "docs" / "teaching.md"
+WEEK = re.compile(r"^- \*\*Week \d[^\n]*(?:\n  [^\n]*)*", re.M)
+PLANNED = re.compile(r"\]\(\.\./notebooks/([^)\s]+\.ipynb)\)")
+
+
+def _walk_next(first):
+    """The tutorials met by clicking Next from ``first`` until a page has no Next."""
+    walked, here = [], first
+    while here is not None:
+        assert here not in walked, f"the Next links go round in a circle at {here}"
+        assert (NOTEBOOKS / here).is_file(), f"{walked[-1]}'s Next leads to a missing {here}"
+        walked.append(here)
+        nb = nbformat.read(NOTEBOOKS / here, as_version=4)
+        top = nb.cells[1] if nb.cells[0].get("id") == "open-in-colab" else nb.cells[0]
+        ahead = [_by_word(_links(cell.source), "Next") for cell in (top, nb.cells[-1])]
+        assert ahead[0] == ahead[1], f"{here}: the top and the end send to different pages"
+        if ahead[0] is None:
+            assert "the last notebook of the path" in nb.cells[-1].source, \
+                f"{here} has no Next link and does not say it is the last: a dead end"
+        here = ahead[0]
+    return walked
+
+
+def test_clicking_next_from_the_first_notebook_follows_the_teachers_plan_to_the_end():
+    walked = _walk_next(NAMES[0])
+    # no dead end: every tutorial is reached, once, and only the last has no Next
+    assert walked == NAMES
+    # the three-week plan names the notebooks in the order Next takes the learner
+    weeks = WEEK.findall(TEACHING.read_text(encoding="utf-8"))
+    assert len(weeks) == 3, "docs/teaching.md's plan has three weeks"
+    planned = [name for week in weeks for name in PLANNED.findall(week)]
+    assert planned == walked, ("the plan in docs/teaching.md and the Next links disagree: "
+                               "the first difference is at "
+                               f"{next((a, b) for a, b in zip(planned + [None], walked + [None]) if a != b)}")
+
+
+def test_the_walk_finds_a_dead_end_and_a_plan_out_of_order(tmp_path, monkeypatch):
+    for path in TUTORIALS[:3]:
+        shutil.copy(path, tmp_path / path.name)
+    assert navigation.main(["--folder", str(tmp_path)]) == 0
+    monkeypatch.setattr(sys.modules[__name__], "NOTEBOOKS", tmp_path)
+    names = [p.name for p in TUTORIALS[:3]]
+    assert _walk_next(names[0]) == names
+    # a notebook whose end link lost its Next (and does not say it is the last)
+    nb = nbformat.read(tmp_path / names[1], as_version=4)
+    for cell in (nb.cells[1], nb.cells[-1]):
+        cell.source = cell.source.split(" | [Next")[0]
+    nbformat.write(nb, tmp_path / names[1])
+    with pytest.raises(AssertionError, match="dead end"):
+        _walk_next(names[0])
+
+
+def test_the_magic_comes_in_week_one_and_tracing_after_12():
+    weeks = [PLANNED.findall(w) for w in WEEK.findall(TEACHING.read_text(encoding="utf-8"))]
+    assert weeks[0][:5] == ["01_what_is_autodiff.ipynb", "02_a_tape_from_scratch.ipynb",
+                            "03_gradient_tape_basics.ipynb", "03b_broadcasting.ipynb",
+                            "03c_the_tape_magic.ipynb"]
+    assert "03d_more_of_the_tape_magic.ipynb" in weeks[0]
+    assert weeks[2].index("15_tracing_a_step.ipynb") > weeks[2].index(
+        "12_training_a_network.ipynb")
+
+
 def test_the_script_has_nothing_left_to_do():
     assert navigation.main(["--check"]) == 0, \
         "a notebook's links are out of date: run python3 tools/navigation.py"
@@ -96,3 +159,21 @@ def test_the_scripts_examples_run():
     # tools/ is not among pytest's doctest paths
     result = doctest.testmod(navigation)
     assert result.attempted >= 8 and result.failed == 0
+
+
+def test_moving_the_links_keeps_their_cells_metadata():
+    # tools/slides.py marks the link cells "skip"; putting them back in place keeps that
+    es = [("1", "A", "01_a.ipynb"), ("2", "B", "02_b.ipynb")]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 2. B"),
+                                         nbformat.v4.new_code_cell("1 + 1")])
+    navigation.add_navigation(nb, "02_b.ipynb", es)
+    for cell in nb.cells:
+        if cell.get("id") in ("nav-top", "nav-bottom"):
+            cell.metadata["slideshow"] = {"slide_type": "skip"}
+    nb.cells.append(nb.cells.pop(0))                  # the top links misplaced: last
+    nb.cells.insert(0, nb.cells.pop(-2))              # the bottom links first
+    assert navigation.add_navigation(nb, "02_b.ipynb", es)
+    assert [c.get("id", c.source[:6]) for c in nb.cells][::3] == ["nav-top", "nav-bottom"]
+    assert all(c.metadata.get("slideshow") == {"slide_type": "skip"}
+               for c in nb.cells if c.get("id") in ("nav-top", "nav-bottom"))
+    assert not navigation.add_navigation(nb, "02_b.ipynb", es)

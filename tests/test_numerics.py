@@ -64,7 +64,7 @@ def test_the_double_where_gives_a_finite_gradient_and_no_warning():
 
 
 def test_the_seed_example_log_one_plus_exp_in_float32():
-    # the guide's example 14: NaN in float32 (the forward value already overflowed)
+    # seed example 14: NaN in float32 (the forward value already overflowed)
     x = nt.Variable(np.float32(100.0), name="x")
     with nt.GradientTape() as tape:
         y = np.log(1 + np.exp(x))

@@ -21,7 +21,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 import nbtape as nt
-from gradcheck import build_dist, run_checked
+from gradcheck import run_checked
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -228,11 +228,11 @@ SMOKE = textwrap.dedent('''
 
 
 @pytest.mark.slow
-def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
+def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path, built_wheel):
     clean = {k: v for k, v in os.environ.items()
              if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NBTAPE_GRAPHVIZ")}
-    dist = tmp_path / "dist"
-    wheel = build_dist(dist)
+    wheel = built_wheel
+    dist = wheel.parent
     version = PROJECT["version"]
     sdist = dist / f"nbtape-{version}.tar.gz"
     assert wheel.name == f"nbtape-{version}-py3-none-any.whl" and sdist.is_file(), \
@@ -247,6 +247,8 @@ def test_the_built_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
                                                              "monitor")} <= names
     assert "nbtape/notebook/widgets/front/widgets.css" in names
     assert not any(n.startswith(("tests/", "notebooks/", "bench/")) for n in names)
+    # the tutorials, without their solutions (tests/test_exercises_learner_copy.py)
+    assert "nbtape/notebook/tutorials/03_gradient_tape_basics.ipynb" in names
     assert "License-Expression: MIT" in meta and "Classifier: Framework :: Jupyter" in meta
     assert re.search(r"Requires-Dist: graphviz-pure>=0\.2; .*sys_platform == \"darwin\"", meta)
     assert 'Requires-Dist: jupyterlab>=4; extra == "lab"' in meta

@@ -179,7 +179,8 @@ def test_16_toy_graph_true_sign():
         loss = (y_true - y_pred) ** 2
     np.testing.assert_allclose(float(np.sum(loss)), 0.04)
     g = tape.gradient(loss, w).numpy()
-    # -2 (y_true - y_pred) * inputs^T = -0.4 * [1, 2]: the guide's +0.4/+0.8 has the sign wrong
+    # -2 (y_true - y_pred) * inputs^T = -0.4 * [1, 2]; the blog post *Gradient Tape with
+    # Tensorflow* prints +0.4/+0.8, with the sign flipped
     np.testing.assert_allclose(g, [[-0.4], [-0.8]])
     assert np.all(g < 0)
 

@@ -68,10 +68,11 @@ def test_seed_18_acceptance_sgd_on_squared_error_converges():
     assert float(loss) < 1e-4
 
 
-def test_seed_18_the_guides_absolute_error_run_stops_short_of_the_line():
-    # The guide: |y - y_hat| (summed by the tape), m and c from random numbers in [0, 1),
-    # 2000 epochs of plain gradient steps with lr 0.001.  Each step moves c by at most
-    # 0.01, so it ends near the line but not on it (the guide printed about 1.90, -7.55).
+def test_seed_18_the_posts_absolute_error_run_stops_short_of_the_line():
+    # Gowri Shankar's post *Automatic Differentiation Using Gradient Tapes*: |y - y_hat|
+    # (summed by the tape), m and c from random numbers in [0, 1), 2000 epochs of plain
+    # gradient steps with lr 0.001.  Each step moves c by at most 0.01, so it ends near the
+    # line but not on it (the post printed about 1.90, -7.55).
     m0, c0 = np.random.default_rng(0).random(2)
     m, c = nt.Variable(m0, name="m"), nt.Variable(c0, name="c")
     for _ in range(2000):

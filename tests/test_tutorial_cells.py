@@ -110,10 +110,10 @@ def test_before_the_first_release_the_cell_installs_from_the_repository(shell_wi
 
 def test_with_a_repository_the_badge_opens_the_notebook():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
-    assert colab_cells.add_cells(nb, "14_the_tape_magic.ipynb", "someone/nbtape")
+    assert colab_cells.add_cells(nb, "03c_the_tape_magic.ipynb", "someone/nbtape")
     assert nb.cells[0].source.startswith(
         "[![Open in Colab](open_in_colab.svg)](https://colab.research.google.com/github/"
-        "someone/nbtape/blob/main/notebooks/14_the_tape_magic.ipynb 'Run this notebook on "
+        "someone/nbtape/blob/main/notebooks/03c_the_tape_magic.ipynb 'Run this notebook on "
         "Google Colab')")
     assert [c.id for c in nb.cells[:2]] == [colab_cells.BADGE_ID, colab_cells.INSTALL_ID]
     assert nb.cells[1].outputs == [] and nb.cells[1].execution_count is None

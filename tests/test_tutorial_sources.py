@@ -41,10 +41,17 @@ def _cell(name, words):
     return found[0]
 
 
-@pytest.mark.parametrize("name", ["11_fitting_a_line.ipynb", "14_the_tape_magic.ipynb"])
-def test_the_wrong_sign_toy_names_its_blog_post(name):
-    text = _markdown(name)
-    assert TOY_POST in text and TOY_SECTION in text, name
+def test_the_wrong_sign_toy_names_its_blog_post():
+    text = _markdown("11_fitting_a_line.ipynb")
+    assert TOY_POST in text and TOY_SECTION in text
+
+
+def test_only_notebook_11_uses_the_wrong_sign_toy():
+    # the magic (3c) comes long before 11: it has a toy of its own, and no forward reference
+    users = [p.name for p in TUTORIALS if any(
+        "[[0.25], [0.15]]" in "".join(c["source"])
+        for c in json.loads(p.read_text(encoding="utf-8"))["cells"])]
+    assert users == ["11_fitting_a_line.ipynb"]
 
 
 def test_notebook_11_quotes_the_posts_printout_of_the_toy():
@@ -71,6 +78,20 @@ def test_a_source_is_named_not_described(path):
     text = _markdown(path.name).lower()
     for vague in ("well-known guide", "widely read guide", "published guide", "the guide's signs"):
         assert vague not in text, f"{path.name} says {vague!r}: name the source instead"
+
+
+@pytest.mark.parametrize("page", ["docs/teaching.md", "README.md"])
+def test_the_pages_name_the_source_too(page):
+    text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+    for vague in ("published guide", "the guide's printout", "the guide's float32"):
+        assert vague not in text.lower(), f"{page} says {vague!r}: name the source instead"
+    assert FIT_AUTHOR in text, page
+
+
+def test_the_appendix_title_names_the_post():
+    title = next(c for c in _markdown_cells("11b_appendix_the_guides_printout.ipynb")
+                 if c.startswith("# 11b."))
+    assert FIT_AUTHOR in title.split("**Goal:**")[0] and "guide" not in title.lower()
 
 
 def test_notebook_12_credits_the_digits_as_the_data_readme_does():
@@ -131,8 +152,20 @@ def _sentences(markdown):
 
 @pytest.mark.parametrize("name, words", [
     ("06b_your_own_derivative.ipynb", "**Goal:**"),
-    ("14b_more_of_the_tape_magic.ipynb", "140 ops"),
+    ("03d_more_of_the_tape_magic.ipynb", "140 ops"),
     ("15_tracing_a_step.ipynb", "**Goal:**"),
+    # the cells the fourth wave rewrote (the path, 05b's fixes, the picture of a tape)
+    ("03_gradient_tape_basics.ipynb", "undo history"),
+    ("03_gradient_tape_basics.ipynb", "(03c_the_tape_magic.ipynb)"),
+    ("03c_the_tape_magic.ipynb", "**Goal:**"),
+    ("03c_the_tape_magic.ipynb", "one-point fit"),
+    ("03d_more_of_the_tape_magic.ipynb", "**Goal:**"),
+    ("03d_more_of_the_tape_magic.ipynb", "--inspect`: watch"),
+    ("05b_why_is_my_gradient_nan.ipynb", "does not fix the NaN"),
+    ("05b_why_is_my_gradient_nan.ipynb", "There is a second fix"),
+    ("05b_why_is_my_gradient_nan.ipynb", "A common fix is an epsilon"),
+    ("06_custom_gradients.ipynb", "Notebook 5b met"),
+    ("07_forward_and_reverse_mode.ipynb", "undo history"),
 ])
 def test_one_idea_per_sentence(name, words):
     cells = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))["cells"]
@@ -152,3 +185,42 @@ def test_the_sentence_splitter_sees_a_chain_of_colons():
     assert _sentences("# A title\n\nShort one. " + long_chain) == ["Short one.", long_chain]
     assert _sentences("**Goal:** learn `a: b`\nand $x$. <!-- quote: 1 -->Done.") == [
         "GOAL learn CODE and MATH.", "Done."]
+
+
+def test_05b_fixes_the_overflow_without_a_custom_gradient_and_points_to_06():
+    cells = json.loads((NOTEBOOKS / "05b_why_is_my_gradient_nan.ipynb").read_text(
+        encoding="utf-8"))["cells"]
+    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert "custom_gradient" not in code and "np.logaddexp(0, x)" in code
+    assert "(06_custom_gradients.ipynb)" in _cell("05b_why_is_my_gradient_nan.ipynb",
+                                                  "There is a second fix")
+    # 06 is the one home of the custom-gradient fix, and it says where the NaN was met
+    assert "Notebook 5b met this NaN" in _markdown("06_custom_gradients.ipynb")
+
+
+def test_05b_says_what_an_epsilon_costs_and_prefers_the_double_where():
+    cell = _cell("05b_why_is_my_gradient_nan.ipynb", "A common fix is an epsilon")
+    assert "`np.sqrt(x + 1e-12)`" in cell and "5 \\times 10^5" in cell
+    assert "Prefer the double `where`" in cell
+    table = _cell("05b_why_is_my_gradient_nan.ipynb", "| The warning says |")
+    assert "Not an epsilon: `np.sqrt(x + 1e-12)` has gradient 5e5 at 0" in table
+
+
+def test_13s_solution_says_tanhs_ratio_is_practically_1():
+    solution = _cell("13_vanishing_gradients.ipynb", "One solution")
+    assert "practically 1" in solution and "interesting result" in solution
+
+
+def test_15_says_what_it_needs_from_12():
+    top = _cell("15_tracing_a_step.ipynb", "**Goal:**")
+    assert "**Before you start:**" in top and "(12_training_a_network.ipynb)" in top
+    for needed in ("Adam", "cross-entropy loss", "optional"):
+        assert needed in top, needed
+
+
+def test_no_vhs_tape():
+    texts = {p.name: _markdown(p.name) for p in TUTORIALS}
+    marimo = NOTEBOOKS / "marimo" / "03_gradient_tape_basics.py"
+    texts[marimo.name] = marimo.read_text(encoding="utf-8")
+    for name, text in texts.items():
+        assert "VHS" not in text, f"{name}: few students have seen a VHS tape"

@@ -46,7 +46,7 @@ def test_frames_tell_the_forward_then_the_reverse_pass():
     assert [f.options.get("backward_step") for f in p.frames[5:]] == [0, 1, 2, 3, 4]
     assert p.frames[1].caption.startswith("Forward 1/4 (line ")
     assert p.frames[1].caption.endswith("): yhat = np.matmul([1.0, 2.0], w) = [0.55]")
-    # the true gradient of example 16 (one guide prints it with the wrong sign)
+    # the true gradient of example 16 (a blog post prints it with the sign flipped)
     assert p.frames[-1].caption == "Done: d(loss)/d(w) = [-0.4, -0.8]."
     assert "grad(err) += grad(np.power) × ∂np.power/∂err = [1.0] × 0.4 = 0.4" in p.frames[6].caption
     assert "grad(w) = [-0.4, -0.8], complete" in p.frames[8].caption

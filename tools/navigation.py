@@ -165,12 +165,15 @@ def add_navigation(nb, path, entries):
     """
     before = nbformat.writes(nb)
     source = nav_source(path, entries)
-    nb.cells = [c for c in nb.cells if c.get("id") != BOTTOM_ID or c is nb.cells[-1]]
-    # the top cell is put back right after the badge, wherever it was
-    nb.cells = [c for c in nb.cells if c.get("id") != TOP_ID]
+    # both cells are moved to their places (last; right after the badge), wherever they
+    # were, as the same cells: their metadata (tools/slides.py's slide type) stays
+    moved = {c.get("id"): c for c in nb.cells if c.get("id") in (TOP_ID, BOTTOM_ID)}
+    nb.cells = [c for c in nb.cells if c.get("id") not in (TOP_ID, BOTTOM_ID)]
     badge = next((k + 1 for k, c in enumerate(nb.cells) if c.get("id") == BADGE_ID), 0)
-    _place(nb, TOP_ID, source, lambda: badge)
-    _place(nb, BOTTOM_ID, source, lambda: len(nb.cells))
+    for cell_id, where in ((TOP_ID, lambda: badge), (BOTTOM_ID, lambda: len(nb.cells))):
+        if cell_id in moved:
+            nb.cells.insert(where(), moved[cell_id])
+        _place(nb, cell_id, source, where)
     for cell in nb.cells:
         if cell.get("id") == LIST_ID:
             cell.source = "## Contents\n\n" + list_source(entries, here=Path(path).name)

@@ -268,31 +268,13 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
                 else:
                     raw.append(a)
             else:
-                try:
-                    out = rule.fn(*raw, **kwargs)
-                except RuntimeWarning as w:     # said at the user's line (float_warnings)
-                    out = reissue(w, rule.name, rule.fn, *raw, **kwargs)
-                except (TypeError, ValueError) as e:
-                    if stack:
-                        tell_raised(rule, args, kwargs, e, stack)
-                    raise
-                if NUMPY_IS_SILENT:
-                    say_for_numpy(rule.name, raw, out)
+                out = _compute(rule, raw, kwargs, args, kwargs, stack)
                 return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, False)
     args = [_read_nested(a, stack) for a in args]
     kwargs = {k: _read_nested(v, stack) for k, v in kwargs.items()}
     raw = [_raw_nested(a) for a in args]
     rawkw = {k: _raw_nested(v) for k, v in kwargs.items()}
-    try:
-        out = rule.fn(*raw, **rawkw)
-    except RuntimeWarning as w:     # said at the user's line (float_warnings)
-        out = reissue(w, rule.name, rule.fn, *raw, **rawkw)
-    except (TypeError, ValueError) as e:
-        if stack:
-            tell_raised(rule, args, kwargs, e, stack)
-        raise
-    if NUMPY_IS_SILENT:
-        say_for_numpy(rule.name, raw, out)
+    out = _compute(rule, raw, rawkw, args, kwargs, stack)
     if not stack or rule.nondiff:
         outs = _finish(rule, args, None, out, (), False)
         if stack:
@@ -304,6 +286,24 @@ def _apply_keywords(rule, args, kwargs, rule_kwargs, stack):
     args = [_as_operand(a, k < n) if k >= seq else a for k, a in enumerate(args)]
     kwargs = {k: _as_operand(v, False) for k, v in kwargs.items()}
     return _finish(rule, args, kwargs if rule_kwargs else None, out, stack, True)
+
+
+def _compute(rule, raw, rawkw, args, kwargs, stack):
+    """``rule.fn(*raw, **rawkw)`` for a call with keywords, with what ``apply`` does
+    around its own (inlined) call: numpy's warnings said at the user's line, a raise
+    told to the recorders (a trace must know the branch the user's ``except`` took),
+    and on WebAssembly, where numpy cannot notice an overflow, nbtape saying it."""
+    try:
+        out = rule.fn(*raw, **rawkw)
+    except RuntimeWarning as w:     # said at the user's line (float_warnings)
+        out = reissue(w, rule.name, rule.fn, *raw, **rawkw)
+    except (TypeError, ValueError) as e:
+        if stack:
+            tell_raised(rule, args, kwargs, e, stack)
+        raise
+    if NUMPY_IS_SILENT:
+        say_for_numpy(rule.name, raw, out)
+    return out
 
 
 def _read_nested(a, stack):

@@ -17,15 +17,16 @@ def _(mo):
     mo.md(r"""
     # 3. Gradients with a tape (the marimo edition)
 
-    **Goal:** compute gradients with `nt.GradientTape`: record a computation, then play it
+    **Goal:** compute gradients with `nt.GradientTape`. Record a computation, then play it
     back in reverse to get derivatives, exactly as TensorFlow's `tf.GradientTape` does,
     with numpy in place of `tf`. This is tutorial 3 of `notebooks/` as a marimo notebook:
     `marimo edit notebooks/marimo/03_gradient_tape_basics.py` (`pip install "nbtape[marimo]"`).
 
-    A tape is like a VHS tape: inside the `with` block it *records* every operation on
-    watched values; `tape.gradient(target, sources)` *plays the recording backwards*,
-    applying the chain rule one operation at a time. (In marimo a name belongs to one
-    cell, so names used in one cell only start with `_`.)
+    A tape works like an editor's undo history. Inside the `with` block it *records* every
+    operation on watched values, in order. `tape.gradient(target, sources)` then walks that
+    record *backwards*, newest operation first, as pressing Ctrl+Z again and again would. At
+    each operation it applies the chain rule. (In marimo a name belongs to one cell, so
+    names used in one cell only start with `_`.)
     """)
     return
 

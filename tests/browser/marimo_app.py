@@ -3,23 +3,21 @@
 ``MarimoApp(path).start()`` runs ``marimo run`` (marimo from PyPI: the ``marimo``
 extra) on a free port, no token, with marimo's own configuration and caches in a
 temporary home, and the checkout first on the kernel's path; ``.url``; ``.stop()``
-ends the server and its children.  ``Offline`` aborts and records every request of a
-page that would leave 127.0.0.1 (the app must work in a firewalled classroom).
+ends the server and its children.  ``LOCAL_HOSTS`` are the hosts its pages may reach
+(with ``server.Offline``: the app must work in a firewalled classroom).
 """
 import os
 import signal
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from .server import REPO, free_port
+from .server import REPO, free_port, wait_until_answering
 
 START_TIMEOUT = 90.0
+# marimo's page may name its server "localhost" too: still this machine
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
 
 
@@ -53,20 +51,11 @@ class MarimoApp:
         self.proc = subprocess.Popen(cmd, cwd=self.home, env=env, stdin=subprocess.DEVNULL,
                                      stdout=log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise MarimoError(f"marimo exited with code {self.proc.returncode}:\n"
-                                  f"{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(self.url + "/", timeout=2) as resp:
-                    if resp.status == 200:
-                        return self
-            except (OSError, urllib.error.URLError):
-                pass
-            time.sleep(0.3)
-        raise MarimoError(f"marimo did not answer on {self.url} within {START_TIMEOUT:.0f} s:\n"
-                          f"{self.log_tail()}")
+        probe = lambda: urllib.request.urlopen(self.url + "/", timeout=2).close()  # noqa: E731
+        why = wait_until_answering(self.proc, probe, START_TIMEOUT)
+        if why:
+            raise MarimoError(f"marimo {why} on {self.url}:\n{self.log_tail()}")
+        return self
 
     def log_tail(self, lines=30):
         try:
@@ -84,18 +73,3 @@ class MarimoApp:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(5)
         self.proc = None
-
-
-class Offline:
-    """Aborts and records every request that would leave 127.0.0.1."""
-
-    def __init__(self):
-        self.blocked = []
-
-    def route(self, route):
-        host = urllib.parse.urlsplit(route.request.url).hostname
-        if host in LOCAL_HOSTS:
-            route.continue_()
-        else:
-            self.blocked.append(route.request.url)
-            route.abort("internetdisconnected")

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
@@ -45,6 +46,49 @@ SERVER_CONFIG = {
         "terminals_enabled": False,
     },
 }
+
+
+def wait_until_answering(proc, probe, seconds):
+    """Call ``probe()`` until it returns without an ``OSError`` (``URLError`` is one):
+    ``None`` then, or why not (``proc`` exited, or ``seconds`` passed), for the
+    caller's error with its server's log.
+
+    >>> import subprocess, sys
+    >>> done = subprocess.Popen([sys.executable, "-c", "pass"]); _ = done.wait()
+    >>> wait_until_answering(done, lambda: 1 / 0, 5)
+    'exited with code 0 before answering'
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return f"exited with code {proc.returncode} before answering"
+        try:
+            probe()
+            return None
+        except OSError:
+            time.sleep(0.25)
+    return f"did not answer within {seconds:.0f} s"
+
+
+class Offline:
+    """A Playwright route handler that aborts and records every request of a page that
+    would leave ``hosts`` (the pages must work in a firewalled classroom).
+
+    >>> Offline().blocked
+    []
+    """
+
+    def __init__(self, hosts=("127.0.0.1",)):
+        self.hosts = hosts
+        self.blocked = []
+
+    def route(self, route):
+        host = urllib.parse.urlsplit(route.request.url).hostname
+        if host in self.hosts:
+            route.continue_()
+        else:
+            self.blocked.append(route.request.url)
+            route.abort("internetdisconnected")
 
 
 class ServerError(RuntimeError):
@@ -152,18 +196,10 @@ class LabServer:
         self.proc = subprocess.Popen(cmd, cwd=self.root, env=env, stdin=subprocess.DEVNULL,
                                      stdout=self._log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise ServerError(f"JupyterLab exited with code {self.proc.returncode} "
-                                  f"before answering on {self.url}.\n{self.log_tail()}")
-            try:
-                self.api("GET", "/api/status", timeout=2)
-                return
-            except (OSError, urllib.error.URLError):
-                time.sleep(0.25)
-        raise ServerError(f"JupyterLab did not answer on {self.url}/api/status within "
-                          f"{START_TIMEOUT:.0f} s.\n{self.log_tail()}")
+        why = wait_until_answering(self.proc, lambda: self.api("GET", "/api/status", timeout=2),
+                                   START_TIMEOUT)
+        if why:
+            raise ServerError(f"JupyterLab {why} on {self.url}/api/status.\n{self.log_tail()}")
 
     def api(self, method, path, body=None, timeout=10):
         """Call the server's REST API with our token; the decoded JSON answer (or None)."""

@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from .marimo_app import MarimoApp, Offline
-from .server import REPO
+from .marimo_app import LOCAL_HOSTS, MarimoApp
+from .server import REPO, Offline
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +46,7 @@ def frame_of(player):
 
 def test_the_marimo_tutorial_shows_its_pictures_and_plays_the_tape(marimo_app, browser,
                                                                   screenshots):
-    offline = Offline()
+    offline = Offline(LOCAL_HOSTS)
     # the package's Chromium (one Playwright per thread), in a context of its own
     context = browser.new_context(viewport={"width": 1280, "height": 1000},
                                   service_workers="block")

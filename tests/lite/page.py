@@ -7,10 +7,10 @@ recorded in ``offline.blocked``, from the page and from its workers (the Pyodide
 kernel runs in a Web Worker).
 """
 import time
-import urllib.parse
 from pathlib import Path
 
 from browser.lab import Console, LabError, LabPage
+from browser.server import Offline
 from browser.notebooks import (GRAPH, INSPECTOR_LOOP, PLAYER, TAPE, copy_tutorials,
                                new_notebook, write)
 
@@ -95,27 +95,12 @@ def write_contents(folder):
     return folder
 
 
-class Offline:
-    """Aborts and records every request that would leave 127.0.0.1."""
-
-    def __init__(self):
-        self.blocked = []
-
-    def route(self, route):
-        host = urllib.parse.urlsplit(route.request.url).hostname
-        if host in LOCAL_HOSTS:
-            route.continue_()
-        else:
-            self.blocked.append(route.request.url)
-            route.abort("internetdisconnected")
-
-
 class LitePage(LabPage):
     """``LabPage`` for the static site: loaded offline, in a context of its own."""
 
     def __init__(self, browser, server, shots, viewport):
         super().__init__(browser, server, shots, viewport)
-        self.offline = Offline()
+        self.offline = Offline(LOCAL_HOSTS)
         self.context = None
 
     def fresh(self, timeout=START_TIMEOUT):

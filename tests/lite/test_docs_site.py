@@ -23,6 +23,7 @@ import pytest
 from browser import checks
 from browser.lab import Console, Notebook
 from browser.notebooks import expectations, read
+from browser.server import Offline
 from . import page
 from .site import REPO, StaticServer, lite_build
 
@@ -77,7 +78,7 @@ def docs_server(docs_site):
 
 @pytest.fixture
 def docs_page(lite_browser, docs_server):
-    offline = page.Offline()
+    offline = Offline(page.LOCAL_HOSTS)
     context = lite_browser.new_context(viewport={"width": 1280, "height": 1000},
                                        service_workers="block")
     context.route("**/*", offline.route)

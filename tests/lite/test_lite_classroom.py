@@ -20,6 +20,7 @@ import pytest
 from browser import checks
 from browser.lab import Console, Notebook
 from browser.notebooks import expectations, read, tutorial_notebooks
+from browser.server import Offline
 from . import page
 from .site import StaticServer
 
@@ -152,7 +153,7 @@ def own_server(lite_site):
 
 def test_the_site_works_offline_after_the_first_visit(lite_browser, own_server,
                                                       lite_screenshots):
-    offline = page.Offline()
+    offline = Offline(page.LOCAL_HOSTS)
     context = lite_browser.new_context(viewport={"width": 1280, "height": 1000})
     context.route("**/*", offline.route)
     try:

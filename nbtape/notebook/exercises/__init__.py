@@ -5,18 +5,22 @@ it prints ``correct``, or ``not yet:`` and what is still wrong (which part, the 
 expected, where a gradient goes wrong, what a finite difference gives, the first op
 where the learner's tape leaves the reference's), never the answer.
 
-The self-checks are formative (their references ship here); the graded path is the
-course: strict checks hand the answer in, and the course's autograde step judges it in
-a fresh Python, outside the student's kernel.
+The self-checks are formative: their references and data ship here, so a learner who
+wants to can read or guess an answer.  The graded path is the course: strict checks
+hand the answer in, and the course's autograde step judges it in a fresh Python,
+outside the student's kernel, on data of the course's own that no install holds.
 
 Modules: ``catalogue`` (the exercises by id, ``check`` and ``feedback``), ``feedback``
 (the words of a verdict, and comparing a learner's function or tape with the
-reference), ``early``, ``later`` and ``further`` (the checks of tutorials 01-06, 07-14,
+reference), ``early``, ``later`` and ``further`` (the checks of tutorials 01-06 with 03c, 07-13,
 and 05c, 07b, 10 and 15), ``handin`` (an answer as JSON, shown by a strict check),
 ``grader`` (judging it in a fresh Python), ``autograde`` (nbgrader's step that does so),
-``tutorial_cells`` (reading a tutorial's answer, check and solution cells), ``course``
-(``python3 -m nbtape.notebook.exercises.course build DIR`` lays the tutorials out as an
-nbgrader course) and ``otter_assignment`` (the same as an Otter-Grader assignment).
+``variants`` (a course's own graded data, drawn once), ``tutorial_cells`` (reading a
+tutorial's answer, check and solution cells), ``learner_copy`` (the tutorials without
+their solutions, as the wheel ships them), ``course`` (``python3 -m
+nbtape.notebook.exercises.course build DIR`` lays the tutorials out as an nbgrader
+course; ``... course tutorials DIR`` copies them out) and ``otter_assignment`` (the same
+as an Otter-Grader assignment).
 """
 from .catalogue import check, exercises, feedback
 from .feedback import Feedback, NotYet

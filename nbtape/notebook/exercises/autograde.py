@@ -7,16 +7,18 @@ the import system, IPython's traceback) could decide the score.  ``GradeHandedIn
 runs after nbgrader's ``Execute``: for each graded ``nt.exercises.check(ID, ...,
 strict=True)`` cell (the id read from the cell's source, which nbgrader restores from
 its database) it takes the answer that the cell handed in (``handin``), judges it with
-``grader.grade_elsewhere`` and replaces all the cell's outputs with that verdict.  A
-cell whose output holds no handed-in answer gets no points.
+``grader.grade_elsewhere`` on the course's own graded data (``variants``: read from the
+teacher's ``nbtape_graded.json``, never from the hand-in) and replaces all the cell's
+outputs with that verdict.  A cell whose output holds no handed-in answer gets no points.
 
-``configure(c)``, called from the course's ``nbgrader_config.py``, puts the step in.
+``configure(c, graded=PATH)``, called from the course's ``nbgrader_config.py``, puts the
+step in.
 """
 import re
 
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
-from traitlets import Bool
+from traitlets import Bool, Unicode
 
 from .feedback import Feedback
 from .handin import MIME
@@ -67,26 +69,38 @@ class GradeHandedIn(Preprocessor):
     """nbconvert step: each graded check cell's outputs become the outside verdict."""
 
     enabled = Bool(True)        # nbconvert's steps are off until enabled; this one is on
+    graded = Unicode("", help="the course's nbtape_graded.json ('': the self-checks' data)"
+                     ).tag(config=True)
 
     def preprocess_cell(self, cell, resources, index):
         id = exercise_of(cell)
         if id is None:
             return cell, resources
         from .grader import grade_elsewhere
+        from .variants import read
         data = handed_in(cell, id)
         if data is None:
             verdict = Feedback(False, "the cell handed in no answer: run the notebook from "
                                       "the top and leave the check cells as they are")
         else:
-            verdict = grade_elsewhere(data)
+            # only the id and the answer come from the submission; the data is the course's
+            graded = read(self.graded).get(id, {}) if self.graded else {}
+            verdict = grade_elsewhere({"id": id, "args": data.get("args", []),
+                                       "graded": graded})
         cell.outputs = verdict_outputs(id, verdict)
         return cell, resources
 
 
-def configure(c):
-    """Put ``GradeHandedIn`` into nbgrader's autograde steps, right after ``Execute``, and
-    make nbgrader's code stub empty: a released answer cell keeps the tutorial's stub
+def configure(c, graded=None):
+    """Put ``GradeHandedIn`` into nbgrader's autograde steps, right after ``Execute``, with
+    the course's graded data ``graded`` (the path of its ``nbtape_graded.json``; checked
+    here, so a course whose file went missing stops before grading anyone), and make
+    nbgrader's code stub empty: a released answer cell keeps the tutorial's stub
     (``def fixed_loss(w): return None``), not ``raise NotImplementedError()``."""
+    if graded is not None:
+        from .variants import read
+        read(graded)
+        c.GradeHandedIn.graded = str(graded)
     c.ClearSolutions.code_stub = {"python": ""}
     from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, Execute,

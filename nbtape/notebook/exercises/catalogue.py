@@ -8,6 +8,10 @@ from . import early, further, later
 from .feedback import Feedback, NotYet
 from .handin import hand_in
 
+# Ids a tutorial was renumbered away from: a notebook saved before keeps checking.
+# (The %%tape magic was notebook 14 before it took its place after notebook 3.)
+RENAMED = {"14-tape-magic": "03c-tape-magic"}
+
 
 def _tutorial(id):
     """The sort key of an exercise id: its tutorial's number, then its letter."""
@@ -32,6 +36,7 @@ def feedback(id, *args, **kwargs):
     >>> feedback("03-gradient", [1.0, 2.0])
     not yet: `answer` has shape (2,); the exercise asks for shape (3,)
     """
+    id = RENAMED.get(id, id)
     table = exercises()
     if id not in table:
         raise ValueError(f"there is no exercise {id!r}; the exercises are: "
@@ -60,6 +65,7 @@ def check(id, *args, strict=False, **kwargs):
     >>> check("09-buggy", None, None)
     not yet: `buggy` is still None: the exercise asks for a name as a string, such as "swish"
     """
+    id = RENAMED.get(id, id)
     if strict:
         hand_in(id, args)
     verdict = feedback(id, *args, **kwargs)

@@ -1,4 +1,4 @@
-"""The checks of tutorials 01 to 06 (03b, 04b and 06b among them), each with its reference answer.
+"""The checks of tutorials 01 to 06 (03b, 03c, 04b and 06b among them), each with its reference answer.
 
 The notebook's data (05's ``data``, 05b's) is repeated here, so a learner who
 changes the notebook's copy is still checked against the exercise as written.
@@ -9,8 +9,9 @@ import numpy as np
 
 import nbtape as nt
 
-from .feedback import (NotYet, array, as_number, central_difference,
-                       compare, entries, exercise, record, required, story)
+from .feedback import (NotYet, a_seed, array, as_number, central_difference,
+                       compare, entries, exercise, first_difference, record, required,
+                       story)
 
 EXERCISES = {}
 
@@ -35,11 +36,12 @@ def finite_difference(error):
                  "subtract the tape's exact derivative from the finite difference")
 
 
-@exercise(EXERCISES, "02-value-exp")
-def value_exp(value_exp, Value, backward):
-    """02: ``value_exp`` gives e^v, and its backward rule the right gradient."""
+@exercise(EXERCISES, "02-value-exp", draw=a_seed)
+def value_exp(value_exp, Value, backward, *, seed=2):
+    """02: ``value_exp`` gives e^v, and its backward rule the right gradient (at points
+    drawn from ``seed``)."""
     fn = required(value_exp, "value_exp", "a function of one Value")
-    rng = np.random.default_rng(2)
+    rng = np.random.default_rng(seed)
     for x0 in np.round(rng.uniform(-2, 2, 3), 3):
         v = Value(float(x0))
         try:
@@ -157,6 +159,37 @@ def bias_gradient(answer):
                  "for b: combine g_scores along the axis that b was broadcast over")
 
 
+def _reference_disc():
+    r = nt.constant(3.0)
+    with nt.GradientTape(persistent=True) as tape:
+        tape.watch(r)
+        area = np.pi * r ** 2
+    return tape
+
+
+@exercise(EXERCISES, "03c-tape-magic")
+def tape_magic(answer, disc, area, r):
+    """03c: the tape ``disc`` follows ``r``, and ``answer`` is d(area)/dr from it."""
+    if not isinstance(disc, nt.GradientTape):
+        raise NotYet("`disc` should be the tape that the %%tape cell made")
+    try:
+        grad = disc.gradient(area, r)
+    except Exception as error:              # a tape used up, or odd values
+        raise NotYet(f"disc.gradient(area, r) raised {type(error).__name__}: "
+                     f"{error}") from None
+    if grad is None:
+        where = first_difference(disc, _reference_disc())
+        raise NotYet("the tape disc does not follow r: " + story(disc, area, r)
+                     + (f" Compared with the reference: {where}." if where else ""))
+    if not np.isclose(float(grad), 2 * np.pi * float(r)):
+        raise NotYet("the tape's gradient is not d(area)/dr of area = pi r ** 2: "
+                     "is the cell's second line still as required?")
+    got = as_number(required(answer, "answer", "d(area)/dr as a float"), "answer")
+    if not np.isclose(got, float(grad)):
+        raise NotYet("`answer` is not the gradient that the tape disc gives: read it with "
+                     "disc.gradient(area, r)")
+
+
 @exercise(EXERCISES, "04-third-derivative")
 def third_derivative(answer):
     """04: the third derivative of e^(2x) at 0.3."""
@@ -239,11 +272,12 @@ def finite_loss(fixed_loss):
     compare(fn, _finite_loss, [0.7, 1.0, 1.6], "fixed_loss")
 
 
-@exercise(EXERCISES, "06-round-ste")
-def round_ste(round_ste):
-    """06: rounds forward, passes the arriving gradient back unchanged."""
+@exercise(EXERCISES, "06-round-ste", draw=a_seed)
+def round_ste(round_ste, *, seed=6):
+    """06: rounds forward, passes the arriving gradient back unchanged (on inputs drawn
+    from ``seed``)."""
     fn = required(round_ste, "round_ste", "a function decorated with @nt.custom_gradient")
-    rng = np.random.default_rng(6)
+    rng = np.random.default_rng(seed)
     for shape in [(4,), (2, 3)]:
         x = np.round(rng.uniform(-3, 3, shape), 2)
         weights = rng.standard_normal(shape)

@@ -9,7 +9,7 @@ learner's function with the reference on the same inputs, values and gradients.
 """
 import contextlib
 import warnings
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -47,14 +47,19 @@ class Feedback:
 
 
 class Exercise(NamedTuple):
-    """One check: its id (``"03-gradient"``), its function, and its points."""
+    """One check: its id (``"03-gradient"``), its function, its points, and ``draw``:
+    for a check that runs the learner's function on data of its own, what gives a
+    course its own data (``draw(rng)``: the check's keyword arguments, as JSON), else
+    None."""
     id: str
     run: Callable
     points: int
+    draw: Optional[Callable] = None
 
 
-def exercise(registry, id, points=1):
-    """Decorator: file the check under ``id`` in ``registry`` (a module's dict).
+def exercise(registry, id, points=1, draw=None):
+    """Decorator: file the check under ``id`` in ``registry`` (a module's dict); ``draw``
+    gives a course its own data for the check (see ``variants``).
 
     >>> table = {}
     >>> @exercise(table, "00-demo")
@@ -65,9 +70,19 @@ def exercise(registry, id, points=1):
     (['00-demo'], 1)
     """
     def register(run):
-        registry[id] = Exercise(id, run, points)
+        registry[id] = Exercise(id, run, points, draw)
         return run
     return register
+
+
+def a_seed(rng):
+    """A course's own seed for a check that draws its data from one (an ``Exercise``'s
+    ``draw``).
+
+    >>> a_seed(np.random.default_rng(0))
+    {'seed': 1826701615}
+    """
+    return {"seed": int(rng.integers(2 ** 31))}
 
 
 def required(value, name, what):

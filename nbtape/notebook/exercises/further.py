@@ -12,7 +12,7 @@ import numpy as np
 
 import nbtape as nt
 
-from .feedback import (NotYet, array, as_number, entries, exercise, required,
+from .feedback import (NotYet, a_seed, array, as_number, entries, exercise, required,
                        switched_off)
 
 EXERCISES = {}
@@ -94,18 +94,24 @@ def stable_softmax(softmax):
 _POINTS_07B = [(2.0, 5.0, 1.0, 0.0), (0.7, -1.3, 0.4, 2.0), (3.1, 0.2, -1.5, 0.8)]
 
 
+def _draw07b(rng):
+    """A course's own points and directions for 07b (x1 > 0: f takes ln x1)."""
+    low, high = [0.3, -2.0, -2.0, -2.0], [3.5, 2.0, 2.0, 2.0]
+    return {"points": np.round(rng.uniform(low, high, (3, 4)), 1).tolist()}
+
+
 def _no_autodiff():
     return [(nt, name, f"nt.{name}") for name in
             ("GradientTape", "ForwardAccumulator", "grad", "value_and_grad", "jacobian",
              "hessian")]
 
 
-@exercise(EXERCISES, "07b-jvp-by-hand")
-def jvp_by_hand(jvp):
+@exercise(EXERCISES, "07b-jvp-by-hand", draw=_draw07b)
+def jvp_by_hand(jvp, *, points=_POINTS_07B):
     """07b: ``jvp(x1, x2, t1, t2)``, the tangent of f = ln x1 + x1 x2 - sin x2 carried by
-    hand, against ``nt.ForwardAccumulator``, at points and directions of the check's."""
+    hand, against ``nt.ForwardAccumulator``, at the check's ``points`` and directions."""
     fn = _function(jvp, "jvp", "a function of (x1, x2, t1, t2)")
-    for x1, x2, t1, t2 in _POINTS_07B:
+    for x1, x2, t1, t2 in points:
         with switched_off(_no_autodiff(), "jvp calls {name}: the exercise asks for the "
                           "tangents carried by hand, one forward rule per op"):
             got = as_number(_called(fn, f"jvp({x1}, {x2}, {t1}, {t2})", x1, x2, t1, t2),
@@ -155,12 +161,26 @@ _CASES_10 = [(400, 40), (400, 45), (100, 25), (1000, 63), (1000, 70), (50, 14), 
              (7, 6)]
 
 
-@exercise(EXERCISES, "10-checkpoint-segment")
-def checkpoint_segment(segment):
+def _smallest_peak(length):
+    return min(_peak(length, s) for s in range(1, length + 1))
+
+
+def _draw10(rng):
+    """A course's own eight cases for 10: memory to spare, just enough, and too little."""
+    cases = []
+    for spare in [6, 3, 1, 0, 0, -1, -2, -4]:
+        length = int(rng.integers(5, 1200))
+        cases.append([length, _smallest_peak(length) + spare])
+    order = rng.permutation(len(cases))
+    return {"cases": [cases[i] for i in order]}
+
+
+@exercise(EXERCISES, "10-checkpoint-segment", draw=_draw10)
+def checkpoint_segment(segment, *, cases=_CASES_10):
     """10: ``segment(length, memory)``: a segment length whose peak fits the memory (the
-    fewest arrays when several fit), or None when none fits."""
+    fewest arrays when several fit), or None when none fits, for each of ``cases``."""
     fn = _function(segment, "segment", "a function of (length, memory)")
-    for length, memory in _CASES_10:
+    for length, memory in cases:
         best = min(range(1, length + 1), key=lambda s: (_peak(length, s), s))
         fits = _peak(length, best) <= memory
         try:
@@ -207,13 +227,13 @@ def predict_calls(calls):
 _SHAPES_15 = [(4,), (4,), (4,)]
 
 
-@exercise(EXERCISES, "15-traceable-step")
-def traceable_step(noisy_loss):
+@exercise(EXERCISES, "15-traceable-step", draw=a_seed)
+def traceable_step(noisy_loss, *, seed=15):
     """15: ``noisy_loss(x, noise)`` = sum((x + 0.1 noise) ** 2) with the noise passed in:
     traced once by ``nt.function`` for one signature, and every call uses its own noise."""
     fn = _function(noisy_loss, "noisy_loss", "a function of (x, noise)")
     traced = nt.function(getattr(fn, "python_function", None) or fn)
-    rng = np.random.default_rng(15)
+    rng = np.random.default_rng(seed)
     for shape in _SHAPES_15:
         x, noise = rng.normal(size=shape), rng.normal(size=shape)
         v = nt.Variable(x)

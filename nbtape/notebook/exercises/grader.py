@@ -75,7 +75,7 @@ def unpack(data, namespace):
 def _library(module, name):
     """A library's own function, by name (only numpy, nbtape, math and builtins)."""
     from .handin import LIBRARIES
-    if module.split(".")[0] not in LIBRARIES:
+    if module.split(".")[0] not in LIBRARIES or module.startswith("nbtape.notebook"):
         raise NotYet(f"the answer names {module}.{name}, which the grader does not read")
     found = __import__(module, fromlist=["_"])
     for part in name.split("."):
@@ -89,6 +89,10 @@ IMPORTABLE = {"numpy", "math", "nbtape", "functools", "itertools", "collections"
 FORBIDDEN = {"__import__", "eval", "exec", "compile", "globals", "locals", "vars", "open",
              "setattr", "delattr", "getattr", "breakpoint", "input", "__builtins__",
              "builtins", "sys", "os", "importlib", "gc", "inspect", "ctypes", "subprocess"}
+# attributes that lead to the checks (nt.notebook.exercises: their data and references)
+# or to the judge's frames (where the course's graded data sits)
+OFF_LIMITS = {"notebook", "exercises", "f_back", "f_globals", "f_locals", "f_builtins",
+              "gi_frame", "cr_frame", "ag_frame", "tb_frame"}
 
 
 def screen(source, name):
@@ -117,8 +121,8 @@ def screen(source, name):
             modules.update(a.asname or a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.Name) and node.id in FORBIDDEN:
             said = f"uses {node.id}"
-        elif isinstance(node, ast.Attribute) and node.attr.startswith("__") \
-                and node.attr not in ("__init__", "__name__"):
+        elif isinstance(node, ast.Attribute) and (node.attr in OFF_LIMITS or (
+                node.attr.startswith("__") and node.attr not in ("__init__", "__name__"))):
             said = f"reads {node.attr}"
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) \
@@ -187,7 +191,7 @@ def _raising(message):
 
 
 def _judge_tape(answer, disc, r):
-    """14: ``disc``'s gradient at the notebook's r = 3, and ``answer`` read from it."""
+    """03c: ``disc``'s gradient at the notebook's r = 3, and ``answer`` read from it."""
     if not disc["is_tape"]:
         raise NotYet("`disc` should be the tape that the %%tape cell made")
     if disc["raised"]:
@@ -209,11 +213,14 @@ def _judge_tape(answer, disc, r):
                      "with disc.gradient(area, r)")
 
 
-JUDGES = {"14-tape-magic": _judge_tape}
+JUDGES = {"03c-tape-magic": _judge_tape}
 
 
 def grade(data):
     """The verdict on a handed-in answer, as a ``Feedback``; nothing is printed.
+
+    ``data["graded"]``, when there, is the course's own data for the check (``variants``:
+    the autograde step puts it in from the teacher's file, never from the hand-in).
 
     >>> grade({"id": "03-gradient", "args": [{"$array": [-1.0, 2.0, 8.0]}]})
     correct
@@ -230,7 +237,7 @@ def grade(data):
             return Feedback(True)
     except NotYet as reason:
         return Feedback(False, str(reason))
-    return feedback(id, *args)
+    return feedback(id, *args, **(data.get("graded") or {}))
 
 
 def grade_elsewhere(data, timeout=TIMEOUT):

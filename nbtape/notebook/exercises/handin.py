@@ -7,7 +7,7 @@ values and helpers they read from the notebook), and ``hand_in`` shows that as o
 output of the cell.  The course's autograde step (``grader``) reads only that output and
 judges it in a fresh Python, so nothing the learner's kernel patched (the checker, numpy,
 builtins, the import system) takes part in the verdict.  Exercises whose answer is a
-side effect (06b's rule) or a tape (14) are handed in as what the check measures.
+side effect (06b's rule) or a tape (03c) are handed in as what the check measures.
 """
 import ast
 import inspect
@@ -173,7 +173,7 @@ def _probe_rule(log_cosh):
 
 
 def _probe_tape(answer, disc, area, r):
-    """14: a tape cannot travel: handed in as the gradient it gives, with ``answer``."""
+    """03c: a tape cannot travel: handed in as the gradient it gives, with ``answer``."""
     try:
         grad = disc.gradient(area, r) if hasattr(disc, "gradient") else None
         error = None
@@ -184,7 +184,7 @@ def _probe_tape(answer, disc, area, r):
             pack(r)]
 
 
-PROBES = {"06b-log-cosh": _probe_rule, "14-tape-magic": _probe_tape}
+PROBES = {"06b-log-cosh": _probe_rule, "03c-tape-magic": _probe_tape}
 
 
 def hand_in(id, args):

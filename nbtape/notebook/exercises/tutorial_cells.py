@@ -9,11 +9,10 @@ import re
 
 import nbformat
 
+from .learner_copy import FOLDED, is_solution  # noqa: F401 (read from here too)
+
 MARKER = "# your code here"
 _CODE = re.compile(r"```python\n(.*?)```", re.S)
-# the tutorials' pointer to the folded solution, which the course leaves out
-FOLDED = re.compile(r";\s+below it is one solution,\s+folded\s+\(open it after you have "
-                    r"tried\)")
 
 
 def nbgrader_meta(cell):
@@ -23,17 +22,6 @@ def nbgrader_meta(cell):
     {}
     """
     return cell.get("metadata", {}).get("nbgrader", {})
-
-
-def is_solution(cell):
-    """A learner-facing solution: a markdown cell tagged ``solution`` (a <details> block).
-
-    >>> cell = nbformat.v4.new_markdown_cell("<details>...</details>")
-    >>> cell.metadata["tags"] = ["solution"]
-    >>> is_solution(cell)
-    True
-    """
-    return cell.cell_type == "markdown" and "solution" in cell.get("metadata", {}).get("tags", [])
 
 
 def solution_code(cell):
