@@ -145,6 +145,27 @@ def test_a_figure_drawn_in_the_style_is_wide_enough(tmp_path):
     assert width >= S.MIN_WIDTH_PX and dpi == S.DPI
 
 
+def test_show_publishes_the_figure_with_its_alt_text():
+    import matplotlib.pyplot as plt
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    InteractiveShell.instance()
+    try:
+        with matplotlib.rc_context(S.rc()):
+            fig, ax = plt.subplots(figsize=(9.5, 5))
+            ax.plot([1, 2, 3])
+            with capture_output() as captured:
+                S.show(fig, "A straight line rising from 1 to 3.")
+        (out,) = captured.outputs
+        assert out.metadata == {"image/png": {"alt": "A straight line rising from 1 to 3."}}
+        assert out.data["text/plain"] == "<Figure size 950x500 with 1 Axes>"
+        width, _, dpi = png_size_and_dpi(out.data["image/png"])
+        assert width >= S.MIN_WIDTH_PX and dpi == S.DPI
+        assert not plt.fignum_exists(fig.number)          # closed: not drawn a second time
+    finally:
+        InteractiveShell.clear_instance()
+
+
 def test_show_needs_alt_text():
     with pytest.raises(ValueError, match="needs alt"):
         S.show(None, "   ")

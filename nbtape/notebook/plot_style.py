@@ -111,7 +111,18 @@ def show(fig, alt):
     if not isinstance(alt, str) or not alt.strip():
         raise ValueError("show(fig, alt) needs alt, a sentence saying what the figure shows "
                          f"(for readers who cannot see it), not {alt!r}.")
+    import base64
+    import io
+
     import matplotlib.pyplot as plt
     from IPython.display import display
-    display(fig, metadata={"image/png": {"alt": alt}})
+    # drawn here as Jupyter's inline backend draws a figure (tight box, the figure's dpi
+    # and colours), so it shows the same wherever the kernel's own figure display is not
+    # set up (a JupyterLite kernel, a console)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight", facecolor=fig.get_facecolor(),
+                edgecolor=fig.get_edgecolor())
+    png = base64.b64encode(buffer.getvalue()).decode("ascii")
+    display({"image/png": png, "text/plain": repr(fig)}, raw=True,
+            metadata={"image/png": {"alt": alt}})
     plt.close(fig)
