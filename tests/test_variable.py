@@ -135,6 +135,29 @@ def test_reads_before_and_after_assign_both_count():
     assert float(tape.gradient(total, v)) == 7.0
 
 
+def test_recorders_are_told_of_an_assignment_once_the_variable_holds_its_new_value():
+    # (issue 36) the hook ran before the new value was in place: a recorder that looked
+    # at the variable saw the old one, and nt.function's tracer tied the new value to
+    # its assignment only at its next hook
+    from nbtape.core.recorder import Listener
+    from nbtape.core.state import recording
+
+    seen = []
+
+    class Watcher(Listener):
+        def on_assign(self, variable, source, how, before):
+            seen.append((how, variable.numpy().tolist(), before.numpy().tolist()))
+
+    v = nt.Variable([1.0, 2.0])
+    with recording(Watcher()):
+        v.assign([5.0, 6.0])
+        v.assign_add([1.0, 1.0])
+        v.assign_sub(nt.constant([2.0, 3.0]))
+    assert seen == [("assign", [5.0, 6.0], [1.0, 2.0]),
+                    ("assign_add", [6.0, 7.0], [5.0, 6.0]),
+                    ("assign_sub", [4.0, 4.0], [6.0, 7.0])]
+
+
 # --- gradients w.r.t. variables -------------------------------------------------------------------------
 def test_gradient_sums_every_read():
     v = nt.Variable(2.0)

@@ -35,8 +35,10 @@ class Recorder(Protocol):
     reads it through ``state.keeps_every_call``.  Such a recorder also has
     ``follow(a)``: ``a`` (a tensor or an array) as a tensor it follows, or None
     (``state.program_value`` asks it), and ``note_raised(rule, args, kwargs, error)``:
-    a call raised (``dispatch.tell_raised``), and ``note_copy(a, copy)``: a tape kept
-    ``copy`` of the plain array ``a`` (``state.tell_copied``).
+    a call raised (``dispatch.tell_raised``), ``note_copy(a, copy)``: a tape kept
+    ``copy`` of the plain array ``a`` (``state.tell_copied``), and
+    ``note_shown(value)``: a tensor or variable is about to be shown as text, returning
+    what to show (``state.shown_value``).
     """
 
     __slots__ = ()
@@ -61,10 +63,12 @@ class Recorder(Protocol):
         """``tensor``'s value left for plain numpy through ``how`` (``"float()"``,
         ``"np.asarray"``): a gradient through it will be None; note it for explain."""
 
-    def on_assign(self, variable: Any, source: Any, how: str) -> None:
+    def on_assign(self, variable: Any, source: Any, how: str, before: Any) -> None:
         """``variable`` was given a new value from ``source`` by ``how``
         (``"assign"``, ``"assign_add"``...): the tape's view of it is now history.
-        ``source`` is the tensor given, or the plain array made of a constant."""
+        ``source`` is the tensor given, or the plain array made of a constant.  Called
+        after the assignment: ``variable`` already holds its new value, and ``before``
+        is the tensor it held until then."""
 
 
 class Listener(Recorder):
@@ -88,5 +92,5 @@ class Listener(Recorder):
     def note_escape(self, tensor, how):
         pass
 
-    def on_assign(self, variable, source, how):
+    def on_assign(self, variable, source, how, before):
         pass

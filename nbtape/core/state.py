@@ -232,6 +232,23 @@ def program_value(a):
     return None
 
 
+def shown_value(value):
+    """``value`` (a tensor or a variable about to be shown as text: ``repr``, ``str``,
+    ``print``, a notebook's HTML card) as it is to be shown.  A recorder that keeps
+    every call is told (its optional ``note_shown``): ``nt.function``'s tracer notes
+    that a value of its program left as text, and in the trace that checks it, has
+    another value shown, so that a number parsed back out of the text shows as a
+    constant that differs.
+
+    >>> shown_value(1.0)        # nothing records: shown as it is
+    1.0
+    """
+    for rec in tls.stack:
+        if keeps_every_call(rec):
+            return rec.note_shown(value)
+    return value
+
+
 def tell_copied(a, copy):
     """A tape kept ``copy`` of the plain array ``a`` (an index, a mask) for its backward
     pass: tell the recorders that keep every call (their optional ``note_copy``), so

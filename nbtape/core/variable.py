@@ -103,9 +103,16 @@ class Variable(TensorLike, Observable):
             # a numpy variable holds numpy: a Dask or CuPy value is computed/copied in
             arr = np.array(_to_numpy(arr) if _is_foreign(arr) else arr, dtype=cur.dtype)
             arr.flags.writeable = False
+        before = self._tensor
+        self._tensor = self._new_value(arr)
+        # the recorders are told once the variable holds its new value (a recorder that
+        # looks at it sees the value the assignment made; ``before`` is what it held),
+        # and before its observers, whose own numpy calls then see a known value
         for rec in tls.stack:
-            rec.on_assign(self, source, how)
-        return self._set_value(arr)
+            rec.on_assign(self, source, how, before)
+        if self._observers:
+            self._notify("assign", value=self._tensor)
+        return self
 
     def _set_value(self, arr):
         self._tensor = self._new_value(arr)

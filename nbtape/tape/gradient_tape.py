@@ -87,7 +87,7 @@ class _Paused(Recorder):
     def note_escape(self, t, how):
         pass
 
-    def on_assign(self, var, source, how):
+    def on_assign(self, var, source, how, before):
         pass
 
 
@@ -294,7 +294,7 @@ class GradientTape(TapeView, Observable, Recorder):
             self._escaped_at[len(self._notes)] = next_id()
             self._notes.append(Note("escape", t._id, user_line.caller(), how))
 
-    def on_assign(self, var, source, how):
+    def on_assign(self, var, source, how, before):
         sid = source._leaf()._id if isinstance(source, TensorLike) else None
         if var._id in self._tracked or (sid is not None and sid in self._tracked):
             self._notes.append(Note("assign", var._id, user_line.caller(), (how, sid)))

@@ -167,8 +167,10 @@ class Layer:
         return int(sum(v.size for v in self.variables))
 
     def get_weights(self):
-        """The variables' values as numpy arrays (copies)."""
-        return [np.array(v._value) for v in self.variables]
+        """The variables' values as numpy arrays (copies).  Inside ``nt.function`` this
+        is ``v.numpy()``'s escape (refused at the user's line: a replay would return the
+        values of the traced call)."""
+        return [v.numpy() for v in self.variables]
 
     def set_weights(self, weights):
         """Assign values to the variables, in the order of ``variables``."""

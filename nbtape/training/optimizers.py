@@ -122,9 +122,9 @@ class Optimizer(abc.ABC):
         if callable(value):
             self._lr_takes_step = _takes_step(value)
         else:
-            if isinstance(value, TensorLike):
-                value = value._value
             try:
+                # (float() of a tensor: inside nt.function a traced rate is refused at
+                # the user's line, since a replay never runs this setter again)
                 value = float(value)
             except (TypeError, ValueError):
                 raise TypeError(

@@ -10,5 +10,7 @@
 - ``refusals``: the words of the tracer's refusals (what froze, where, what to write);
 - ``input_signature``: a call's arguments bound and keyed as ``tf.function`` keys traces;
 - ``randomness``: the random generators a function can reach and their states (what
-  ``function`` refuses to freeze and ``recompute`` replays).
+  ``function`` refuses to freeze and ``recompute`` replays);
+- ``second_trace``: the checks that trace a step once more (frozen draws, numbers
+  parsed out of a traced value's text).
 """

@@ -17,26 +17,23 @@ trace time only, as in TensorFlow.
 
 A replay is right or refused: a value of data-dependent shape is checked by the program
 (another shape traces again, ``program.ShapeChanged``), and a trace that froze a random
-draw is refused (``_check_draws``: the generators ``randomness.py`` reaches, and a
-second trace for those it cannot).
+draw, or a number parsed out of a traced value's text, is refused (``second_trace``: the
+generators ``randomness.py`` reaches, and a second trace for the rest).
 """
 import contextlib
 import functools
-import inspect
 import io
 import types
 import warnings
 import weakref
 
-import numpy as np
-
 from ..core.state import recording, tls
 from ..core.tensor import Tensor
 from ..diagnostics.errors import shown_from_user
-from ..diagnostics.user_line import describe as describe_where, source_line
 from .input_signature import Binder, describe_call, inputs, signature
-from .program import NotFinite, Program, ShapeChanged
-from .randomness import drawn, random_states, set_state
+from .program import NotFinite, Program, ReplayFailed, ShapeChanged
+from .randomness import random_states
+from .second_trace import check_draws, check_shown
 from .trace import Slot, Tracer, TracingError
 
 # how many traces of one function before the retracing warning (TensorFlow's is 5)
@@ -139,17 +136,20 @@ class Function:
                 except ShapeChanged as e:   # a mask's count, np.unique's: another program
                     for v, t in e.undo:
                         v._tensor = t
-                    if isinstance(e, NotFinite):
-                        # a NaN or inf loss: this call runs eagerly, so nbtape says
-                        # where it was born as it does eagerly (the same values)
+                    if isinstance(e, (NotFinite, ReplayFailed)):
+                        # a NaN or inf loss, or a numpy call that raised: this call runs
+                        # eagerly, so nbtape says where the value was born, or says the
+                        # error, as it does eagerly (the same values)
                         return self._run(args, kwargs)
         return self._trace(key, args, kwargs)[0]
 
     # tracing ---------------------------------------------------------------------------
-    def _trace_once(self, args, kwargs, quiet=False):
+    def trace_once(self, args, kwargs, quiet=False, alter=False, watch=None):
         """Run the function under a new tracer; ``(tracer, out)``, or raise its refusal
-        (the variables given back their values)."""
-        tracer = Tracer()
+        (the variables given back their values).  ``alter``: the trace that checks what a
+        value shown as text became (``second_trace.check_shown``); ``watch``: ``(generator, state)``,
+        the trace that looks for the line of a draw from it (``_draw_line``)."""
+        tracer = Tracer(alter, watch)
         targs, tkwargs = inputs(tracer, args, kwargs, self._binder.labels)
         entered = recording(tracer)
         entered.__enter__()
@@ -178,7 +178,7 @@ class Function:
 
     def _trace(self, key, args, kwargs, keep_variables=True):
         before = random_states(self._target(), args, kwargs)
-        tracer, out = self._trace_once(args, kwargs)
+        tracer, out = self.trace_once(args, kwargs)
         if tracer.created:
             if key in self._built:
                 tracer.restore()
@@ -196,7 +196,8 @@ class Function:
                 return out, None
             tracer.restore()
             return self._trace(key, args, kwargs, keep_variables)
-        _check_draws(self, tracer, before, args, kwargs)
+        check_draws(self, tracer, before, args, kwargs)
+        check_shown(self, tracer, args, kwargs)
         result = _result(tracer, out)
         program = Program(tracer.steps, result, tracer.kinds)
         replay = program.compile()
@@ -293,143 +294,3 @@ def _quiet():
     with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         yield
-
-
-# frozen draws ------------------------------------------------------------------------------
-def _check_draws(f, tracer, before, args, kwargs):
-    """Refuse the trace if it froze a random draw (or another value that changes from
-    call to call).  A draw from a generator the search reaches shows in its state; one
-    from a generator it cannot reach (made inside the function, kept by a helper
-    module) shows only in the program: when the program holds arrays or numbers made
-    while it ran, the function is traced once more on the same inputs, its variables
-    and prints left as the first trace left them, and a constant that differs between
-    the two traces is refused at its line."""
-    source = drawn(before)
-    if not source and not _suspicious(tracer.steps, f.python_function):
-        return
-    first = [(v, v._tensor) for v, _ in tracer.before.values()]
-    tracer.restore()
-    try:
-        second, _ = f._trace_once(args, kwargs, quiet=True)
-        second.restore()
-        diff = _first_difference(tracer.steps, second.steps)
-    except Exception:   # the same call failed the second time: it is not the same call
-        diff = (None, "result (its second run failed)")
-    for v, t in first:
-        v._tensor = t
-    if diff is None and not source:
-        return
-    tracer.restore()
-    for g, state in before:
-        set_state(g, state)
-    step, what = diff if diff is not None else (None, None)
-    at = ""
-    if step is not None and step.where is not None:
-        line = source_line(step.where)
-        at = f" at {describe_where(step.where)}" + (f" (`{line.strip()}`)" if line else "")
-    if what is None:
-        why = f"it drew random numbers from {source}"
-    else:
-        why = (f"run twice on the same inputs, it computed another {what}{at}: random "
-               "numbers from a generator nbtape cannot record (np.random.default_rng() "
-               "inside the function, a Generator a helper keeps, Python's random module) "
-               "or another value that changes from call to call")
-    raise shown_from_user(TracingError(
-        f"nt.function cannot trace this function: {why}, and a replay would reuse this "
-        "first call's numbers for good (a dropout mask or noise drawn once). Instead, "
-        "draw them with an nbtape generator made once outside the function "
-        "(rng = nt.random.Generator(seed); rng.random(x.shape) inside, or "
-        "nt.layers.Dropout(rate, seed=...)), whose draws every call makes afresh, or draw "
-        "them outside and pass them in as an argument (step(x, rng.random(x.shape) < 0.5)). "
-        "The variables were left as they were before this call."))
-
-
-def _literals(fn, out=None):
-    out = set() if out is None else out
-    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
-    stack = [code] if code is not None else []
-    while stack:
-        c = stack.pop()
-        for k in c.co_consts:
-            if inspect.iscode(k):
-                stack.append(k)
-            elif type(k) in (int, float, complex):
-                out.add(k)
-    return out
-
-
-def _suspect(a, lits):
-    """Whether the constant ``a`` could be a draw: an array or numpy scalar made while
-    the function ran (not one filled with a single value, such as a gradient's seed),
-    or a Python float with a draw's many digits that is no literal of the function."""
-    t = type(a)
-    if t is Slot or a is None or t is bool or t is str:
-        return False
-    if t is list or t is tuple:
-        return any(_suspect(x, lits) for x in a)
-    if t is dict:
-        return any(_suspect(x, lits) for x in a.values())
-    if t is float:
-        return a not in lits and len(repr(abs(a))) > 9
-    if t is np.ndarray or isinstance(a, np.generic):
-        if a.dtype.kind not in "biufc":
-            return False
-        if a.dtype.kind == "b" or np.size(a) == 0:
-            return a.dtype.kind == "b"
-        # an array of one value (a seed of ones, a mean's 1/n) is no draw; one number
-        # is, unless it is 0 or 1
-        first = a.flat[0] if t is np.ndarray else a
-        if (np.size(a) > 1 or first in (0, 1)) and np.all(a == first):
-            return False
-        # nor is 0, 1, 2, ... (np.arange(classes), compared with labels)
-        return not (np.size(a) > 2 and np.array_equal(np.ravel(a), np.arange(np.size(a))))
-    return False
-
-
-def _suspicious(steps, fn):
-    lits = _literals(fn)
-    for step in steps:
-        if step[0] == "call":
-            if _suspect(step.args, lits) or (step.kwargs and _suspect(step.kwargs, lits)):
-                return True
-        elif step[0] == "assign" and _suspect(step.src, lits):
-            return True
-    return False
-
-
-def _same_constant(a, b):
-    ta = type(a)
-    if ta is not type(b):
-        return False
-    if ta is Slot:
-        return a.n == b.n
-    if ta is list or ta is tuple:
-        return len(a) == len(b) and all(_same_constant(x, y) for x, y in zip(a, b))
-    if ta is dict:
-        return a.keys() == b.keys() and all(_same_constant(a[k], b[k]) for k in a)
-    if ta is np.ndarray or isinstance(a, np.generic):
-        return a.dtype == b.dtype and np.shape(a) == np.shape(b) and np.array_equal(
-            a, b, equal_nan=a.dtype.kind in "fc")
-    if ta is float or ta is complex:
-        return a == b or (a != a and b != b)
-    try:
-        return bool(a is b or a == b)
-    except Exception:
-        return False
-
-
-def _first_difference(steps, others):
-    """``(step, what)``: the first step of ``steps`` that ``others`` (a second trace of
-    the same call) computes otherwise, or None when the two are the same program."""
-    for step, other in zip(steps, others):
-        if step[0] != other[0] or (step[0] == "call" and step.name != other.name):
-            return step if step[0] == "call" else None, "program (other numpy calls)"
-        if step[0] == "call" and not (
-                _same_constant(step.args, other.args)
-                and _same_constant(step.kwargs, other.kwargs)):
-            return step, f"constant in {step.name}"
-        if step[0] == "assign" and not _same_constant(step.src, other.src):
-            return None, f"update of {step.variable.name}"
-    if len(steps) != len(others):
-        return None, "program (another number of numpy calls)"
-    return None

@@ -55,6 +55,17 @@ class NotFinite(ShapeChanged):
     value was born, as it says eagerly."""
 
 
+class ReplayFailed(ShapeChanged):
+    """Raised by a replay in which a numpy call raised (an index out of range: labels
+    that the traced call's checks would have refused, say): ``nt.function`` gives the
+    variables back their values and runs that call eagerly instead, so the error is
+    the eager run's, said at the user's line, never a raw one from inside the program."""
+
+
+def _raise_failed(undo):
+    raise ReplayFailed([(v, t) for v, t in undo])
+
+
 def _raise_changed(undo):
     raise ShapeChanged([(v, t) for v, t in undo])
 
@@ -69,6 +80,7 @@ class _Names:
     def __init__(self):
         self.ns = {"_wrap": wrap, "_array": np.array, "_set": replace_value,
                    "_changed": _raise_changed, "_not_finite": _raise_not_finite,
+                   "_failed": _raise_failed, "_Changed": ShapeChanged,
                    "_isfinite": math.isfinite}
         self._by_id = {}
 
@@ -199,7 +211,7 @@ def _last_uses(steps, result, kinds):
         if step[0] == "call" and step[1] is not None:
             for n in (step[1] if type(step[1]) is tuple else (step[1],)):
                 kind = kinds.get(n) if n is not None else None
-                if kind is not None and int(np.prod(kind[1])) >= FREE_FROM:
+                if kind is not None and math.prod(kind[1]) >= FREE_FROM:
                     made.add(n)
     last = {}
     for k, step in enumerate(steps):
@@ -261,8 +273,13 @@ def source(steps, result, kinds=None):
     ...          ("call", 1, "np.multiply", operator.mul, (Slot(0), Slot(0)), None, "forward")]
     >>> print(source(steps, Slot(1))[0])
     def replay(v0):
-        v1 = v0 * v0
-        return _wrap(v1)
+        try:
+            v1 = v0 * v0
+            return _wrap(v1)
+        except _Changed:
+            raise
+        except Exception:
+            _failed(())
     """
     names = _Names()
     inputs = [f"v{s[1]}" for s in steps if s[0] == "input"]
@@ -270,15 +287,15 @@ def source(steps, result, kinds=None):
     free = _last_uses(steps, result, kinds) if kinds else {}
     guarded = _guarded(steps, kinds) if kinds else {}
     finite = _scalar_results(steps, result, kinds) if kinds else {}
-    # the variables a program updates before its last check: given back their values
-    # when a check fails (the program then does not apply to this call)
-    last = max(max(guarded, default=-1), max(finite, default=-1))
-    early = [s[2] for k, s in enumerate(steps) if s[0] == "assign" and k < last]
-    undo = "()"
-    if early:
+    # the variables a program updates: given back their values when a check fails (the
+    # program then does not apply to this call) or a numpy call raises (that call runs
+    # eagerly instead, and says its error as eagerly)
+    updated = [s[2] for s in steps if s[0] == "assign"]
+    undo, head = "()", []
+    if updated:
         pairs = ", ".join(f"({n}, {n}._tensor)" for n in
-                          dict.fromkeys(names.const(v, "var") for v in early))
-        lines.append(f"_undo = ({pairs},)")
+                          dict.fromkeys(names.const(v, "var") for v in updated))
+        head.append(f"_undo = ({pairs},)")
         undo = "_undo"
     for k, step in enumerate(steps):
         kind = step[0]
@@ -295,7 +312,10 @@ def source(steps, result, kinds=None):
         if k in free:
             lines.append("del " + ", ".join(f"v{n}" for n in sorted(free[k])))
     lines.append(f"return {_result_source(result, names)}")
-    body = "".join(f"    {line}\n" for line in lines)
+    # (a try costs nothing until something raises)
+    body = "".join(f"    {line}\n" for line in head) + "    try:\n" + "".join(
+        f"        {line}\n" for line in lines) + (
+        f"    except _Changed:\n        raise\n    except Exception:\n        _failed({undo})\n")
     return f"def replay({', '.join(inputs)}):\n{body}".rstrip("\n"), names.ns
 
 

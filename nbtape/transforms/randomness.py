@@ -136,13 +136,18 @@ def replayed(states):
             set_state(g, state)
 
 
-def _same(a, b):
+def same_state(a, b):
+    """Whether two states ``state_of`` read are the same (no draw in between).
+
+    >>> same_state(state_of(None), state_of(None))
+    True
+    """
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(
-            _same(a[k], b[k]) for k in a)
+            same_state(a[k], b[k]) for k in a)
     if isinstance(a, (tuple, list)):
         return isinstance(b, (tuple, list)) and len(a) == len(b) and all(
-            _same(x, y) for x, y in zip(a, b))
+            same_state(x, y) for x, y in zip(a, b))
     if isinstance(a, np.ndarray):
         return np.array_equal(a, b)
     return a == b
@@ -150,11 +155,20 @@ def _same(a, b):
 
 def drawn(before):
     """What drew random numbers since ``before`` (``random_states``), in words, or ''."""
+    gen = drawn_from(before)
+    if gen is False:
+        return ""
+    if gen is None:
+        return "np.random's global generator (e.g. np.random.rand, np.random.normal)"
+    if gen is PYTHON_RANDOM:
+        return "Python's random module (e.g. random.gauss, random.shuffle)"
+    return f"a {type(gen).__name__}'s methods (e.g. rng.normal)"
+
+
+def drawn_from(before):
+    """The first generator of ``before`` (``random_states``) whose state moved since
+    (``None``: numpy's global one), or False when none did."""
     for gen, state in before:
-        if not _same(state, state_of(gen)):
-            if gen is None:
-                return "np.random's global generator (e.g. np.random.rand, np.random.normal)"
-            if gen is PYTHON_RANDOM:
-                return "Python's random module (e.g. random.gauss, random.shuffle)"
-            return f"a {type(gen).__name__}'s methods (e.g. rng.normal)"
-    return ""
+        if not same_state(state, state_of(gen)):
+            return gen
+    return False

@@ -1,9 +1,12 @@
 """The words of ``nt.function``'s refusals: what froze, where, and what to write
 instead (one paragraph, as every nbtape error).  The tracer (``trace.py``) raises them."""
+import ast
+import dis
+import linecache
 import os
 import sys
 
-from ..diagnostics.user_line import PACKAGE_DIR, describe, source_line
+from ..diagnostics.user_line import NUMPY_DIR, PACKAGE_DIR, describe, source_line
 
 _FIXES = {
     "bool()": (
@@ -56,6 +59,8 @@ def refusal_message(how, where, what="a value computed from the function's argum
     'nt.function cannot trace this function'
     """
     why, fix = _FIXES.get(how, _ASARRAY)
+    if how in ("np.asarray", "operator.index()"):
+        why, fix = plain_table_indexed() or (why, fix)
     at = ""
     if where is not None:
         line = source_line(where)
@@ -85,3 +90,61 @@ def inside_nbtape():
         return ""
     rel = os.path.relpath(f.f_code.co_filename, os.path.dirname(PACKAGE_DIR))
     return f"{f.f_code.co_name} ({rel.replace(os.sep, '/')})"
+
+
+# the instructions that index (Python 3.11-3.13; 3.14 indexes with BINARY_OP)
+_SUBSCRIPT = frozenset(("BINARY_SUBSCR", "BINARY_SLICE"))
+
+
+def plain_table_indexed():
+    """``(why, fix)`` when the value escaping now is the index of a plain array
+    (``np.eye(5)[labels]``) or the indices of ``np.take`` of one: numpy indexes with a
+    plain copy of the index, and hands neither to nbtape, so the result is a plain array
+    nbtape never sees.  The fix is the user's own expression with the array made a
+    tensor (``nt.constant(np.eye(5))[labels]``), whose indexing is traced.  None when
+    the escape is something else (or the expression cannot be read).
+
+    >>> plain_table_indexed() is None
+    True
+    """
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(PACKAGE_DIR):
+        f = f.f_back
+    took = False
+    while f is not None and f.f_code.co_filename.startswith(NUMPY_DIR):
+        took = took or f.f_code.co_name == "take"
+        f = f.f_back
+    if f is None:
+        return None
+    try:
+        op = dis.opname[f.f_code.co_code[f.f_lasti]]
+        if not took and op not in _SUBSCRIPT and op != "BINARY_OP":
+            return None     # (a BINARY_OP that does not index is no ast.Subscript below)
+        pos = list(f.f_code.co_positions())[f.f_lasti // 2]
+        if pos[0] is None or pos[0] != pos[1]:
+            return None
+        line = linecache.getline(f.f_code.co_filename, pos[0]).encode()
+        text = line[pos[2]:pos[3]].decode()
+        node = ast.parse(text, mode="eval").body
+    except Exception:       # (a frame without source, another Python's bytecode)
+        return None
+    if took and type(node) is ast.Call and node.args:
+        a = node.args[0]
+    elif not took and type(node) is ast.Subscript:
+        a = node.value
+    else:
+        return None
+    start, end = a.col_offset, a.end_col_offset
+    src = text.encode()
+    fixed = (src[:start] + b"nt.constant(" + src[start:end] + b")" + src[end:]).decode()
+    table = src[start:end].decode()
+    if took:
+        why = (f"np.take of the plain array {table} with a tensor's indices (numpy hands "
+               "np.take to nbtape only when its array is a tensor, and takes with a plain "
+               "copy of the indices)")
+    else:
+        why = (f"indexing the plain array {table} with a tensor (numpy indexes a plain "
+               "array with a plain copy of the index, and never hands the indexing to "
+               "nbtape)")
+    return why, (f"write `{fixed}`: with the table a tensor the indexing is traced, and "
+                 "every call picks its own rows (as tf.gather or tf.one_hot does)")

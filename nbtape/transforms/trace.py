@@ -23,7 +23,9 @@ Anything else the tracer does not know is a constant of the program (a literal, 
 array made inside the step from constants, a closed-over array: ``program.captured``).  A value of the
 program that leaves for Python (``float(t)``, ``bool(t)``, ``np.asarray(t)``) would be
 frozen at its traced value: the tracer refuses the trace there (``TracingError``),
-naming the user's line.
+naming the user's line.  Text is the one way out it lets pass (``print(loss)`` in a step
+is useful): it notes where (``note_shown``), and ``second_trace.check_shown`` refuses a
+number parsed back out of the text.
 """
 import inspect
 from typing import NamedTuple
@@ -38,6 +40,7 @@ from ..core.variable import Variable
 from ..diagnostics.errors import NbtapeError
 from ..diagnostics.user_line import caller, describe, source_line
 from ..tape.backward import step_in_progress
+from .randomness import same_state, state_of
 from .refusals import inside_nbtape, refusal_message
 
 
@@ -148,6 +151,27 @@ def kind_text(kind):
     return f"{dtype}{list(shape)}" if shape else f"{dtype}"
 
 
+def altered(v):
+    """Another value of ``v``'s dtype and shape, every element different, most of them
+    with more digits (what a checking trace shows as text: ``Tracer.note_shown``).
+
+    >>> altered(np.array([0.5, -2.0])), altered(np.array([True, False])), altered(np.int16(7))
+    (array([  6.5 , -19.75]), array([False,  True]), np.int16(71))
+    """
+    v = np.asarray(v)
+    kind = v.dtype.kind
+    with np.errstate(all="ignore"):
+        if kind == "b":
+            out = ~v
+        elif kind in "iu":
+            out = (v * 10 + 1).astype(v.dtype)
+        elif kind in "fc":
+            out = (v * 10.5 + 1.25).astype(v.dtype)
+        else:
+            return v
+    return out if out.ndim else out[()]
+
+
 def _kind(v):
     return (getattr(v, "dtype", None), np.shape(v))
 
@@ -166,12 +190,13 @@ class Tracer(Listener):
     (['input', 'call', 'call'], 'np.multiply')
     """
 
-    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "raised", "_start",
+    __slots__ = ("steps", "before", "guards", "refused", "kinds", "created", "raised", "shown",
+                 "alter", "watch", "drawn_at", "_calm", "_start",
                  "_by_obj", "_by_tid", "_by_arr",
-                 "_keep", "_count", "_pending", "_var_ids")
+                 "_keep", "_count", "_var_ids")
     records_all = True      # dispatch offers it the calls no tape keeps (comparisons)
 
-    def __init__(self):
+    def __init__(self, alter=False, watch=None):
         self.steps = []
         self.before = {}        # id(variable) -> (variable, the tensor it held first)
         self.guards = []        # (object, attribute, value): a changed one retraces
@@ -179,11 +204,15 @@ class Tracer(Listener):
         self.kinds = {}         # slot -> (dtype, shape) of its value, for the listing
         self.created = False    # whether a variable made during the trace was used
         self.raised = None      # (name, where, error) of the first call on program values that raised
+        self.shown = None       # the line where a value of the program was first shown as text
+        self.alter = alter      # show other values as text (the trace that checks ``shown``)
+        self.watch = watch      # (generator, its state): note where a draw from it shows
+        self.drawn_at = None    # (the last call's line before the watched state moved, the first after)
+        self._calm = None
         self._start = next_id()     # ids after it were made during the trace
         self._by_obj, self._by_tid, self._by_arr = {}, {}, {}
         self._keep = []         # what the maps key by id() stays alive while tracing
         self._count = 0
-        self._pending = None    # (variable, slot) of an assignment not yet settled
         self._var_ids = set()   # tensor ids that are variables (shared by every read)
 
     # the program's values ------------------------------------------------------------
@@ -251,39 +280,35 @@ class Tracer(Listener):
     def template(self, a):
         """``(template, dynamic)``: ``a`` with each value of the program a ``Slot`` and
         each constant tensor its array; ``dynamic`` when it holds a slot."""
-        n = self.find(a)
-        if n is not None:
-            return Slot(n), True
         t = type(a)
+        if t is Tensor or t is np.ndarray or t is Variable:
+            n = self.find(a)
+            if n is not None:
+                return Slot(n), True
+            return (a._value if t is Tensor else a), False
         if t is list or t is tuple:
-            items = [self.template(x) for x in a]
-            return t([x for x, _ in items]), any(d for _, d in items)
+            # (a loop, not comprehensions and any(): this runs for every recorded call)
+            out, dynamic = [], False
+            for x in a:
+                x, d = self.template(x)
+                out.append(x)
+                dynamic = dynamic or d
+            return t(out), dynamic
         if t is dict:
-            items = {k: self.template(v) for k, v in a.items()}
-            return {k: x for k, (x, _) in items.items()}, any(d for _, d in items.values())
-        if t is Tensor:
-            return a._value, False
+            out, dynamic = {}, False
+            for k, x in a.items():
+                out[k], d = self.template(x)
+                dynamic = dynamic or d
+            return out, dynamic
         return a, False
 
     def add_input(self, t, label):
         """``t`` (a tensor made of an argument) is the program's input ``label``."""
         self.steps.append(Input("input", self._new(t), label))
 
-    def _settle(self):
-        # an assignment's new tensor exists only once assign has returned: the next hook
-        # (or the end of the trace) ties it to the assignment's slot
-        if self._pending is not None:
-            var, n = self._pending
-            self._pending = None
-            t = var._tensor
-            self._keep.append(t)
-            self._by_obj[id(t)] = n
-            if type(t._value) is np.ndarray:
-                self._by_arr[id(t._value)] = n
-            self.kinds[n] = _kind(t._value)
-
     def finish(self):
-        self._settle()
+        if self.watch is not None:
+            self._watch(end=True)
         self._keep = []
 
     def guard(self, obj, attr):
@@ -297,7 +322,8 @@ class Tracer(Listener):
 
     # the hooks ---------------------------------------------------------------------
     def record(self, rule, args, kwargs, operands, ids, outs):
-        self._settle()
+        if self.watch is not None:
+            self._watch()
         targs, dynamic = self.template(tuple(args))
         tkw = None
         if kwargs is not None:
@@ -332,6 +358,15 @@ class Tracer(Listener):
         phase = "backward" if step_in_progress() is not None else "forward"
         self.steps.append(Call("call", out, rule.name, fn, targs, tkw, phase, caller()))
 
+    def _watch(self, end=False):
+        # (only in the trace that looks for a draw's line: a state read per call)
+        gen, state = self.watch
+        if self.drawn_at is None:
+            if not same_state(state, state_of(gen)):
+                self.drawn_at = (self._calm, None if end else caller())
+            elif not end:
+                self._calm = caller()
+
     def _known(self, outs):
         if type(outs) is Tensor:
             return self.find(outs) is not None
@@ -343,8 +378,10 @@ class Tracer(Listener):
         return False
 
     def on_variable_read(self, variable):
-        self._settle()
-        t = variable._tensor
+        self._read(variable, variable._tensor)
+
+    def _read(self, variable, t):
+        """A read of ``variable`` holding the tensor ``t`` (a new slot unless known)."""
         if id(t) in self._by_obj:
             return
         if is_foreign(t._value):
@@ -378,29 +415,47 @@ class Tracer(Listener):
                 "value), or compute both branches with numpy and choose with np.where. "
                 "The variables were left as they were before this call.")
 
+    def note_shown(self, value):
+        """``value`` is about to be shown as text (``state.shown_value``): a value of the
+        program is noted (``shown``, its line), and in a checking trace (``alter``) another
+        value is shown, so that a number the function parses back out of the text
+        differs from the first trace's (``second_trace.check_shown`` refuses it)."""
+        t = value
+        if type(t) is Variable:
+            self.on_variable_read(t)
+            t = t._tensor
+        if type(t) is not Tensor or self.find(t) is None:
+            return value
+        if self.shown is None:
+            self.shown = caller()
+        if not self.alter or type(t._value) is not np.ndarray and not isinstance(
+                t._value, np.generic):
+            return value
+        return wrap(altered(t._value))
+
     def note_escape(self, tensor, how):
-        self._settle()
         if self.find(tensor) is not None:
             self.refuse(how)
 
-    def on_assign(self, variable, source, how):
-        self._settle()
+    def on_assign(self, variable, source, how, before):
+        if self.watch is not None:
+            self._watch()
+        # (told after the assignment: ``variable`` holds its new value, ``before`` the old)
         if id(variable) not in self.before:
-            self.before[id(variable)] = (variable, variable._tensor)
+            self.before[id(variable)] = (variable, before)
         cur = None
         if how != "assign":
-            self.on_variable_read(variable)
-            cur = self.find(variable._tensor)
+            self._read(variable, before)        # the value it updates
+            cur = self.find(before)
         src, _ = self.template(source)
         raw = source._value if isinstance(source, Tensor) else source
-        now = variable._tensor._value
+        now = before._value
         # the new value is what numpy gives (cur + delta) when it already has the
         # variable's dtype and is an array; otherwise np.array casts it, as assign does
         fresh = how != "assign" and np.ndim(now) > 0 and np.result_type(now, raw) == now.dtype
-        n = self._count
-        self._count += 1
+        self._var_ids.add(variable._id)
+        n = self._new(variable._tensor)         # its new value is this slot
         self.steps.append(Assign("assign", n, variable, how, cur, src, now.dtype, fresh))
-        self._pending = (variable, n)
 
     # refusals ----------------------------------------------------------------------
     def refuse(self, how, what=None):
