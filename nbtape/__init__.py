@@ -57,6 +57,7 @@ _LAZY = {
     "tape_cell": ("nbtape.notebook.tape_cell", "tape_cell"),   # %%tape where no magics are
     "render": ("nbtape.notebook.graph", "render"),     # the package's public entry
     "exercises": ("nbtape.notebook.exercises", None),  # the tutorials' check cells
+    "plot_style": ("nbtape.notebook.plot_style", None),  # the tutorials' one plot style
 }
 
 

@@ -72,6 +72,28 @@ def test_leaves_ops_constants_and_values():
     del z
 
 
+def test_a_used_tapes_small_constants_still_show_their_values():
+    # notebook 11's wrong-sign example: after gradient() a non-persistent tape frees what
+    # its ops saved, and the box of 0.75 in `0.75 - y_pred` said only "constant"
+    x = nt.constant([[1.0, 2.0]])
+    w = nt.Variable([[0.25], [0.15]], name="w")
+    big = np.linspace(0.0, 1.0, 50)
+    with nt.GradientTape() as tape:
+        y_pred = x @ w
+        error = 0.75 - y_pred
+        loss = np.sum(error ** 2 + big)
+    tape.gradient(loss, w)
+    assert tape.ops[1].args is None                       # freed, as before
+    g = tape.graph(names={y_pred: "y_pred", error: "error", loss: "loss"})
+    assert lines(g, "op1")[0] == "error = np.subtract"
+    assert lines(g, "op1c0") == ["0.75"]                  # the first operand: 0.75 - y_pred
+    assert lines(g, "op0c0") == ["[[1.0, 2.0]]\n(1, 2) float64"]
+    assert lines(g, "op2c1") == ["2"]
+    consts = {n: info.lines for n, info in g.nbtape_nodes.items() if info.kind == "const"}
+    # 50 numbers are not kept: the box says constant (never a made-up value)
+    assert consts["op3c1"] == ["constant"]
+
+
 def test_arrays_show_a_summary_or_shape_and_dtype():
     a = nt.Variable(np.ones((2, 2)), name="a")
     b = nt.Variable(np.zeros((50, 3), dtype="float32"), name="b")

@@ -6,6 +6,7 @@ read on white, every colour comes from the one palette, the legend under a tape
 picture has a swatch for every fill drawn, wide pictures are laid out top to bottom,
 and the tutorials' plots use the same colours for the same things.
 """
+import html
 import json
 import re
 from pathlib import Path
@@ -127,12 +128,53 @@ def test_the_legend_has_a_swatch_for_every_fill_drawn(drawn):
         in_legend = {fill.upper() for _, fill, _ in g.nbtape_legend}
         assert fills <= in_legend, (name, fills - in_legend)
         for text, fill, kind in g.nbtape_legend:
-            assert text in svg and f'BGCOLOR="{fill}"' in g.source, (name, text)
+            drawn_as = f'COLOR="{fill}"' if kind in ("thick", "double") else f'BGCOLOR="{fill}"'
+            assert text in svg and drawn_as in g.source, (name, text)
     every = {text for text, _, _ in drawn["every kind"][0].nbtape_legend}
     assert {"Variable", "watched tensor", "custom gradient (double border)",
             "stop_gradient (dashed)", "operation",
             "holds NaN or inf (thick border)"} <= every, every
     assert any(t.startswith("gradient path") for t in every)
+
+
+def legend_swatches(svg):
+    """``{text: the SVG drawn between it and the text before it}``: for a legend's
+    text, its swatch."""
+    out, start = {}, 0
+    for m in re.finditer(r"<text[^>]*>([^<]*)</text>", svg):
+        out[m.group(1)] = svg[start:m.start()]
+        start = m.end()
+    return out
+
+
+def test_the_thick_and_double_border_swatches_are_not_the_same_block(drawn):
+    # notebook 6's picture of a NaN: one box holds it (thick border), one is where it
+    # was born (double border); the legend drew both as the same reddish-purple block
+    g, svg = drawn["every kind"]
+    kinds = {text: kind for text, _, kind in g.nbtape_legend}
+    thick = next(t for t in kinds if "thick border" in t)
+    double = next(t for t in kinds if "double border" in t and "born" in t)
+    assert (kinds[thick], kinds[double]) == ("thick", "double")
+    swatches = legend_swatches(svg)
+    one, two = swatches[html.escape(thick)], swatches[html.escape(double)]
+    nan = P.NONFINITE.lower()
+    # thick: one white box with a border of 3 px or more; double: two nested outlines
+    widths = [float(w) for w in re.findall(r'stroke="%s"[^>]*stroke-width="([\d.]+)"' % nan, one)]
+    assert one.count(f'stroke="{nan}"') >= 1 and max(widths, default=1) >= 3, one
+    assert two.count(f'stroke="{nan}"') >= 2 and f'fill="{nan}"' not in two, two
+    assert f'fill="{nan}"' not in one
+    assert one != two
+
+
+def test_a_picture_is_titled_by_what_it_shows(drawn):
+    for name, (g, svg) in drawn.items():
+        title = re.search(r"<title>([^<]*)</title>", svg).group(1)
+        assert title != "tape" and title == html.escape(g.nbtape_title, quote=False), name
+        assert title.startswith(("tape of", "chain rule on the tape of")), title
+    assert drawn["wide"][0].nbtape_title == \
+        "tape of 4 operations: the gradient of loss with respect to w, b"
+    assert "forward mode, tangents carried from x" in drawn["forward"][0].nbtape_title
+    assert drawn["steps"][0].nbtape_title.endswith("reverse pass after 1 step")
 
 
 def test_reverse_mode_is_vermillion_and_forward_mode_blue(drawn):
@@ -240,3 +282,131 @@ def test_11s_epoch_lines_differ_in_colour_and_dash():
     assert {c.upper() for c in colours} <= {c.upper() for c in P.OKABE_ITO}
     assert len({d for _, d in styles}) == len(styles)
     assert "viridis" not in cell
+
+
+# contrast: every text on every background the pictures and the player draw --------------
+WHITE = "#FFFFFF"
+FRONT = Path(__file__).resolve().parents[1] / "nbtape" / "notebook" / "widgets" / "front"
+
+
+def text_on_background(svg):
+    """``(text colour, background)`` for every text of a Graphviz SVG: a box's text on
+    the box's fill, the rest (edge labels, legend, caption) on the white page."""
+    pairs = []
+    groups = r'<g id="[^"]*" class="(node|edge|graph)">(.*?)(?=<g id="[^"]*" class=|\Z)'
+    for kind, group in re.findall(groups, svg, re.S):
+        fills = [f for f in re.findall(r'<(?:polygon|path|ellipse)[^>]*fill="([^"]+)"', group)
+                 if f.startswith("#")]
+        # a box's first shape is its fill; the legend's swatches stand beside their text
+        background = fills[0] if fills and kind == "node" else WHITE
+        for colour in re.findall(r'<text[^>]*fill="(#[0-9a-fA-F]{6})"', group):
+            pairs.append((colour.upper(), background.upper()))
+    return pairs
+
+
+def highlighted_pictures():
+    """The yellow highlight behind every kind of text: the reverse pass's steps (07[16]),
+    forward mode's tangents, a NaN's count, and every frame of the player."""
+    x1, x2 = nt.Variable(2.0, name="x1"), nt.Variable(5.0, name="x2")
+    with nt.GradientTape(persistent=True) as tape, nt.ForwardAccumulator(x1, 1.0) as acc:
+        a = np.log(x1)
+        b = x1 * x2
+        f = a + b - np.sin(x2)
+    tape.gradient(f, [x1, x2])
+    names = {a: "a", b: "b", f: "f"}
+    steps = len(tape.backward_steps(f))
+    out = [tape.graph(names=names, backward_step=k) for k in range(steps + 1)]
+    out.append(tape.graph(view="chain", names=names, backward_step=2))
+    out += [tape.graph(view="forward", accumulator=acc, target=f, highlight=k)
+            for k in range(len(tape))]
+    t = nt.constant(-1.0)
+    with nt.GradientTape() as nan_tape, np.errstate(invalid="ignore"):
+        nan_tape.watch(t)
+        r = np.sqrt(t) * 2.0
+    with pytest.warns(RuntimeWarning, match="NaN"):
+        nan_tape.gradient(r, t)
+    out.append(nan_tape.graph(highlight=0))
+    return [R.render(g).decode("utf-8") for g in out]
+
+
+def test_every_text_colour_reads_on_every_fill_at_4_5_to_1():
+    # WCAG AA for text: the palette's text colours on every fill text is drawn on, the
+    # yellow highlight of the step at work and the player's current step included
+    low = [(t, f, round(P.contrast(t, f), 2)) for t in P.TEXT_COLOURS for f in P.FILLS
+           if P.contrast(t, f) < 4.5]
+    assert not low, low
+    assert P.HIGHLIGHT in P.FILLS and P.STEP_BACKGROUND in P.FILLS
+
+
+def test_text_on_the_step_highlight_and_every_box_reads_at_4_5_to_1():
+    seen = set()
+    for svg in highlighted_pictures():
+        for text, background in text_on_background(svg):
+            seen.add((text, background))
+            assert P.contrast(text, background) >= 4.5, (text, background,
+                                                         round(P.contrast(text, background), 2))
+    on_yellow = {t for t, b in seen if b == P.HIGHLIGHT.upper()}
+    # the grads (vermillion text) and tangents (blue text) were drawn on the highlight
+    assert {P.REVERSE_TEXT.upper(), P.FORWARD_TEXT.upper()} <= on_yellow, on_yellow
+
+
+def test_the_players_text_reads_at_4_5_to_1():
+    x = nt.Variable(3.0, name="x")
+    with nt.GradientTape(persistent=True) as tape:
+        y = x
+        for _ in range(14):
+            y = y * 1.1
+    player = nt.TapePlayer(tape, y, display=False)
+    player.frame = 12
+    pairs = []
+    for markup in (player._story, player._title, player._caption):
+        for style in re.findall(r'style="([^"]*)"|style=\'([^\']*)\'', markup):
+            style = "".join(style)
+            colour = re.search(r"(?<!-)color:(#[0-9a-fA-F]{6})", style)
+            back = re.search(r"background:(#[0-9a-fA-F]{6})", style)
+            pairs.append(((colour.group(1) if colour else P.INK),
+                          (back.group(1) if back else WHITE)))
+    assert (P.INK, P.STEP_BACKGROUND) in pairs            # the current step
+    assert (P.MUTED_TEXT, WHITE) in pairs                 # "... 2 earlier frames"
+    for text, background in pairs:
+        assert P.contrast(text, background) >= 4.5, (text, background)
+    for svg in (player.svg(k) for k in range(len(player.frames))):
+        for text, background in text_on_background(svg):
+            assert P.contrast(text, background) >= 4.5, (text, background)
+    player.close()
+    # the front ends' own colours: buttons (plain, hovered, disabled) and the static
+    # player's current step
+    css = (FRONT / "widgets.css").read_text(encoding="utf-8")
+    texts = re.findall(r"(?<![-\w])color:\s*(#[0-9a-fA-F]{6})", css)
+    backgrounds = re.findall(r"background:\s*(#[0-9a-fA-F]{6})", css)
+    assert texts and backgrounds
+    for text in texts:
+        for background in backgrounds:
+            assert P.contrast(text, background) >= 4.5, (text, background)
+    static = (Path(nt.__file__).parent / "notebook" / "widgets" / "static_player.py").read_text(
+        encoding="utf-8")
+    assert re.findall(r'background = "(#[0-9a-fA-F]{6})"', static) == [P.STEP_BACKGROUND.lower()]
+
+
+def test_10s_colours_mean_the_same_in_both_plots():
+    # the first plot drew the plain tape in blue, the next forward mode in blue, under
+    # "the same colours as above": a tape is reverse mode, vermillion in both
+    calls = [call for c in code_cells("10_the_memory_cost_of_reverse_mode.ipynb")
+             for call in re.findall(r"ax\.plot\([^\n]*(?:\n\s+[^\n]*)*", c)]
+    assert len(calls) == 4, calls
+    for call in calls:
+        colour = re.search(r'color="(#[0-9A-Fa-f]{6})"', call)
+        assert colour, call
+        tape = "plain tape" in call or "reverse mode" in call
+        forward = "forward mode" in call
+        assert (colour.group(1) == P.REVERSE) == tape and (colour.group(1) == P.FORWARD) == forward
+
+
+def test_07bs_timings_are_the_best_of_several_runs():
+    # single-shot timings made reverse mode jump tenfold at n = 64 on a busy machine
+    cell = next(c for c in code_cells("07b_forward_mode.ipynb") if "seconds[" in c)
+    repeat = re.search(r"def best_time\(fn, repeat=(\d+)\)", cell)
+    assert repeat and int(repeat.group(1)) >= 3
+    appended = re.findall(r'seconds\["(\w+)"\]\.append\(([^\n]*)\)', cell)
+    assert sorted(k for k, _ in appended) == ["forward", "reverse"]
+    assert all(value.startswith("best_time(") for _, value in appended), appended

@@ -150,6 +150,39 @@ def test_free_records_drops_what_the_rules_kept_and_keeps_the_structure():
     assert tape.ops[0].kept_output
 
 
+def test_free_records_keeps_small_constants_and_only_those():
+    x = nt.Variable(np.ones(3))
+    c = nt.constant([2.0, 3.0, 4.0])
+    three = np.arange(7.0)[:3]
+    with nt.GradientTape(persistent=True) as tape:
+        y = 0.75 - x                                  # a float constant
+        z = y * three                                 # an array of 3 numbers
+        v = z * c                                     # a constant tensor's array
+        w = v[:, None] * np.zeros((3, 7))             # 21 numbers: too many to keep
+        s = np.stack([v, np.ones(3)])                 # a sequence of operands
+    records = tape.op_records
+    kept = R.Records()
+    kept.extend(records)
+    kept.rules, kept.keys, kept.stops = records.rules, records.keys, records.stops
+    R.free_records(kept)            # a long tape's (no outputs kept): no constants either
+    assert kept.small == {}
+    R.free_records(records, keep_output=True)         # a classroom-sized tape's
+    ops = tape.ops
+    assert [op.name for op in ops] == ["np.subtract", "np.multiply", "np.multiply",
+                                       "getitem", "np.multiply", "np.stack"]
+    assert ops[0].args is None and ops[0].small_constant(0) == 0.75
+    assert np.array_equal(ops[1].small_constant(1), [0.0, 1.0, 2.0])
+    assert np.array_equal(ops[2].small_constant(1), [2.0, 3.0, 4.0])
+    assert ops[4].small_constant(1) is None
+    assert np.array_equal(ops[5].small_constant(1), np.ones(3))
+    # a copy: changing the user's array afterwards changes nothing a picture shows
+    three[0] = 99.0
+    assert ops[1].small_constant(1)[0] == 0.0
+    # operands the tape follows are never kept (nor are those of an op that saved none)
+    assert [op.small_constant(0) for op in ops[1:]] == [None] * 5
+    del y, w, s
+
+
 def test_ops_view_is_a_read_only_sequence_of_views():
     x = nt.Variable(2.0)
     with nt.GradientTape() as tape:

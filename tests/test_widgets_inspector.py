@@ -332,15 +332,51 @@ def test_a_million_element_variable_is_summarised(sched):
     insp.close()
 
 
+def cells(svg):
+    return svg.count("<title>[")          # a heat map's cells, each titled "[i, j] = v"
+
+
 def test_pictures_by_size():
     assert picture(np.array(3.0)) == ""
     assert picture(np.zeros((1, 1))) == ""
-    assert picture(np.arange(10.0)).count("<rect") == 10
-    assert picture(np.arange(100.0)).count("<rect") == 4 * 32       # wrapped rows
-    assert picture(np.ones((16, 32))).count("<rect") == 512
+    assert cells(picture(np.arange(10.0))) == 10
+    assert cells(picture(np.arange(100.0))) == 4 * 32       # wrapped rows
+    assert cells(picture(np.ones((16, 32)))) == 512
     assert "histogram" in picture(np.ones((17, 32)))
     assert "histogram" in picture(np.ones((2, 2, 2)))
-    assert picture(np.array([1 + 1j, 2j])).count("<rect") == 2
+    assert cells(picture(np.array([1 + 1j, 2j]))) == 2
+
+
+def svg_sizes(markup, kind):
+    """(width, height) of each inline <svg> whose label starts with ``kind``."""
+    import re
+    return [(float(w), float(h)) for w, h, label in re.findall(
+        r'<svg [^>]*width="([\d.]+)" height="([\d.]+)"[^>]*aria-label="([^"]*)"', markup)
+        if label.startswith(kind)]
+
+
+def test_the_tables_pictures_are_large_and_heat_maps_show_their_scale(sched):
+    # the sizes a teacher found too small: sparklines 96x20 px, a 2x4 heat map 40x20 px
+    w = nt.Variable(np.arange(8.0).reshape(2, 4) - 3, name="w")
+    insp = make([w], sched, max_rate=None)
+    for _ in range(3):
+        with nt.GradientTape() as tape:
+            loss = np.sum(w * w)
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+    page = insp._table
+    lines = svg_sizes(page, "‖")
+    assert len(lines) == 2 and all(wd >= 160 and h >= 40 for wd, h in lines), lines
+    maps = svg_sizes(page, "heat map")
+    assert len(maps) == 2                                  # the value and the gradient
+    for wd, h in maps:
+        assert wd >= 4 * 24 and h >= 2 * 24, (wd, h)       # 24 px cells
+    # the colour scale is drawn, not only in a tooltip: -max, 0 and +max under each map
+    assert page.count('class="nbtape-colour-scale"') == 2
+    top = number(float(np.abs(w.numpy()).max()))
+    assert f">-{top}</text>" in page and f">{top}</text>" in page
+    big = picture(np.ones((16, 32)))
+    assert svg_sizes(big, "heat map")[0][0] >= 32 * 8      # 8 px cells at the largest grid
+    insp.close()
 
 
 def test_long_histories_are_bounded(sched):

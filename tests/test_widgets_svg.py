@@ -83,11 +83,33 @@ def test_diverging_colours_are_symmetric_and_saturate():
 
 
 def test_heatmap_cells_titles_and_refusal_of_big_arrays():
-    s = svg.heatmap(np.array([1.0, np.nan, -2.0]))
+    s = svg.heatmap(np.array([1.0, np.nan, -2.0]), scale=False)
     parse(s)
     assert s.count("<rect") == 3 and "[1] = nan" in s and "#d1d5db" in s
     with pytest.raises(ValueError, match="summarise it first"):
         svg.heatmap(np.zeros((100, 100)))
+
+
+def test_a_heat_map_shows_its_colour_scale_not_only_in_a_tooltip():
+    s = svg.heatmap(np.array([[0.5, -2.0], [1.0, 0.0]]))
+    root = parse(s)
+    ns = "{http://www.w3.org/2000/svg}"
+    scale = [g for g in root.iter(ns + "g") if g.get("class") == "nbtape-colour-scale"]
+    assert len(scale) == 1
+    labels = [t.text for t in scale[0].iter(ns + "text")]
+    assert labels == ["-2.0", "0", "2.0"]                  # ends are -max and +max
+    assert all(float(t.get("font-size")) >= svg.SMALLEST_PX for t in scale[0].iter(ns + "text"))
+    fills = [r.get("fill") for r in scale[0].iter(ns + "rect") if r.get("fill") != "none"]
+    assert fills[0] == svg.diverging(-1, 1) and fills[-1] == svg.diverging(1, 1)
+    assert fills[len(fills) // 2] == "#ffffff"
+    # the scale sits under the cells, inside the picture
+    assert float(root.get("height")) > 2 * 20 and float(root.get("width")) >= svg.SCALE_WIDTH
+
+
+def test_sparklines_and_histograms_are_large_enough_to_read():
+    for s in (svg.sparkline([1.0, 3.0, 2.0]), svg.histogram(np.arange(10.0))):
+        root = parse(s)
+        assert float(root.get("width")) >= 160 and float(root.get("height")) >= 40, s[:120]
 
 
 def test_histogram_ignores_nonfinite_and_handles_constant_data():

@@ -6,8 +6,9 @@ each has one meaning everywhere: **reverse mode** (gradients, adjoints, the
 gradient path) is vermillion, **forward mode** (tangents) is blue, NaN and inf
 are reddish purple, the op a picture points at is yellow.  Lines and fills use
 the palette's colours and light tints of them; text uses a darker shade of the
-same hue where the palette colour itself is too light to read on white (every
-text colour here has a contrast of at least 4.5:1 on white).  Colour is never
+same hue where the palette colour itself is too light to read (every text colour
+here has a contrast of at least 4.5:1 on white and on every fill below, the
+yellow highlight included: ``TEXT_COLOURS`` and ``FILLS`` name them).  Colour is never
 the only cue: the pictures also say ``grad = ...``, ``tangent = ...``,
 ``value has 1 NaN``, and their legends name every colour and fill they use.
 
@@ -40,8 +41,10 @@ OKABE_ITO = (BLACK, ORANGE, SKY_BLUE, BLUISH_GREEN, YELLOW, BLUE, VERMILLION,
 # Meanings.  Forward is blue and reverse vermillion in every picture and chart.
 REVERSE = VERMILLION            # gradients, adjoints, the gradient path
 REVERSE_TEXT = "#A63F00"        # vermillion, dark enough for text (6.3:1 on white)
-FORWARD = BLUE                  # tangents, forward mode (5.2:1 on white: text too)
-FORWARD_TEXT = BLUE
+FORWARD = BLUE                  # tangents, forward mode (lines and fills)
+# blue, dark enough for text on every fill here, the yellow highlight too (5.2:1 there;
+# the palette's blue itself has only 3.9:1 on yellow)
+FORWARD_TEXT = "#005F96"
 NONFINITE = REDDISH_PURPLE      # NaN and inf: borders
 NONFINITE_TEXT = "#9E3D76"      # reddish purple for text (6.2:1)
 HIGHLIGHT = YELLOW              # the op a picture points at (fill)
@@ -67,6 +70,12 @@ TINT = {
     "cream": "#FFF8D9",
     "white": "#FFFFFF",
 }
+
+# Every colour text is drawn in, and every fill text is drawn on (a picture's boxes, the
+# highlight, the player's current step): each pair reads at 4.5:1 or more (WCAG AA).
+TEXT_COLOURS = (INK, MUTED_TEXT, REVERSE_TEXT, FORWARD_TEXT, NONFINITE_TEXT)
+STEP_BACKGROUND = "#FDE68A"     # the player's current step in its list of frames
+FILLS = (*TINT.values(), STEP_BACKGROUND)
 
 # Series colours for charts with several lines (matplotlib's prop_cycle, the monitor):
 # the palette without black and yellow (too light for a thin line), reverse first.

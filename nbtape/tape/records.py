@@ -31,8 +31,11 @@ way to read several), or index it with the constants below; everything else
 import weakref
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..diagnostics.user_line import LazyWhere
 from ..core.arrays import SCALAR_METAS
+from ..core.rule import POSITIONAL, SEQUENCE
 from ..core.tensor import Tensor, TensorLike
 from .snapshot import KEPT_AS_IS, snapshot
 
@@ -54,13 +57,14 @@ class Records(list):
     ('np.multiply', True)
     """
 
-    __slots__ = ("rules", "keys", "stops", "guards", "_views")
+    __slots__ = ("rules", "keys", "stops", "guards", "small", "_views")
 
     def __init__(self):     # no super().__init__: a tape makes one per recording
         self.rules = []         # key -> Rule
         self.keys = {}          # Rule -> key
         self.stops = []         # key -> the rule's .stop (forward_reach reads it per op)
         self.guards = {}        # position -> large plain operands kept by reference (snapshot)
+        self.small = {}         # position -> {operand: small constant} kept when freed
         self._views = None      # position -> Op, made when first asked for
 
     def key(self, rule):
@@ -92,20 +96,71 @@ class Records(list):
         one.rules, one.keys, one.stops = self.rules, self.keys, self.stops
         if k in self.guards:
             one.guards = {0: self.guards[k]}
+        if k in self.small:
+            one.small = {0: self.small[k]}
         return one
+
+
+KEPT_SMALL = 6     # a constant operand of at most this many numbers outlives free_records
 
 
 def free_records(records, keep_output=False):
     """Drop every record's saved values (a used non-persistent tape); the structure
     stays, for explain and pictures.  The outputs stay if ``keep_output``, else only
-    while something else (the user's own variable) keeps them alive."""
+    while something else (the user's own variable) keeps them alive.  On such a
+    classroom-sized tape (``keep_output``) the operands it did not follow that hold at
+    most ``KEPT_SMALL`` numbers (the 0.75 of ``0.75 - y``) stay too, in
+    ``records.small``, so a picture can still show them; a long tape pays nothing."""
     k = 0
-    for key, _, _, _, i, m, o, w, out, a, raw in records:
+    small = {}
+    rules = records.rules
+    for key, args, _, _, i, m, o, w, out, a, raw in records:
         if out is not None and not keep_output:
             out = weakref.ref(out) if type(out) is Tensor else None
+        if keep_output and args is not None and None in i:
+            kept = small_constants(rules[key], args, i)
+            if kept:
+                small[k] = kept
         records[k] = (key, None, None, None, i, m, o, w, out, a, raw)
         k += 1
     records.guards = {}
+    records.small = small
+
+
+_NUMBER_TYPES = (float, int, bool, complex)
+_ARRAYS = (np.ndarray, np.generic)
+
+
+def small_constants(rule, args, in_ids):
+    """``{operand position: value}`` for the operands not followed (``in_ids[k]`` None)
+    that are plain numbers or arrays of at most ``KEPT_SMALL`` of them.
+
+    >>> import numpy as np
+    >>> from nbtape.core.rule import Rule
+    >>> small_constants(Rule(np.subtract), (0.75, np.zeros(3)), (None, 7))
+    {0: 0.75}
+    >>> small_constants(Rule(np.add), (np.zeros(3), np.zeros(9)), (5, None))
+    {}
+    """
+    kind = rule.kind
+    kept = {}
+    for k, tid in enumerate(in_ids):
+        if tid is not None:
+            continue
+        try:
+            v = args[k] if kind is POSITIONAL else args[0][k] if kind is SEQUENCE \
+                else args[rule.start + k]
+        except (IndexError, TypeError, KeyError):
+            continue
+        t = type(v)
+        if t in _NUMBER_TYPES:
+            kept[k] = v
+            continue
+        if isinstance(v, TensorLike):
+            v = v._value
+        if isinstance(v, _ARRAYS) and v.size <= KEPT_SMALL and v.dtype != object:
+            kept[k] = v.copy()
+    return kept
 
 
 class Op(LazyWhere):
@@ -155,6 +210,11 @@ class Op(LazyWhere):
         """The id of the tensor whose array the tape saved as ``args[k]`` (it keeps an
         operand tensor's array, not the tensor), or None."""
         return saved_id(self.record, k)
+
+    def small_constant(self, k):
+        """The value of operand ``k``, not followed by the tape, that ``free_records``
+        kept (a few numbers at most), or None."""
+        return self._records.small.get(self._k, {}).get(k)
 
     @property
     def guards(self):

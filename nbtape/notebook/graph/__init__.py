@@ -240,11 +240,52 @@ def _build(tape, o, caption_extra=()):
     caption.extend(caption_extra)
     drawing.caption(caption)
     g = drawing.graph
+    # the DOT's graph name is the SVG's <title>: escaped as a label's text is, so a
+    # user's name can put no markup there either
+    g.nbtape_title = L.tooltip(_title(ctx, step))
+    g.name = L.esc(g.nbtape_title, 200)
     if len(g.nbtape_nodes) > FALLBACK_NODES:
         smaller = dict(o, max_nodes=FALLBACK_NODES)
         g.nbtape_fallback = lambda: _build(tape, smaller, (
             "Drawn collapsed: the full picture took too long to lay out.",))
     return g
+
+
+def _title(ctx, step):
+    """What the picture shows, in one line: its SVG's title (what a screen reader says,
+    and a browser shows on hover) and the DOT graph's name.
+
+    >>> import nbtape as nt
+    >>> x = nt.Variable(3.0, name="x")
+    >>> with nt.GradientTape() as tape:
+    ...     y = x * x
+    >>> _ = tape.gradient(y, x)
+    >>> tape.graph(names={y: "y"}).nbtape_title
+    'tape of 1 operation: the gradient of y with respect to x'
+    """
+    model, o = ctx.model, ctx.o
+    n = len(model.ops)
+    what = f"tape of {n} operation{'' if n == 1 else 's'}"
+    if o["view"] == "chain":
+        what = "chain rule on the " + what
+    if not ctx.active:
+        return what
+    if o["view"] == "forward":
+        src = _names_of(model, ctx.sources) or "the accumulator's primals"
+        return f"{what}: forward mode, tangents carried from {src}"
+    src = _names_of(model, ctx.sources) or "its sources"
+    tgt = L.one_line(ctx.target_name) if ctx.target_name else "the target"
+    text = f"{what}: the gradient of {tgt} with respect to {src}"
+    if step is not None:
+        done = len(step["done"])
+        text += (f", reverse pass after {done} step{'' if done == 1 else 's'}"
+                 if step["current"] is not None else ", reverse pass complete")
+    return text
+
+
+def _names_of(model, ids, limit=4):
+    names = [L.one_line(n) for n in (model.name(t) for t in ids) if n]
+    return ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
 
 
 def _step_state(model, k, path_ops, path_t, target_ids, active):

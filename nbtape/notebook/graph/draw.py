@@ -274,10 +274,11 @@ class Drawing:
         if len(names) > 1:
             self.graph.body.append("\t{rank=same; " + "; ".join(names) + "}\n")
 
-    def line_legend(self, text, colour, needs=None):
-        """Name a line (or border) colour in the legend (once a node or edge tagged
-        ``needs`` is drawn, when given)."""
-        self.used.setdefault(text, (colour, colour, "line"))
+    def line_legend(self, text, colour, needs=None, kind="line"):
+        """Name a line colour in the legend (once a node or edge tagged ``needs`` is
+        drawn, when given); ``kind`` "thick" or "double" draws its swatch as a box with
+        such a border, not a block of the colour."""
+        self.used.setdefault(text, (colour, colour, kind))
         if needs:
             self.needs[text] = needs
 
@@ -320,15 +321,11 @@ def _legend_label(used, lines, size, scale):
     rows = []
     items = list(used.items())
     per_row = 2
-    w, h = _num(28 * scale), _num(16 * scale)
     legend = []
     for k in range(0, len(items), per_row):
         cells = []
         for text, (fill, border, kind) in items[k:k + per_row]:
-            style = ' STYLE="rounded"' if kind == "fill" else ""
-            edge = f'BORDER="1" COLOR="{border}"' if kind == "fill" else 'BORDER="0"'
-            cells.append(f'<TD BGCOLOR="{fill}" {edge} WIDTH="{w}" HEIGHT="{h}" '
-                         f'FIXEDSIZE="TRUE"{style}></TD>'
+            cells.append(_swatch(fill, border, kind, scale) +
                          f'<TD ALIGN="LEFT">{L.small(L.esc(text, 80), P.INK, _num(size))}</TD>')
         legend.append("<TR>" + "".join(cells) + "</TR>")
     if legend:
@@ -343,6 +340,27 @@ def _legend_label(used, lines, size, scale):
         return None
     return ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
             + "".join(rows) + "</TABLE>>")
+
+
+def _swatch(fill, border, kind, scale):
+    """A legend swatch: a rounded box of a fill, a block of a line's colour, or a white
+    box with a thick or a double border of the colour (as the boxes they name have)."""
+    w, h = _num(28 * scale), _num(16 * scale)
+    if kind == "fill":
+        return (f'<TD BGCOLOR="{fill}" BORDER="1" COLOR="{border}" WIDTH="{w}" HEIGHT="{h}" '
+                f'FIXEDSIZE="TRUE" STYLE="rounded"></TD>')
+    if kind == "thick":
+        return (f'<TD BGCOLOR="{P.TINT["white"]}" BORDER="{max(2, round(4 * scale))}" '
+                f'COLOR="{border}" WIDTH="{w}" HEIGHT="{h}" FIXEDSIZE="TRUE"></TD>')
+    if kind == "double":        # two thin borders, a white gap between them
+        iw, ih = _num(20 * scale), _num(8 * scale)
+        return (f'<TD BGCOLOR="{P.TINT["white"]}" BORDER="1" COLOR="{border}" '
+                f'CELLPADDING="{max(2, round(3 * scale))}" WIDTH="{w}" HEIGHT="{h}">'
+                f'<TABLE BORDER="1" COLOR="{border}" CELLBORDER="0" CELLSPACING="0" '
+                f'CELLPADDING="0"><TR><TD WIDTH="{iw}" HEIGHT="{ih}" FIXEDSIZE="TRUE">'
+                f'</TD></TR></TABLE></TD>')
+    return (f'<TD BGCOLOR="{fill}" BORDER="0" WIDTH="{w}" HEIGHT="{h}" '
+            f'FIXEDSIZE="TRUE"></TD>')
 
 
 def _text_width(rows, sizes):

@@ -95,8 +95,8 @@ def operand_arg(op, k):
     5.0
     """
     args = op.args
-    if args is None:
-        return None
+    if args is None:        # a used tape's: gone, but for its small constants
+        return op.small_constant(k)
     kind = op.rule.kind
     try:
         if kind is SEQUENCE or kind == SEQUENCE:

@@ -254,7 +254,7 @@ def _op(ctx, d, i):
     for k, tid in enumerate(op.in_ids):
         if tid is None and ctx.link(i, k) is None:
             value = operand_arg(op, k)
-            text = "constant" if value is None else _const_text(value)
+            text = _const_text(value) if value is not None else _const_meta(op, k)
             # a constant tensor's id (the tape may have saved only its array)
             cid = value._id if hasattr(value, "_id") else op.saved_id(k)
             name = model.name(cid) if cid is not None else None
@@ -262,6 +262,14 @@ def _op(ctx, d, i):
             d.node(consts[-1], "const", [("value", f"{name} = {text}" if name else text)],
                    [OTHER_STYLE["const"]], ctx.state(False))
     d.same_rank([f"op{i}"] + consts)
+
+
+def _const_meta(op, k):
+    """A constant whose value the tape no longer holds (too large to keep once
+    ``gradient`` freed it): "constant", and its shape and dtype where known."""
+    metas = op.metas
+    meta = metas[k] if metas is not None and k < len(metas) else None
+    return "constant" if meta is None else "constant\n" + L.meta_text(meta)
 
 
 def _const_text(value):
@@ -414,7 +422,7 @@ def _legend(ctx, d):
         lines.append(_LEGEND[view])
     # said only when marked, so a finite tape's picture is what it always was
     if ctx.nonfinite:
-        d.line_legend("holds NaN or inf (thick border)", NAN)
+        d.line_legend("holds NaN or inf (thick border)", NAN, kind="thick")
         lines.append("Thick reddish-purple border: a value or grad with NaN or inf; its label "
                      "counts them.")
     b = ctx.birth
@@ -424,7 +432,8 @@ def _legend(ctx, d):
         # an op recorded inside a custom gradient, say, has no box of its own
         head = "Reddish-purple double border: " if ctx.born_drawn else "Not drawn here: "
         if ctx.born_drawn:
-            d.line_legend(f"where the first {born_word(b)} was born (double border)", NAN)
+            d.line_legend(f"where the first {born_word(b)} was born (double border)", NAN,
+                          kind="double")
         lines.append(f"{head}{b.name} (op {b.position}, {L.where_text(b.where)}),"
                      f" where the first {born_word(b)} was born, {phase}: "
                      f"{born_short(b)}. tape.explain(target, source) says why and how to "

@@ -24,6 +24,7 @@ import traitlets as T
 from ..graph import tape_graph
 from ..render import (DRAWING, HOW_TO_GET_PICTURES, RenderError, draws_png, drawing_soon, inline_svg, layout,
                       when_drawable)
+from ...display import palette as P
 from . import animation, static_player
 from .live import LiveView, Snapshot, front_end, weak_callback
 from .playback import Playback
@@ -169,12 +170,13 @@ class TapePlayer(LiveView):
         for k in ks:
             # ipywidgets' HTML sets a 28 px line height meant for one-line labels
             style = "white-space:normal;overflow-wrap:anywhere;line-height:1.35" + (
-                ";background:#fde68a;font-weight:600" if k == current else "")
+                f";background:{P.STEP_BACKGROUND};font-weight:600" if k == current else "")
             items.append(f'<li value="{k}" style="{style}">'
                          f"{html.escape(self.frames[k].caption)}</li>")
         more = len(self.frames) - 1 - ks[-1]
-        head = f"<div style='color:#888'>… {ks[0]} earlier frames</div>" if ks[0] else ""
-        tail = f"<div style='color:#888'>… {more} more frames</div>" if more else ""
+        muted = f"<div style='color:{P.MUTED_TEXT}'>"     # 7.5:1 on white
+        head = f"{muted}… {ks[0]} earlier frames</div>" if ks[0] else ""
+        tail = f"{muted}… {more} more frames</div>" if more else ""
         # ipywidgets' HTML content does not wrap by default: long chain-rule steps would
         # run off the right edge
         return (f'<div style="white-space:normal;max-width:72em">{head}<ol start="{ks[0]}" '

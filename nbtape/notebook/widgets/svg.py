@@ -50,7 +50,12 @@ def finite_segments(xs, ys):
     return out
 
 
-def sparkline(values, width=96, height=20, color=LINE, label=None):
+# Sizes that read from the back of a room: a sparkline's line has room to show its
+# shape, a heat map's cells are large enough to tell apart.
+SPARK_WIDTH, SPARK_HEIGHT = 160, 40
+
+
+def sparkline(values, width=SPARK_WIDTH, height=SPARK_HEIGHT, color=LINE, label=None):
     """A line through ``values`` (oldest left), with a dot on the latest one.
 
     >>> s = sparkline([1.0, 3.0, 2.0])
@@ -141,15 +146,19 @@ def _diverging_many(a, vmax):
     return table
 
 
-def heatmap(arr, cell=10, max_cells=512):
-    """Each element of a small 1-D or 2-D array as a coloured cell (hover shows it).
+def heatmap(arr, cell=20, max_cells=512, scale=True):
+    """Each element of a small 1-D or 2-D array as a coloured cell (hover shows it),
+    with the colour scale under it (``scale=False`` leaves it off): a bar from blue
+    through white to vermillion, labelled -max, 0 and +max in 14 px text.
 
     Larger inputs are the caller's to summarise; this refuses them rather than
     sending a browser tens of thousands of rectangles.
 
-    >>> s = heatmap(np.array([[1.0, -1.0], [0.5, 0.0]]))
+    >>> s = heatmap(np.array([[1.0, -1.0], [0.5, 0.0]]), scale=False)
     >>> s.count("<rect"), "[0, 1] = -1" in s
     (4, True)
+    >>> ">-1.0</text>" in heatmap(np.array([[1.0, -1.0], [0.5, 0.0]]))
+    True
     """
     a = np.asarray(arr)
     if a.dtype.kind == "c":
@@ -172,10 +181,43 @@ def heatmap(arr, cell=10, max_cells=512):
                         f"<title>{where} = {number(float(a[i, j]))}</title></rect>")
     label = (f"heat map of {rows * cols} values, colour scale ±{number(vmax)} "
              f"(blue < 0 < orange-red)")
-    return svg_document(cols * cell, rows * cell, "".join(body), label)
+    width, height = cols * cell, rows * cell
+    if scale:
+        width = max(width, SCALE_WIDTH)
+        body.append(colour_scale(vmax, height + 4, width))
+        height += 4 + SCALE_HEIGHT
+    return svg_document(width, height, "".join(body), label)
 
 
-def histogram(values, bins=16, width=96, height=20, color=LINE):
+SCALE_STEPS = 11            # the colour bar's blocks, from -max to +max
+SCALE_WIDTH = 176           # wide enough for three labels like -1.25e-05
+SCALE_HEIGHT = 12 + SMALLEST_PX + 6
+
+
+def colour_scale(vmax, top, width):
+    """The heat map's colour scale as SVG: ``SCALE_STEPS`` blocks from -``vmax`` (blue)
+    through 0 (white) to +``vmax`` (vermillion), labelled at both ends and the middle.
+
+    >>> s = colour_scale(2.0, 0, 176)
+    >>> s.count("<rect") - 1, ">-2.0<" in s, ">0<" in s, ">2.0<" in s     # and an outline
+    (11, True, True, True)
+    """
+    step = width / SCALE_STEPS
+    ts = np.linspace(-1.0, 1.0, SCALE_STEPS)
+    blocks = "".join(
+        f'<rect x="{coord(k * step)}" y="{top}" width="{coord(step + 0.5)}" height="12" '
+        f'fill="{diverging(t, 1.0)}"/>' for k, t in enumerate(ts))
+    y = top + 12 + SMALLEST_PX + 2
+    ticks = [(0, "start", f"-{number(vmax)}" if vmax else "0"), (width / 2, "middle", "0"),
+             (width, "end", number(vmax) if vmax else "0")]
+    labels = "".join(f'<text x="{coord(x)}" y="{y}" font-size="{SMALLEST_PX}" '
+                     f'text-anchor="{anchor}" fill="{MUTED}" font-family="sans-serif">'
+                     f"{html.escape(text)}</text>" for x, anchor, text in ticks)
+    return (f'<g class="nbtape-colour-scale"><rect x="0" y="{top}" width="{width}" '
+            f'height="12" fill="none" stroke="#e5e7eb"/>{blocks}{labels}</g>')
+
+
+def histogram(values, bins=16, width=SPARK_WIDTH, height=SPARK_HEIGHT, color=LINE):
     """Bars counting ``values`` (finite ones) in ``bins`` equal ranges.
 
     >>> s = histogram(np.arange(100.0), bins=4)

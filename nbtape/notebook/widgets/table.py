@@ -20,7 +20,7 @@ from .svg import blocks, heatmap, histogram, sparkline
 # Heat maps show every element when the array fits this grid; larger arrays get a
 # histogram.  Vectors longer than HEAT_COLS wrap onto several rows.
 HEAT_COLS, HEAT_ROWS = 32, 16
-PICTURE_WIDTH = 160
+PICTURE_WIDTH = 256         # a heat map's cells: 8 to 24 px a side
 # gradients in reverse mode's colour, values in blue (nbtape.display.palette)
 GRAD_COLOR = P.REVERSE
 BASE_PX = 16            # the table's text; its smallest (counts, notes) is 0.875 of it
@@ -95,10 +95,10 @@ def picture(arr, color=None):
     elif a.ndim == 2 and a.shape[0] <= HEAT_ROWS and a.shape[1] <= HEAT_COLS:
         grid = a
     if grid is not None:
-        cell = max(3, min(10, PICTURE_WIDTH // grid.shape[1]))
+        cell = max(8, min(24, PICTURE_WIDTH // grid.shape[1]))
         return heatmap(grid, cell=cell)
     values, _ = sample(a)
-    return histogram(values, bins=24, width=PICTURE_WIDTH // 2 + 24, height=24,
+    return histogram(values, bins=24, width=192, height=40,
                      **({"color": color} if color else {}))
 
 
@@ -151,7 +151,7 @@ def row_html(st):
 
     >>> import nbtape as nt
     >>> tr = row_html(VariableRow(nt.Variable(np.eye(2)), "I").state())
-    >>> tr.startswith("<tr>"), "<code>[1.0, 0.0, 0.0, 1.0]</code>" in tr, tr.count("<rect")
+    >>> tr.startswith("<tr>"), "<code>[1.0, 0.0, 0.0, 1.0]</code>" in tr, tr.count("<title>[")
     (True, True, 4)
     """
     e = html.escape
