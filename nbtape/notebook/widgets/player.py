@@ -1,4 +1,4 @@
-"""``nt.TapePlayer``: the VHS-tape picture, played forward op by op and then backwards.
+"""``nt.TapePlayer``: the tape played forward op by op, then walked back newest first (as an editor's undo does).
 
 An anywidget widget (``front/player.js`` draws it): its state is the traits
 ``frame`` (the frame shown), ``interval`` (seconds per frame while playing) and
