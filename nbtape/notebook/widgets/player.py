@@ -1,4 +1,5 @@
-"""``nt.TapePlayer``: the tape played forward op by op, then walked back newest first (as an editor's undo does).
+"""``nt.TapePlayer``: the tape played forward op by op, then walked back newest first
+(as an editor's undo history is).
 
 An anywidget widget (``front/player.js`` draws it): its state is the traits
 ``frame`` (the frame shown), ``interval`` (seconds per frame while playing) and
