@@ -43,7 +43,10 @@ def shipped():
     >>> shipped().parts[-2:]
     ('notebook', 'tutorials')
     """
-    return pathlib.Path(__file__).resolve().parent.parent / "tutorials"
+    # imported here: the wheel's build loads this module by its path, without numpy,
+    # and never asks where an install keeps the tutorials
+    from ...diagnostics.user_line import PACKAGE_DIR
+    return pathlib.Path(PACKAGE_DIR) / "notebook" / "tutorials"
 
 
 def without_solutions(nb):
