@@ -20,6 +20,20 @@ TUTORIAL = ROOT / "notebooks" / "marimo" / "03_gradient_tape_basics.py"
 STUB = "    # your code here: record f with a tape, then\n    answer = None\n"
 
 
+@pytest.fixture(autouse=True, scope="module")
+def ipython_display_given_back():
+    """marimo, once it formats an output, swaps IPython's ``display`` functions for its
+    own, for the rest of the process; the tests after this module (``nt.plot_style.show``
+    publishing through IPython) need IPython's, so they are put back."""
+    import IPython.core.display_functions as functions
+    import IPython.display as display
+    names = ("display", "update_display")
+    saved = [(m, n, getattr(m, n)) for m in (display, functions) for n in names]
+    yield
+    for module, name, value in saved:
+        setattr(module, name, value)
+
+
 def run_app(path):
     spec = importlib.util.spec_from_file_location(f"marimo_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
