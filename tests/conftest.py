@@ -16,17 +16,6 @@ def rng(request):
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
-@pytest.fixture(autouse=True, scope="module")
-def no_ipython_shell_left_behind():
-    """IPython's shell is a process-wide singleton: a module's tests may make it, and it
-    goes with the module.  So each module, and nbtape's doctests after ``tests/`` (which,
-    like a user's script, run outside IPython and so show nothing), start without one."""
-    yield
-    shells = sys.modules.get("IPython.core.interactiveshell")
-    if shells is not None and shells.InteractiveShell.initialized():
-        shells.InteractiveShell.clear_instance()
-
-
 @pytest.fixture
 def draws():
     """The linear-algebra rule tests' inputs (``gradcheck.Draws``), made afresh for each
